@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "sectionctl",
+    products: [
+        .library(name: "Repository", targets: ["Repository"]),
+        .executable(name: "sectionctl", targets: ["sectionctl"]),
+    ],
+    targets: [
+        // The system SQLite, reached through a module map and a small C shim.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // A thin, typed layer over the SQLite C API: connections, statements, transactions.
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // Turns Migrations/*.sql into Swift source at build time, so binaries are self-contained.
+        .executableTarget(name: "migration-embedder"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["migration-embedder"]
+        ),
+        // The domain: lists of ordered sections of ordered rows, moves, sessions, changesets.
+        .target(
+            name: "Repository",
+            dependencies: ["SQLite"],
+            plugins: ["EmbedMigrations"]
+        ),
+        // The command-line interface, as a library so that its pieces can be unit-tested.
+        .target(name: "SectionCLI", dependencies: ["Repository"]),
+        .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
+        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,104 @@
+/// How a section is named: by index, by stable id, or by its exact title.
+public enum SectionRef: Hashable, Sendable, CustomStringConvertible {
+    /// The section at this 0-based index.
+    case index(Int)
+    /// The section with this stable id.
+    case id(Int64)
+    /// The one section whose title is exactly this text.
+    case title(String)
+
+    public var description: String {
+        switch self {
+        case .index(let index): return "section \(index)"
+        case .id(let id): return "section #\(id)"
+        case .title(let title): return "section \"\(title)\""
+        }
+    }
+}
+
+/// A row's place in its section: an index, or the end.
+public enum RowIndex: Hashable, Sendable, CustomStringConvertible {
+    /// The 0-based index.
+    case index(Int)
+    /// As a source, the last row (an error in an empty section); as a destination, after the last.
+    case end
+
+    public var description: String {
+        switch self {
+        case .index(let index): return String(index)
+        case .end: return "end"
+        }
+    }
+}
+
+/// How a row is named: by section and index (`S:R`, `S:end`), or by its stable id (`#ID`).
+public enum RowRef: Hashable, Sendable, CustomStringConvertible {
+    /// The row at this place in that section.
+    case path(SectionRef, RowIndex)
+    /// The row with this stable id.
+    case id(Int64)
+
+    /// The row at `S:R`, both indexes.
+    public static func at(_ section: Int, _ row: Int) -> RowRef { .path(.index(section), .index(row)) }
+
+    public var description: String {
+        switch self {
+        case .path(let section, let row): return "row \(row) of \(section)"
+        case .id(let id): return "row #\(id)"
+        }
+    }
+}
+
+/// Where a moved or added row goes: a section and the row's index *after* the change
+/// (UIKit's destination index path). `.end`, or an index equal to the section's count, appends.
+public struct RowDestination: Hashable, Sendable {
+    /// The destination section.
+    public var section: SectionRef
+    /// The row's final index in that section.
+    public var index: RowIndex
+
+    /// Creates a destination.
+    public init(section: SectionRef, index: RowIndex) {
+        self.section = section
+        self.index = index
+    }
+
+    /// The destination `S:R`, both indexes.
+    public static func at(_ section: Int, _ row: Int) -> RowDestination {
+        RowDestination(section: .index(section), index: .index(row))
+    }
+}
+
+/// How `Edit.updateRow` changes a row's value.
+public enum ValueUpdate: Hashable, Sendable {
+    /// Leave the value as it is.
+    case keep
+    /// Set this value (the row must be a field row).
+    case set(String)
+    /// Remove the value, so that it shows as "-".
+    case remove
+}
+
+/// One change to a list, as a value: what a command or an edit-session line asks for.
+///
+/// `SectionStore.apply(_:to:)` commits one at once; `EditSession.apply(_:)` applies one to a draft.
+public enum Edit: Hashable, Sendable {
+    /// Adds a section with `title` at `index` (at the end when `nil`).
+    case addSection(title: String, emptyText: String? = nil, at: Int? = nil)
+    /// Renames a section.
+    case renameSection(SectionRef, title: String)
+    /// Sets (or, with `nil`, clears) the text an empty section's footer shows while editing.
+    case setEmptyText(SectionRef, String?)
+    /// Moves a section so that its index becomes `to` (its index after the move).
+    case moveSection(SectionRef, to: Int)
+    /// Deletes a section and its rows; refused while it has rows unless `force`.
+    case deleteSection(SectionRef, force: Bool = false)
+    /// Adds a row at a place in a section (`RowIndex.end` appends).
+    case addRow(RowContent, to: RowDestination)
+    /// Changes a row's title and/or value; `nil` title keeps it.
+    case updateRow(RowRef, title: String? = nil, value: ValueUpdate = .keep)
+    /// Deletes a row.
+    case deleteRow(RowRef)
+    /// Moves a row to a destination, within its section or across sections.
+    case moveRow(RowRef, to: RowDestination)
+}

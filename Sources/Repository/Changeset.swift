@@ -1,0 +1,160 @@
+/// What changed between two snapshots of a list, in the terms of UIKit's
+/// `performBatchUpdates`: deletions at old indexes, insertions at new ones, moves from old to
+/// new, and updates (content changed) at new indexes.
+///
+/// Rows inside an inserted or deleted section are not listed, and no row moves out of a
+/// deleted section or into an inserted one. Applying a changeset to the old snapshot — deletions
+/// first, in descending old order, then insertions and moves in ascending new order, moves all
+/// at once — gives the new snapshot. Every array is sorted in list order.
+public struct Changeset: Hashable, Sendable {
+    /// A move from an old place to a new one.
+    public struct Move<Place: Hashable & Sendable & Comparable>: Hashable, Sendable {
+        /// The place before the change.
+        public var from: Place
+        /// The place after the change.
+        public var to: Place
+
+        /// Creates a move.
+        public init(from: Place, to: Place) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// Old indexes of deleted sections.
+    public var deletedSections: [Int] = []
+    /// New indexes of inserted sections.
+    public var insertedSections: [Int] = []
+    /// Sections moved from an old index to a new one.
+    public var movedSections: [Move<Int>] = []
+    /// New indexes of sections whose title or empty text changed.
+    public var updatedSections: [Int] = []
+    /// Old paths of deleted rows.
+    public var deletedRows: [RowPath] = []
+    /// New paths of inserted rows.
+    public var insertedRows: [RowPath] = []
+    /// Rows moved from an old path to a new one.
+    public var movedRows: [Move<RowPath>] = []
+    /// New paths of rows whose kind, title or value changed.
+    public var updatedRows: [RowPath] = []
+
+    /// An empty changeset.
+    public init() {}
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool {
+        deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && updatedSections.isEmpty
+            && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
+    }
+
+    /// The changeset that turns `old` into `new`, matching sections and rows by id.
+    ///
+    /// Moves are kept few: among the items that stay in one container, those on a longest
+    /// increasing run of old indexes stay put and only the others are reported as moved.
+    public init(from old: ListSnapshot, to new: ListSnapshot) {
+        var oldSectionIndex: [Int64: Int] = [:]
+        for (index, section) in old.sections.enumerated() { oldSectionIndex[section.id] = index }
+        var newSectionIndex: [Int64: Int] = [:]
+        for (index, section) in new.sections.enumerated() { newSectionIndex[section.id] = index }
+
+        // Sections.
+        deletedSections = old.sections.indices.filter { newSectionIndex[old.sections[$0].id] == nil }
+        var survivingOldIndexes: [Int] = []  // in new order
+        for (newIndex, section) in new.sections.enumerated() {
+            if let oldIndex = oldSectionIndex[section.id] {
+                survivingOldIndexes.append(oldIndex)
+                let before = old.sections[oldIndex]
+                if before.title != section.title || before.emptyText != section.emptyText {
+                    updatedSections.append(newIndex)
+                }
+            } else {
+                insertedSections.append(newIndex)
+            }
+        }
+        let staying = Set(longestIncreasingSubsequence(survivingOldIndexes))
+        for (newIndex, section) in new.sections.enumerated() {
+            if let oldIndex = oldSectionIndex[section.id], !staying.contains(oldIndex) {
+                movedSections.append(Move(from: oldIndex, to: newIndex))
+            }
+        }
+
+        // Rows: where each row was, by id.
+        var oldRowPlace: [Int64: (path: RowPath, content: RowContent)] = [:]
+        for (sectionIndex, section) in old.sections.enumerated() {
+            for (rowIndex, row) in section.rows.enumerated() {
+                oldRowPlace[row.id] = (RowPath(section: sectionIndex, row: rowIndex), row.content)
+            }
+        }
+        let survivingNewSections = Set(new.sections.indices.filter { oldSectionIndex[new.sections[$0].id] != nil })
+        var seenRows: Set<Int64> = []
+        for (newSection, section) in new.sections.enumerated() where survivingNewSections.contains(newSection) {
+            let oldSection = oldSectionIndex[section.id]!
+            // Rows that stay in this section, in new order, with their old row indexes.
+            var stayers: [(newRow: Int, oldRow: Int)] = []
+            for (newRow, row) in section.rows.enumerated() {
+                let newPath = RowPath(section: newSection, row: newRow)
+                seenRows.insert(row.id)
+                guard let before = oldRowPlace[row.id], newSectionIndex[old.sections[before.path.section].id] != nil
+                else {
+                    insertedRows.append(newPath)  // new, or out of a deleted section
+                    continue
+                }
+                if before.content != row.content { updatedRows.append(newPath) }
+                if before.path.section == oldSection {
+                    stayers.append((newRow, before.path.row))
+                } else {
+                    movedRows.append(Move(from: before.path, to: newPath))
+                }
+            }
+            let kept = Set(longestIncreasingSubsequence(stayers.map(\.oldRow)))
+            for stayer in stayers where !kept.contains(stayer.oldRow) {
+                movedRows.append(
+                    Move(from: RowPath(section: oldSection, row: stayer.oldRow), to: RowPath(section: newSection, row: stayer.newRow)))
+            }
+        }
+        // Rows that left a surviving section for nowhere (deleted) or for an inserted section.
+        for (oldSection, section) in old.sections.enumerated() where newSectionIndex[section.id] != nil {
+            for (oldRow, row) in section.rows.enumerated() where !seenRows.contains(row.id) {
+                deletedRows.append(RowPath(section: oldSection, row: oldRow))
+            }
+        }
+        sortEntries()
+    }
+
+    /// Puts every array in list order.
+    mutating func sortEntries() {
+        deletedSections.sort()
+        insertedSections.sort()
+        movedSections.sort { $0.to < $1.to }
+        updatedSections.sort()
+        deletedRows.sort()
+        insertedRows.sort()
+        movedRows.sort { $0.to < $1.to }
+        updatedRows.sort()
+    }
+}
+
+/// The values of one longest strictly increasing subsequence of `values` (patience sorting,
+/// O(n log n)).
+func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
+    guard !values.isEmpty else { return [] }
+    var tails: [Int] = []  // indexes into values: tails[k] ends the best run of length k+1
+    var previous = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+        var low = 0
+        var high = tails.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+        }
+        if low > 0 { previous[index] = tails[low - 1] }
+        if low == tails.count { tails.append(index) } else { tails[low] = index }
+    }
+    var result: [Int] = []
+    var index = tails.last!
+    while index >= 0 {
+        result.append(values[index])
+        index = previous[index]
+    }
+    return result.reversed()
+}

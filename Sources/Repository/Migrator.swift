@@ -1,0 +1,87 @@
+import SQLite
+
+/// One schema migration, embedded from `Migrations/NNNN_name.sql` at build time.
+struct EmbeddedMigration: Sendable {
+    /// The number at the start of the file name.
+    let version: Int
+    /// The rest of the file name, without the extension.
+    let name: String
+    /// The file's SQL.
+    let sql: String
+}
+
+/// Applies the embedded migrations to a database, after checking that the file is ours.
+///
+/// Applied migrations are recorded in `sectionctl_migrations` (version, name, time) and in
+/// `PRAGMA user_version`. Each runs in its own transaction with foreign keys off, and the
+/// foreign-key check must pass before it commits.
+enum Migrator {
+    /// `PRAGMA application_id` of a sectionctl database: "SECT" in ASCII.
+    static let applicationID: Int64 = 0x5345_4354
+
+    /// The newest schema version this build knows.
+    static var latestVersion: Int { EmbeddedMigration.all.last?.version ?? 0 }
+
+    /// What is in a database file, read without writing anything.
+    enum Inspection: Equatable {
+        /// No schema at all: a new or empty file.
+        case empty
+        /// Ours, at this schema version.
+        case ours(version: Int)
+    }
+
+    /// Reads the file's schema and refuses a file that is not SQLite, not ours, or newer.
+    static func inspect(_ db: Connection) throws -> Inspection {
+        let objectCount: Int64
+        do {
+            objectCount = try db.scalarInt("SELECT count(*) FROM sqlite_schema") ?? 0
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw RepositoryError.notADatabase(path: db.path)
+        }
+        if objectCount == 0 {
+            return .empty
+        }
+        let applicationID = try db.scalarInt("PRAGMA application_id") ?? 0
+        let hasLedger = try db.scalarInt(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sectionctl_migrations'") ?? 0
+        guard applicationID == Self.applicationID, hasLedger == 1 else {
+            throw RepositoryError.notOurDatabase(path: db.path)
+        }
+        let recorded = Int(try db.scalarInt("SELECT max(version) FROM sectionctl_migrations") ?? 0)
+        let userVersion = Int(try db.scalarInt("PRAGMA user_version") ?? 0)
+        let version = max(recorded, userVersion)
+        guard version <= latestVersion else {
+            throw RepositoryError.newerSchema(path: db.path, found: version, known: latestVersion)
+        }
+        return .ours(version: version)
+    }
+
+    /// Applies every migration newer than the database's version. Safe to run from several
+    /// processes at once: each migration re-reads the version inside its write transaction.
+    static func migrate(_ db: Connection) throws {
+        try db.execute(script: "PRAGMA foreign_keys = OFF")
+        defer { try? db.execute(script: "PRAGMA foreign_keys = ON") }
+        for migration in EmbeddedMigration.all {
+            try db.inTransaction(.immediate) {
+                try db.execute(
+                    script: """
+                        CREATE TABLE IF NOT EXISTS sectionctl_migrations (
+                            version    INTEGER PRIMARY KEY,
+                            name       TEXT NOT NULL,
+                            applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                        ) STRICT
+                        """)
+                let current = try db.scalarInt("SELECT max(version) FROM sectionctl_migrations") ?? 0
+                guard migration.version > current else { return }
+                try db.execute(script: migration.sql)
+                try db.run("INSERT INTO sectionctl_migrations (version, name) VALUES (?, ?)", migration.version, migration.name)
+                try db.execute(script: "PRAGMA user_version = \(migration.version)")
+                let violations = try db.query("PRAGMA foreign_key_check") { $0.string(0) }
+                guard violations.isEmpty else {
+                    throw RepositoryError.invalidInput(
+                        "migration \(migration.version)_\(migration.name) breaks foreign keys in: \(violations.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import SQLite
+
+/// Order kept in sparse integer positions: the items of one parent (the rows of a section, the
+/// sections of a list), ordered by a `position` column under `UNIQUE (parent, position)`.
+///
+/// An insert or move takes a position between its new neighbours — the midpoint, or a step of
+/// 2^32 past an end — and writes only the item that moves. When two neighbours leave no room,
+/// the items in the smallest aligned block of positions around the gap that is sparse enough
+/// are spread evenly across it (the list-labelling scheme of Itai, Konheim and Rodeh, with
+/// density thresholds shrinking by 1.5 per level). That costs O(1) writes amortized on random
+/// workloads and O(log n) when every insert hits the same gap, and only rewrites a neighbourhood.
+struct OrderedTable {
+    /// Positions live in `1 ..< upperBound`; 0 and below are free for parking a moving item.
+    static let upperBound: Int64 = 1 << 62
+    /// The first item of an empty parent goes in the middle, with room on both sides.
+    static let firstPosition: Int64 = 1 << 61
+    /// Distance between an end item and one added past it.
+    static let step: Int64 = 1 << 32
+    /// Where an item waits while its neighbours are spread out.
+    static let parkingPosition: Int64 = -1
+    /// How fast the allowed density falls as the block doubles.
+    static let densityGrowth = 1.5
+
+    let table: String
+    let parent: String
+
+    static let rows = OrderedTable(table: "rows", parent: "section_id")
+    static let sections = OrderedTable(table: "sections", parent: "list_id")
+
+    /// The id and position of the item at `index` among the `count` items of `parentID`
+    /// (not counting `excludedID`), read from whichever end is nearer.
+    func item(at index: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
+        -> (id: Int64, position: Int64)?
+    {
+        guard index >= 0 && index < count else { return nil }
+        let fromEnd = count - 1 - index
+        let ascending = index <= fromEnd
+        let sql = """
+            SELECT id, position FROM \(table) WHERE \(parent) = ? AND id <> ?
+            ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT 1 OFFSET ?
+            """
+        return try db.queryFirst(sql, parentID, excludedID, ascending ? index : fromEnd) { ($0.int64(0), $0.int64(1)) }
+    }
+
+    /// The 0-based index of the item at `position` among the `count` items of `parentID`,
+    /// counted from whichever end its position suggests is nearer.
+    func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
+        let bounds = try db.queryFirst(
+            "SELECT min(position), max(position) FROM \(table) WHERE \(parent) = ?", parentID
+        ) { ($0.int64(0), $0.int64(1)) }
+        if let (low, high) = bounds, high > low,
+            Double(position - low) / Double(high - low) > 0.5
+        {
+            let after = try db.scalarInt(
+                "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position > ?", parentID, position) ?? 0
+            return count - 1 - Int(after)
+        }
+        return Int(try db.scalarInt("SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position < ?", parentID, position) ?? 0)
+    }
+
+    /// A position for an item that is to be at `slot` (0…count) among the `count` items of
+    /// `parentID`, not counting `movingID`. When the gap there is used up, spreads out a block of
+    /// neighbours first (parking `movingID` outside the block if it is among them).
+    ///
+    /// - Returns: the position, and how many existing items were rewritten to make room.
+    func positionForSlot(
+        _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: Connection
+    ) throws -> (position: Int64, rewritten: Int) {
+        let excluded = movingID ?? 0
+        let before = slot > 0 ? try item(at: slot - 1, of: parentID, count: count, excluding: excluded, in: db)?.position : nil
+        let after = slot < count ? try item(at: slot, of: parentID, count: count, excluding: excluded, in: db)?.position : nil
+        if let position = Self.position(between: before, and: after) {
+            return (position, 0)
+        }
+        if let movingID {
+            let parked = try db.scalarInt("SELECT \(parent) FROM \(table) WHERE id = ?", movingID)
+            if parked == parentID {
+                try db.run("UPDATE \(table) SET position = ? WHERE id = ?", Self.parkingPosition, movingID)
+            }
+        }
+        return try spreadBlock(around: before ?? 0, of: parentID, in: db)
+    }
+
+    /// The position between two neighbours (`nil` for none), or `nil` when there is no room.
+    static func position(between before: Int64?, and after: Int64?) -> Int64? {
+        switch (before, after) {
+        case (nil, nil):
+            return firstPosition
+        case (let before?, nil):
+            if before < upperBound - step { return before + step }
+            return upperBound - before >= 2 ? before + (upperBound - before) / 2 : nil
+        case (nil, let after?):
+            if after > step { return after - step }
+            return after >= 2 ? after / 2 : nil
+        case (let before?, let after?):
+            return after - before >= 2 ? before + (after - before) / 2 : nil
+        }
+    }
+
+    /// Spreads out the items of the smallest aligned block of positions containing `anchor`
+    /// that stays under its density threshold with one more item, leaving a place for that item
+    /// just after `anchor` (0 stands for "before every item"). Returns that place.
+    private func spreadBlock(around anchor: Int64, of parentID: Int64, in db: Connection) throws
+        -> (position: Int64, rewritten: Int)
+    {
+        var level = 1
+        var start: Int64 = 0
+        var size: Int64 = 2
+        while true {
+            size = Int64(1) << level
+            start = (anchor / size) * size
+            let count = try db.scalarInt(
+                "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ?",
+                parentID, start, start + size) ?? 0
+            let allowed = Double(size) / pow(Self.densityGrowth, Double(level))
+            if Double(count + 1) <= allowed || level >= 62 { break }
+            level += 1
+        }
+        let items = try db.query(
+            "SELECT id, position FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ? ORDER BY position",
+            parentID, start, start + size
+        ) { (id: $0.int64(0), position: $0.int64(1)) }
+        let slot = items.firstIndex { $0.position > anchor } ?? items.count
+        let gap = size / Int64(items.count + 2)
+        func newPosition(_ index: Int) -> Int64 { start + Int64(index + 1) * gap }
+        // Each item's new place, skipping the slot kept for the newcomer.
+        let moves = items.enumerated().map { index, item in
+            (id: item.id, from: item.position, to: newPosition(index < slot ? index : index + 1))
+        }
+        // Under UNIQUE (parent, position): items moving down go first, lowest first; then items
+        // moving up, highest first. Neither order ever lands on a position still taken.
+        for move in moves where move.to < move.from {
+            try db.run("UPDATE \(table) SET position = ? WHERE id = ?", move.to, move.id)
+        }
+        for move in moves.reversed() where move.to > move.from {
+            try db.run("UPDATE \(table) SET position = ? WHERE id = ?", move.to, move.id)
+        }
+        return (newPosition(slot), moves.count { $0.to != $0.from })
+    }
+}

@@ -1,0 +1,115 @@
+/// Everything the `Repository` module reports as a failure. Switch on the case to decide what
+/// to do; `description` is a one-line message for people, naming what was wrong and, where
+/// there is one, the valid choice.
+public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No list has this name. `available` lists the names there are.
+    case listNotFound(String, available: [String])
+    /// A list with this name already exists.
+    case listExists(String)
+    /// The list still has sections, and deleting it was not forced.
+    case listNotEmpty(String, sectionCount: Int)
+    /// No section has this id or title in the list. `titles` are the list's section titles.
+    case sectionNotFound(SectionRef, list: String, titles: [String])
+    /// Several sections have this title; name one by index or id.
+    case ambiguousSectionTitle(String, ids: [Int64])
+    /// No row has this id in the list.
+    case rowNotFound(Int64, list: String)
+    /// A section index outside `valid` (`nil` when the list has no sections).
+    case sectionIndexOutOfRange(Int, valid: ClosedRange<Int>?)
+    /// A row index outside `valid` in the section at index `section` (`valid` is `nil` when
+    /// the section is empty and a row had to exist).
+    case rowIndexOutOfRange(Int, section: Int, valid: ClosedRange<Int>?)
+    /// The section still has rows, and deleting it was not forced.
+    case sectionNotEmpty(title: String, rowCount: Int)
+    /// The list changed since the edit session began; the save was refused and nothing written.
+    case conflict(list: String, sessionVersion: Int64, currentVersion: Int64)
+    /// The edit session was already saved or cancelled.
+    case sessionClosed
+    /// Another connection kept the database locked past the busy timeout; try again.
+    case busy
+    /// The database was written by a newer sectionctl, whose schema this build does not know.
+    case newerSchema(path: String, found: Int, known: Int)
+    /// The file is a SQLite database, but not one of ours.
+    case notOurDatabase(path: String)
+    /// The file is not a SQLite database.
+    case notADatabase(path: String)
+    /// There is no database at the path.
+    case databaseMissing(path: String)
+    /// The disk is full; nothing was written.
+    case diskFull
+    /// The database cannot be written (file permissions, a read-only mount or open mode).
+    case readOnly(path: String)
+    /// The database file is damaged.
+    case corrupt(path: String, detail: String)
+    /// A value the caller passed is not acceptable; the text says which and why.
+    case invalidInput(String)
+    /// Data to import is malformed (bad JSON, wrong shape, invalid UTF-8); the text says where
+    /// (line, or byte offset) and what was expected. Nothing was written.
+    case invalidData(String)
+    /// Any other failure of the database engine, with SQLite's code and message.
+    case database(code: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .listNotFound(let name, let available):
+            return "no list named \(quoted(name)) (lists: \(available.map(quoted).joined(separator: ", ")))"
+        case .listExists(let name):
+            return "a list named \(quoted(name)) already exists"
+        case .listNotEmpty(let name, let count):
+            return "list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content"
+        case .sectionNotFound(let ref, let list, let titles):
+            let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
+            switch ref {
+            case .title(let title): return "no section titled \(quoted(title)) in list \(quoted(list)) (\(choices))"
+            case .id(let id): return "no section #\(id) in list \(quoted(list)) (\(choices))"
+            case .index(let index): return "no section \(index) in list \(quoted(list)) (\(choices))"
+            }
+        case .ambiguousSectionTitle(let title, let ids):
+            return "\(ids.count) sections are titled \(quoted(title)) (\(ids.map { "#\($0)" }.joined(separator: ", "))); name one by index or #ID"
+        case .rowNotFound(let id, let list):
+            return "no row #\(id) in list \(quoted(list))"
+        case .sectionIndexOutOfRange(let index, let valid):
+            guard let valid else { return "section index \(index) is out of range: the list has no sections" }
+            return "section index \(index) is out of range (valid: \(range(valid)))"
+        case .rowIndexOutOfRange(let index, let section, let valid):
+            guard let valid else { return "row index \(index) is out of range: section \(section) has no rows" }
+            return "row index \(index) is out of range for section \(section) (valid: \(range(valid)))"
+        case .sectionNotEmpty(let title, let count):
+            return "section \(quoted(title)) has \(plural(count, "row")); use --force to delete it with its rows"
+        case .conflict(let list, let sessionVersion, let currentVersion):
+            return "list \(quoted(list)) was changed by someone else since this edit session began (version \(sessionVersion), now \(currentVersion)); nothing was saved"
+        case .sessionClosed:
+            return "the edit session is already closed"
+        case .busy:
+            return "the database is busy (another process holds its lock); try again"
+        case .newerSchema(let path, let found, let known):
+            return "\(path) has schema version \(found), newer than this sectionctl knows (\(known)); use a newer sectionctl"
+        case .notOurDatabase(let path):
+            return "\(path) is a SQLite database, but not a sectionctl database"
+        case .notADatabase(let path):
+            return "\(path) is not a SQLite database"
+        case .databaseMissing(let path):
+            return "no database at \(path)"
+        case .diskFull:
+            return "the disk is full; nothing was written"
+        case .readOnly(let path):
+            return "\(path) is read-only; it can be shown and exported, not changed"
+        case .corrupt(let path, let detail):
+            return "\(path) is damaged: \(detail)"
+        case .invalidInput(let text), .invalidData(let text):
+            return text
+        case .database(let code, let message):
+            return "database error \(code): \(message)"
+        }
+    }
+}
+
+private func quoted(_ text: String) -> String { "\"\(text)\"" }
+
+private func range(_ range: ClosedRange<Int>) -> String {
+    range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
+}
+
+private func plural(_ count: Int, _ noun: String) -> String {
+    count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
+}

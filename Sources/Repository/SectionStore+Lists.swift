@@ -1,0 +1,99 @@
+import SQLite
+
+extension SectionStore {
+    /// Every list, by name.
+    public func lists() throws -> [ListSummary] {
+        try read { db in
+            try db.query(
+                """
+                SELECT l.id, l.name, l.version, count(s.id), coalesce(sum(s.row_count), 0)
+                FROM lists AS l LEFT JOIN sections AS s ON s.list_id = l.id
+                GROUP BY l.id ORDER BY l.name
+                """
+            ) {
+                ListSummary(id: $0.int64(0), name: $0.string(1), version: $0.int64(2), sectionCount: $0.int(3), rowCount: $0.int(4))
+            }
+        }
+    }
+
+    /// The list's sections and rows in order, as one consistent snapshot. In an `editing`
+    /// snapshot, empty sections show their footer.
+    public func snapshot(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListSnapshot {
+        try read { db in try db.snapshot(of: db.listRecord(named: list), editing: editing) }
+    }
+
+    /// Creates an empty list. Its version starts at 0.
+    @discardableResult
+    public func createList(named name: String) throws -> Change {
+        try Self.validateListName(name)
+        return try write { db in
+            if try db.scalarInt("SELECT count(*) FROM lists WHERE name = ?", name) != 0 {
+                throw RepositoryError.listExists(name)
+            }
+            let id = try db.queryFirst("INSERT INTO lists (name) VALUES (?) RETURNING id", name) { $0.int64(0) }
+            return Change(list: name, version: 0, createdID: id)
+        }
+    }
+
+    /// Renames a list. Counts as a change to it: its version grows by one.
+    @discardableResult
+    public func renameList(_ name: String, to newName: String) throws -> Change {
+        try Self.validateListName(newName)
+        return try write { db in
+            let list = try db.listRecord(named: name)
+            guard newName != name else { return Change(list: name, version: list.version) }
+            if try db.scalarInt("SELECT count(*) FROM lists WHERE name = ?", newName) != 0 {
+                throw RepositoryError.listExists(newName)
+            }
+            try db.run("UPDATE lists SET name = ? WHERE id = ?", newName, list.id)
+            return Change(list: newName, version: try bumpVersion(of: list, db: db))
+        }
+    }
+
+    /// Deletes a list with its sections and rows; refused while it has sections unless `force`.
+    /// The changeset lists every section as deleted.
+    @discardableResult
+    public func deleteList(_ name: String, force: Bool = false) throws -> Change {
+        try write { db in
+            let list = try db.listRecord(named: name)
+            let count = try db.sectionCount(of: list)
+            guard count == 0 || force else { throw RepositoryError.listNotEmpty(name, sectionCount: count) }
+            try db.run("DELETE FROM lists WHERE id = ?", list.id)
+            var changeset = Changeset()
+            changeset.deletedSections = Array(0..<count)
+            return Change(list: name, version: list.version + 1, changeset: changeset)
+        }
+    }
+
+    static func validateListName(_ name: String) throws {
+        guard !name.isEmpty else { throw RepositoryError.invalidInput("a list name cannot be empty") }
+        try validateText(name, "the list name")
+    }
+}
+
+extension Connection {
+    func snapshot(of list: ListRecord, editing: Bool) throws -> ListSnapshot {
+        var sections: [Section] = []
+        let statement = try statement(
+            """
+            SELECT s.id, s.title, s.empty_text, r.id, r.kind, r.title, r.value
+            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
+            WHERE s.list_id = ? ORDER BY s.position, r.position
+            """)
+        try statement.bind([list.id])
+        defer { statement.reset() }
+        while try statement.step() {
+            let sectionID = statement.int64(0)
+            if sections.last?.id != sectionID {
+                sections.append(Section(id: sectionID, title: statement.string(1), emptyText: statement.optionalString(2)))
+            }
+            if !statement.isNull(3) {
+                let content = RowContent(
+                    kind: RowKind(rawValue: statement.string(4)) ?? .text, title: statement.string(5),
+                    value: statement.optionalString(6))
+                sections[sections.count - 1].rows.append(Row(id: statement.int64(3), content: content))
+            }
+        }
+        return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections)
+    }
+}

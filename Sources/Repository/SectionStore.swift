@@ -1,0 +1,120 @@
+import Foundation
+import SQLite
+import Synchronization
+
+/// A sectionctl database: lists of ordered sections of ordered rows, stored in one SQLite file.
+///
+/// Every change is one transaction that writes the rows it touches (never the whole list),
+/// bumps the list's version, and returns a `Change` with the changeset from the old state to
+/// the new. `SectionStore` is `Sendable`: threads share one instance, whose connection is used by
+/// one at a time; other processes may open the same file at once (WAL, `BEGIN IMMEDIATE`, a
+/// busy timeout).
+///
+/// ```swift
+/// let store = try SectionStore(path: "/tmp/tasks.db")
+/// try store.apply(.addSection(title: "To do"))
+/// try store.apply(.addRow(.text("Buy milk"), to: .init(section: .index(0), index: .end)))
+/// let snapshot = try store.snapshot()
+/// ```
+public final class SectionStore: Sendable {
+    /// The name of the list used when none is named.
+    public static let defaultList = "default"
+
+    /// How long a write waits for another process's lock before failing with `.busy`.
+    public static let busyTimeoutMilliseconds: Int32 = 5_000
+
+    /// The path of the database file.
+    public let path: String
+    /// Whether the database can only be read (file permissions, a read-only mount, or `readOnly`).
+    public let isReadOnly: Bool
+
+    let connection: Mutex<Connection>
+    private let positionWriteCounter = Atomic<Int>(0)
+
+    /// Opens the database at `path`, creating and migrating it when `create` is true.
+    ///
+    /// Refuses, without writing anything: a missing file unless `create` (`.databaseMissing`),
+    /// a file that is not SQLite (`.notADatabase`), a SQLite database that is not ours
+    /// (`.notOurDatabase`), and a schema newer than this build (`.newerSchema`).
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - create: whether to create the file, and the schema in an empty file.
+    ///   - readOnly: open for reading only, even when the file could be written.
+    public init(path: String, create: Bool = false, readOnly: Bool = false) throws {
+        self.path = path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && (!create || readOnly) {
+            throw RepositoryError.databaseMissing(path: path)
+        }
+        let db: Connection
+        do {
+            db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
+        } catch let error as SQLiteError {
+            throw Self.repositoryError(error, path: path)
+        }
+        db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+        let readOnlyConnection = db.isReadOnly
+        do {
+            let inspection = try Migrator.inspect(db)
+            if inspection == .empty && !create {
+                throw RepositoryError.databaseMissing(path: path)
+            }
+            try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
+            if !readOnlyConnection {
+                _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
+            }
+            if inspection != .ours(version: Migrator.latestVersion) {
+                if readOnlyConnection { throw RepositoryError.readOnly(path: path) }
+                try Migrator.migrate(db)
+            }
+        } catch let error as SQLiteError {
+            throw Self.repositoryError(error, path: path)
+        }
+        self.isReadOnly = readOnlyConnection
+        self.connection = Mutex(db)
+    }
+
+    /// The schema version of this build: the number of the newest file in `Migrations/`.
+    public static var schemaVersion: Int { Migrator.latestVersion }
+
+    /// How many times a row's or section's position was written since this store was opened:
+    /// one per insert or move, plus the neighbours rewritten when a gap between positions ran
+    /// out. The benchmark reports it per move.
+    public var positionWrites: Int { positionWriteCounter.load(ordering: .relaxed) }
+
+    func countPositionWrites(_ count: Int) {
+        positionWriteCounter.add(count, ordering: .relaxed)
+    }
+
+    // MARK: - Running work on the connection
+
+    /// Runs `body` in a read transaction, so that everything it reads is one consistent state.
+    func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+        try withConnection { db in try db.inTransaction(.deferred) { try body(db) } }
+    }
+
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): commits when it returns, rolls
+    /// back when it throws.
+    func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+        if isReadOnly { throw RepositoryError.readOnly(path: path) }
+        return try withConnection { db in try db.inTransaction(.immediate) { try body(db) } }
+    }
+
+    private func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+        do {
+            return try connection.withLock { db in try body(db) }
+        } catch let error as SQLiteError {
+            throw Self.repositoryError(error, path: path)
+        }
+    }
+
+    /// The one place where SQLite's result codes get their meaning.
+    static func repositoryError(_ error: SQLiteError, path: String) -> RepositoryError {
+        if error.isBusy { return .busy }
+        if error.isDiskFull { return .diskFull }
+        if error.isReadOnly { return .readOnly(path: path) }
+        if error.isNotADatabase { return .notADatabase(path: path) }
+        if error.isCorrupt { return .corrupt(path: path, detail: error.message) }
+        return .database(code: error.extendedCode, message: error.message)
+    }
+}

@@ -1,0 +1,187 @@
+import CSQLite
+
+/// How a connection opens its file.
+public enum OpenMode: Sendable {
+    /// Read only; the file must exist.
+    case readOnly
+    /// Read and write; the file must exist.
+    case readWrite
+    /// Read and write, creating the file when it does not exist.
+    case readWriteCreate
+
+    var flags: Int32 {
+        let common = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch self {
+        case .readOnly: return common | SQLITE_OPEN_READONLY
+        case .readWrite: return common | SQLITE_OPEN_READWRITE
+        case .readWriteCreate: return common | SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+    }
+}
+
+/// How a transaction takes its locks.
+public enum TransactionKind: String, Sendable {
+    /// Takes locks when first needed. Right for reads.
+    case deferred = "DEFERRED"
+    /// Takes the write lock at once, so the busy timeout applies before any work is done.
+    case immediate = "IMMEDIATE"
+}
+
+/// One connection to a SQLite database: owns the raw handle and a cache of prepared statements.
+///
+/// Not `Sendable`: a connection is used by one thread at a time. Types that share a connection
+/// across threads serialise access to it.
+public final class Connection {
+    let handle: OpaquePointer
+    /// The path the connection was opened with.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens the database at `path`. Opening does not read the file; the first statement does.
+    public init(path: String, mode: OpenMode) throws {
+        var handle: OpaquePointer?
+        let result = sqlite3_open_v2(path, &handle, mode.flags, nil)
+        guard result == SQLITE_OK, let handle else {
+            let error = SQLiteError(handle: handle, resultCode: result)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        // Defensive mode stops SQL from corrupting the file through writable_schema and friends.
+        _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The version of the SQLite library in use, such as "3.40.1".
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    public func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Whether this connection cannot write to its main database.
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// Whether no transaction is open.
+    public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The rowid of the last row inserted through this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// How many rows all INSERT, UPDATE and DELETE statements changed since the connection opened.
+    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
+    /// Runs one or more SQL statements that return no rows, such as a migration script.
+    public func execute(script sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let result = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard result == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(result))
+            sqlite3_free(message)
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Prepares `sql`, or returns the statement prepared for it before, reset and unbound.
+    public func statement(_ sql: String) throws -> Statement {
+        if let cached = statementCache[sql] {
+            return cached
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement that returns no rows, with `arguments` bound in order.
+    public func run(_ sql: String, _ arguments: (any SQLiteBindable)?...) throws {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs a query and maps each result row with `transform`.
+    public func query<T>(
+        _ sql: String, _ arguments: (any SQLiteBindable)?..., row transform: (Statement) throws -> T
+    ) throws -> [T] {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var results: [T] = []
+        while try statement.step() {
+            results.append(try transform(statement))
+        }
+        return results
+    }
+
+    /// Runs a query and maps its first result row with `transform`; `nil` when there is none.
+    public func queryFirst<T>(
+        _ sql: String, _ arguments: (any SQLiteBindable)?..., row transform: (Statement) throws -> T
+    ) throws -> T? {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? transform(statement) : nil
+    }
+
+    /// The first column of the first row of a query, as an integer; `nil` when there is no row.
+    public func scalarInt(_ sql: String, _ arguments: (any SQLiteBindable)?...) throws -> Int64? {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? statement.optionalInt64(0) : nil
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// Rolling back first checks whether SQLite already did (it may after a full disk, an I/O
+    /// error or a busy deadlock), so the original error is the one that reaches the caller.
+    public func inTransaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        try execute(script: "BEGIN \(kind.rawValue)")
+        do {
+            let result = try body()
+            try execute(script: "COMMIT")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint: released when it returns, rolled back when it throws.
+    /// Works inside or outside a transaction.
+    public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute(script: "SAVEPOINT nested")
+        do {
+            let result = try body()
+            try execute(script: "RELEASE nested")
+            return result
+        } catch {
+            if !isAutocommit {
+                try? execute(script: "ROLLBACK TO nested")
+                try? execute(script: "RELEASE nested")
+            }
+            throw error
+        }
+    }
+
+    private func rollbackIfNeeded() {
+        // Statements still stepping would make ROLLBACK fail; reset them first.
+        for statement in statementCache.values {
+            statement.reset()
+        }
+        if !isAutocommit {
+            try? execute(script: "ROLLBACK")
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import SectionCLI
+
+SectionCLI.main()
