@@ -32,7 +32,12 @@ let package = Package(
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(name: "SectionCLI", dependencies: ["Repository"]),
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
+        // A C program's worth of direct SQLite calls: the benchmark's baseline.
+        .target(name: "CBaseline", dependencies: ["CSQLite"]),
+        .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "SQLite", "CBaseline"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite"]),
+        .testTarget(name: "TransferTests", dependencies: ["Repository", "SQLite"]),
+        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,2 @@
+#include "baseline.h"
+int baseline_version(void) { return 1; }
