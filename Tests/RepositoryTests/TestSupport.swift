@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+@testable import Repository
+
+/// A directory under the system's temporary directory, removed when the value is deinitialised.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "sectionctl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    func path(_ name: String) -> String { url.appending(path: name).path }
+}
+
+/// A fresh database in a temporary directory; the directory lives as long as the fixture.
+struct StoreFixture {
+    let directory: TemporaryDirectory
+    let store: SectionStore
+    var path: String { store.path }
+
+    init(name: String = "test.db") throws {
+        directory = try TemporaryDirectory()
+        store = try SectionStore(path: directory.path(name), create: true)
+    }
+
+    /// Opens a second store on the same file, as another part of a program would.
+    func reopen() throws -> SectionStore { try SectionStore(path: path) }
+}
+
+/// A small, fast, seedable generator (SplitMix64), so a failing run can be repeated.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Seeds for the property tests: a few fixed ones, plus `SECTIONCTL_TEST_SEED` when set.
+func propertySeeds(_ fixed: [UInt64]) -> [UInt64] {
+    if let text = ProcessInfo.processInfo.environment["SECTIONCTL_TEST_SEED"], let seed = UInt64(text) {
+        return fixed + [seed]
+    }
+    return fixed
+}
+
+enum ChangesetApplicationError: Error, CustomStringConvertible {
+    case invalid(String)
+    var description: String {
+        switch self { case .invalid(let text): return text }
+    }
+}
+
+/// Applies `changeset` to `old` the way `UITableView.performBatchUpdates` does — deletions at
+/// old paths, then insertions and moves at new paths, moves all at once — taking inserted
+/// content and updated content from `new`. Throws when the changeset is inconsistent
+/// (an index out of range, two things in one place, a row moved into an inserted section…).
+func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
+    func fail(_ text: String) -> ChangesetApplicationError { .invalid(text) }
+    let deletedSections = Set(changeset.deletedSections)
+    let movedSectionSources = Set(changeset.movedSections.map(\.from))
+    let insertedSections = Set(changeset.insertedSections)
+    guard deletedSections.count == changeset.deletedSections.count,
+        deletedSections.isDisjoint(with: movedSectionSources),
+        deletedSections.union(movedSectionSources).allSatisfy({ old.sections.indices.contains($0) })
+    else { throw fail("section deletions or move sources are repeated or out of range") }
+
+    // Rows leaving their old sections: deleted, or moved (remember the moved rows).
+    var removedRows: [Int: Set<Int>] = [:]
+    var movedRowsByDestination: [RowPath: Row] = [:]
+    for path in changeset.deletedRows + changeset.movedRows.map(\.from) {
+        guard old.sections.indices.contains(path.section), old.sections[path.section].rows.indices.contains(path.row) else {
+            throw fail("row \(path) is not in the old snapshot")
+        }
+        guard !deletedSections.contains(path.section) else { throw fail("row \(path) leaves a deleted section") }
+        guard removedRows[path.section, default: []].insert(path.row).inserted else { throw fail("row \(path) leaves twice") }
+    }
+    for move in changeset.movedRows {
+        movedRowsByDestination[move.to] = old[move.from]
+    }
+
+    // Sections after deletions: survivors keep their rows minus those that left.
+    var remaining: [(oldIndex: Int, section: Section)] = []
+    var movedSections: [Int: Section] = [:]
+    for (index, section) in old.sections.enumerated() where !deletedSections.contains(index) {
+        var trimmed = section
+        trimmed.rows = section.rows.enumerated().filter { !(removedRows[index]?.contains($0.offset) ?? false) }.map(\.element)
+        if movedSectionSources.contains(index) {
+            movedSections[index] = trimmed
+        } else {
+            remaining.append((index, trimmed))
+        }
+    }
+
+    // Insertions and moves of sections, at their new indexes; survivors fill the rest in order.
+    let sectionCount = remaining.count + movedSections.count + insertedSections.count
+    var placed = [Section?](repeating: nil, count: sectionCount)
+    var insertedSet = Set<Int>()
+    for index in changeset.insertedSections {
+        guard index < sectionCount, placed[index] == nil, new.sections.indices.contains(index) else {
+            throw fail("section insertion at \(index) is out of range or collides")
+        }
+        placed[index] = new.sections[index]
+        insertedSet.insert(index)
+    }
+    for move in changeset.movedSections {
+        guard move.to < sectionCount, placed[move.to] == nil, let section = movedSections[move.from] else {
+            throw fail("section move \(move.from)→\(move.to) is out of range or collides")
+        }
+        placed[move.to] = section
+    }
+    var survivors = remaining.makeIterator()
+    for index in placed.indices where placed[index] == nil {
+        placed[index] = survivors.next()!.section
+    }
+    var sections = placed.map { $0! }
+
+    // Row insertions and moves, per section, at their new indexes.
+    var arrivals: [Int: [Int: Row]] = [:]
+    for path in changeset.insertedRows {
+        guard new.sections.indices.contains(path.section), new.sections[path.section].rows.indices.contains(path.row) else {
+            throw fail("row insertion at \(path) is not in the new snapshot")
+        }
+        guard arrivals[path.section, default: [:]].updateValue(new[path], forKey: path.row) == nil else {
+            throw fail("two rows arrive at \(path)")
+        }
+    }
+    for (path, row) in movedRowsByDestination {
+        guard arrivals[path.section, default: [:]].updateValue(row, forKey: path.row) == nil else {
+            throw fail("two rows arrive at \(path)")
+        }
+    }
+    for (sectionIndex, rows) in arrivals {
+        guard sections.indices.contains(sectionIndex) else { throw fail("rows arrive in missing section \(sectionIndex)") }
+        guard !insertedSet.contains(sectionIndex) else { throw fail("rows arrive in inserted section \(sectionIndex)") }
+        let count = sections[sectionIndex].rows.count + rows.count
+        var slots = [Row?](repeating: nil, count: count)
+        for (index, row) in rows {
+            guard index < count else { throw fail("row arrives at \(sectionIndex):\(index), past the end (\(count))") }
+            slots[index] = row
+        }
+        var stayers = sections[sectionIndex].rows.makeIterator()
+        for index in slots.indices where slots[index] == nil {
+            slots[index] = stayers.next()!
+        }
+        sections[sectionIndex].rows = slots.map { $0! }
+    }
+
+    // Updates refresh content at new indexes.
+    for index in changeset.updatedSections {
+        guard sections.indices.contains(index), new.sections.indices.contains(index) else { throw fail("updated section \(index) out of range") }
+        sections[index].title = new.sections[index].title
+        sections[index].emptyText = new.sections[index].emptyText
+    }
+    for path in changeset.updatedRows {
+        guard sections.indices.contains(path.section), sections[path.section].rows.indices.contains(path.row) else {
+            throw fail("updated row \(path) out of range")
+        }
+        sections[path.section].rows[path.row].content = new[path].content
+    }
+    return ListSnapshot(name: new.name, version: new.version, isEditing: new.isEditing, sections: sections)
+}
+
+/// Expects that `changeset` turns `old` into `new` exactly.
+func expectChangeset(
+    _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    do {
+        let result = try applying(changeset, to: old, contentFrom: new)
+        #expect(result.sections == new.sections, "changeset \(changeset) does not turn old into new. \(context())", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("inconsistent changeset \(changeset): \(error). \(context())", sourceLocation: sourceLocation)
+    }
+}
+
+/// Requires that `changeset` turns `old` into `new` exactly; stops the test otherwise.
+func requireChangeset(
+    _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    let result: ListSnapshot
+    do {
+        result = try applying(changeset, to: old, contentFrom: new)
+    } catch {
+        Issue.record("inconsistent changeset \(changeset): \(error). \(context())", sourceLocation: sourceLocation)
+        throw error
+    }
+    try #require(
+        result.sections == new.sections, "changeset \(changeset) does not turn old into new. \(context())",
+        sourceLocation: sourceLocation)
+}
