@@ -1,0 +1,139 @@
+import Foundation
+import SQLite
+import Testing
+
+@testable import Repository
+
+@Suite("Schema and migrations")
+struct MigrationTests {
+    @Test func aFreshDatabaseIsMigratedAndHasTheDefaultList() throws {
+        let fixture = try StoreFixture()
+        let db = try Connection(path: fixture.path, mode: .readOnly)
+        #expect(try db.scalarInt("PRAGMA user_version") == Int64(SectionStore.schemaVersion))
+        #expect(try db.scalarInt("PRAGMA application_id") == 0x5345_4354)
+        let recorded = try db.query("SELECT version, name FROM sectionctl_migrations ORDER BY version") { "\($0.int(0))_\($0.string(1))" }
+        #expect(recorded == EmbeddedMigration.all.map { "\($0.version)_\($0.name)" })
+        #expect(try db.query("PRAGMA journal_mode") { $0.string(0) } == ["wal"])
+        #expect(try fixture.store.lists().map(\.name) == ["default"])
+        let objects = try db.query("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name") { $0.string(0) }
+        for name in ["lists", "sections", "rows", "ordered_sections", "ordered_rows", "sectionctl_migrations"] {
+            #expect(objects.contains(name), "missing \(name)")
+        }
+    }
+
+    @Test func theEmbeddedMigrationsAreTheFilesInMigrations() throws {
+        let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let directory = packageRoot.appending(path: "Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(files.count == EmbeddedMigration.all.count)
+        for (file, migration) in zip(files, EmbeddedMigration.all) {
+            #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
+            let text = try String(contentsOf: directory.appending(path: file), encoding: .utf8)
+            #expect(text.trimmingCharacters(in: .newlines) == migration.sql.trimmingCharacters(in: .newlines))
+        }
+    }
+
+    @Test func reopeningIsIdempotent() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "kept"))
+        for _ in 0..<3 {
+            let again = try SectionStore(path: fixture.path, create: true)
+            #expect(try again.snapshot().sections.map(\.title) == ["kept"])
+        }
+        let db = try Connection(path: fixture.path, mode: .readOnly)
+        #expect(try db.scalarInt("SELECT count(*) FROM sectionctl_migrations") == Int64(EmbeddedMigration.all.count))
+        #expect(try db.scalarInt("SELECT count(*) FROM lists") == 1)
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
+        let fixture = try StoreFixture()
+        let newer = SectionStore.schemaVersion + 1
+        do {
+            let db = try Connection(path: fixture.path, mode: .readWrite)
+            try db.execute(script: "INSERT INTO sectionctl_migrations (version, name) VALUES (\(newer), 'future'); PRAGMA user_version = \(newer);")
+        }
+        let bytes = try Data(contentsOf: URL(filePath: fixture.path))
+        #expect(throws: RepositoryError.newerSchema(path: fixture.path, found: newer, known: SectionStore.schemaVersion)) {
+            try SectionStore(path: fixture.path, create: true)
+        }
+        #expect(try Data(contentsOf: URL(filePath: fixture.path)) == bytes)
+    }
+
+    @Test func aFileThatIsNotSQLiteIsRefusedAndLeftUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("notes.db")
+        let bytes = Data("these are my notes, not a database\n".utf8) + Data(repeating: 0x41, count: 4096)
+        try bytes.write(to: URL(filePath: path))
+        #expect(throws: RepositoryError.notADatabase(path: path)) { try SectionStore(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(filePath: path)) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func someoneElsesDatabaseIsRefusedAndLeftUntouched() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("other.db")
+        do {
+            let db = try Connection(path: path, mode: .readWriteCreate)
+            try db.execute(script: "CREATE TABLE rows (x); INSERT INTO rows VALUES (1);")
+        }
+        let bytes = try Data(contentsOf: URL(filePath: path))
+        #expect(throws: RepositoryError.notOurDatabase(path: path)) { try SectionStore(path: path, create: true) }
+        #expect(try Data(contentsOf: URL(filePath: path)) == bytes)
+    }
+
+    @Test func aMissingDatabaseIsNotCreatedUnlessAsked() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("missing.db")
+        #expect(throws: RepositoryError.databaseMissing(path: path)) { try SectionStore(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // An empty file is a database waiting for `init`, not one to fill silently.
+        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(throws: RepositoryError.databaseMissing(path: path)) { try SectionStore(path: path) }
+        #expect(try Data(contentsOf: URL(filePath: path)).isEmpty)
+        _ = try SectionStore(path: path, create: true)
+        #expect(try SectionStore(path: path).lists().map(\.name) == ["default"])
+    }
+
+    @Test func aReadOnlyStoreShowsButDoesNotChange() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "kept"))
+        let reader = try SectionStore(path: fixture.path, readOnly: true)
+        #expect(reader.isReadOnly)
+        #expect(try reader.snapshot().sections.map(\.title) == ["kept"])
+        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.apply(.addSection(title: "no")) }
+        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.beginEditing().save() }
+    }
+
+    @Test func theViewsGiveDenseIndexes() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.store.apply(.addSection(title: "B"))
+        try fixture.store.apply(.addRow(.text("b0"), to: .at(1, 0)))
+        try fixture.store.apply(.addRow(.text("b-first"), to: .at(1, 0)))
+        try fixture.store.apply(.moveSection(.index(1), to: 0))
+        let db = try Connection(path: fixture.path, mode: .readOnly)
+        let at = try db.queryFirst(
+            "SELECT title FROM ordered_rows WHERE list = 'default' AND section_index = 0 AND row_index = 1") { $0.string(0) }
+        #expect(at == "b0")
+        let paths = try db.query("SELECT path, title FROM ordered_rows ORDER BY section_index, row_index") { "\($0.string(0)) \($0.string(1))" }
+        #expect(paths == ["0:0 b-first", "0:1 b0"])
+        let counts = try db.query("SELECT section_index, title, row_count FROM ordered_sections ORDER BY section_index") {
+            "\($0.int(0)) \($0.string(1)) \($0.int(2))"
+        }
+        #expect(counts == ["0 B 2", "1 A 0"])
+    }
+
+    @Test func schemaConstraintsHold() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        let db = try Connection(path: fixture.path, mode: .readWrite)
+        try db.execute(script: "PRAGMA foreign_keys = ON")
+        #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, kind, title) VALUES (1, 5, 'bogus', 'x')") }
+        #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, kind, title, value) VALUES (1, 5, 'text', 'x', 'v')") }
+        #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, title) VALUES (99, 5, 'x')") }
+        try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, 5, 'x')")
+        #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, 5, 'y')") }
+        #expect(throws: SQLiteError.self) { try db.run("UPDATE rows SET position = 'five'") }
+        #expect(try db.scalarInt("SELECT row_count FROM sections WHERE id = 1") == 1)
+    }
+}

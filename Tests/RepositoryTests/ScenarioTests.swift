@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+@testable import Repository
+
+@Suite("Seed scenarios")
+struct ScenarioTests {
+    /// Seed 003: two sections, three rows in the first, moves into the empty second section.
+    @Test func movingIntoEmptySectionAppendsAndFootersShowOnlyWhileEditing() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "section1"))
+        try store.apply(.addSection(title: "section2"))
+        for index in 0..<3 {
+            try store.apply(.addRow(.text(String(format: "Cell%03d", index)), to: .init(section: .index(0), index: .end)))
+        }
+
+        // The empty section shows "No Data" in the editing view only; a footer is never a row.
+        let editing = try store.snapshot(editing: true)
+        #expect(editing.footer(ofSection: 1) == "No Data")
+        #expect(editing.footer(ofSection: 0) == nil)
+        #expect(editing.sections[1].rows.isEmpty)
+        #expect(try store.snapshot(editing: false).footer(ofSection: 1) == nil)
+
+        // Row index == count appends: 0 is the count of the empty section.
+        let change = try store.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
+        #expect(change.changeset.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
+        var snapshot = try store.snapshot(editing: true)
+        #expect(snapshot.sections.map { $0.rows.map(\.title) } == [["Cell000", "Cell002"], ["Cell001"]])
+        #expect(snapshot.footer(ofSection: 1) == nil)
+
+        // Appending with the count, and with `end`.
+        try store.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
+        try store.apply(.moveRow(.path(.index(0), .end), to: RowDestination(section: .title("section2"), index: .end)))
+        snapshot = try store.snapshot(editing: true)
+        #expect(snapshot.sections.map { $0.rows.map(\.title) } == [[], ["Cell001", "Cell000", "Cell002"]])
+        #expect(snapshot.footer(ofSection: 0) == "No Data")
+
+        // One past the count is refused with the valid range, and nothing changes.
+        #expect(throws: RepositoryError.rowIndexOutOfRange(5, section: 0, valid: 0...0)) {
+            try store.apply(.moveRow(.at(1, 0), to: .at(0, 5)))
+        }
+        #expect(try store.snapshot(editing: true) == snapshot)
+    }
+
+    @Test func emptyTextReplacesNoData() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "Done", emptyText: "Nothing finished yet"))
+        try fixture.store.apply(.addSection(title: "Later"))
+        try fixture.store.apply(.setEmptyText(.title("Later"), "後で"))
+        let snapshot = try fixture.store.snapshot(editing: true)
+        #expect(snapshot.sections.indices.map(snapshot.footer(ofSection:)) == ["Nothing finished yet", "後で"])
+    }
+
+    @Test func movingOntoItsOwnPlaceChangesNothing() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.store.apply(.addRow(.text("one"), to: .at(0, 0)))
+        try fixture.store.apply(.addRow(.text("two"), to: .at(0, 1)))
+        let before = try fixture.store.snapshot()
+        let change = try fixture.store.apply(.moveRow(.at(0, 1), to: .at(0, 1)))
+        #expect(change.changeset.isEmpty)
+        #expect(change.version == before.version)
+        #expect(try fixture.store.snapshot() == before)
+    }
+
+    @Test func endAddressesTheLastRowAndIsRefusedInAnEmptySection() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        #expect(throws: RepositoryError.rowIndexOutOfRange(-1, section: 0, valid: nil)) {
+            try fixture.store.apply(.deleteRow(.path(.index(0), .end)))
+        }
+        try fixture.store.apply(.addRow(.text("first"), to: .init(section: .index(0), index: .end)))
+        try fixture.store.apply(.addRow(.text("last"), to: .init(section: .index(0), index: .end)))
+        let change = try fixture.store.apply(.deleteRow(.path(.index(0), .end)))
+        #expect(change.changeset.deletedRows == [RowPath(section: 0, row: 1)])
+        #expect(try fixture.store.snapshot().sections[0].rows.map(\.title) == ["first"])
+    }
+
+    @Test func idsDoNotShiftWhenOthersMove() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let section = try #require(try store.apply(.addSection(title: "A")).createdID)
+        let first = try #require(try store.apply(.addRow(.text("first"), to: .at(0, 0))).createdID)
+        let second = try #require(try store.apply(.addRow(.text("second"), to: .at(0, 1))).createdID)
+        try store.apply(.moveRow(.id(second), to: .at(0, 0)))
+        let change = try store.apply(.updateRow(.id(first), title: "still first"))
+        #expect(change.changeset.updatedRows == [RowPath(section: 0, row: 1)])
+        try store.apply(.addSection(title: "B", at: 0))
+        #expect(try store.apply(.renameSection(.id(section), title: "A2")).changeset.updatedSections == [1])
+    }
+
+    @Test func deletingASectionWithRowsNeedsForce() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.store.apply(.addRow(.text("x"), to: .at(0, 0)))
+        #expect(throws: RepositoryError.sectionNotEmpty(title: "A", rowCount: 1)) {
+            try fixture.store.apply(.deleteSection(.index(0)))
+        }
+        #expect(try fixture.store.snapshot().rowCount == 1)
+        let change = try fixture.store.apply(.deleteSection(.index(0), force: true))
+        #expect(change.changeset.deletedSections == [0])
+        #expect(try fixture.store.snapshot().sections.isEmpty)
+    }
+
+    @Test func fieldRowsKeepValuesOthersRefuseThem() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "ユーザー情報"))
+        try fixture.store.apply(.addRow(.field("名前", "ブログ書き太郎"), to: .at(0, 0)))
+        try fixture.store.apply(.addRow(.field("飲み物", nil), to: .at(0, 1)))
+        try fixture.store.apply(.addRow(.topic("お気に入り"), to: .at(0, 2)))
+        let rows = try fixture.store.snapshot().sections[0].rows
+        #expect(rows.map(\.content.displayValue) == ["ブログ書き太郎", "-", "-"])
+        #expect(rows[2].kind == .topic && rows[2].value == nil)
+        #expect(throws: RepositoryError.invalidInput("row #\(rows[2].id) is a topic row; only field rows have a value")) {
+            try fixture.store.apply(.updateRow(.at(0, 2), value: .set("x")))
+        }
+        try fixture.store.apply(.updateRow(.at(0, 0), value: .remove))
+        #expect(try fixture.store.snapshot().sections[0].rows[0].value == nil)
+    }
+
+    @Test func ambiguousTitlesListTheCandidates() throws {
+        let fixture = try StoreFixture()
+        let first = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID)
+        let second = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID)
+        #expect(throws: RepositoryError.ambiguousSectionTitle("Same", ids: [first, second])) {
+            try fixture.store.apply(.renameSection(.title("Same"), title: "Other"))
+        }
+        #expect(throws: RepositoryError.sectionNotFound(.title("Missing"), list: "default", titles: ["Same", "Same"])) {
+            try fixture.store.apply(.renameSection(.title("Missing"), title: "Other"))
+        }
+    }
+
+    @Test func textsOfAnyKindRoundTrip() throws {
+        let fixture = try StoreFixture()
+        let texts = ["", "tab\tnew\nline", "quote \" back \\", "\u{1B}[31mred\u{1B}[0m", "'; DROP TABLE rows; --", "🍣 寿司 é", "nul\u{0}inside"]
+        try fixture.store.apply(.addSection(title: texts[0]))
+        for text in texts {
+            try fixture.store.apply(.addRow(.field(text, text), to: .init(section: .index(0), index: .end)))
+        }
+        let rows = try fixture.store.snapshot().sections[0].rows
+        #expect(rows.map(\.title) == texts)
+        #expect(rows.map(\.value) == texts)
+        let huge = String(repeating: "x", count: maximumTextLength + 1)
+        #expect(throws: RepositoryError.self) { try fixture.store.apply(.addRow(.text(huge), to: .at(0, 0))) }
+        #expect(try fixture.store.snapshot().rowCount == texts.count)
+    }
+
+    @Test func listsAreCreatedRenamedAndDeleted() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        #expect(try store.lists().map(\.name) == ["default"])
+        try store.createList(named: "work")
+        #expect(throws: RepositoryError.listExists("work")) { try store.createList(named: "work") }
+        try store.apply(.addSection(title: "Inbox"), to: "work")
+        try store.apply(.addRow(.text("mail"), to: .at(0, 0)), to: "work")
+        #expect(try store.lists().map { "\($0.name):\($0.sectionCount):\($0.rowCount)" } == ["default:0:0", "work:1:1"])
+        try store.renameList("work", to: "job")
+        #expect(throws: RepositoryError.listNotEmpty("job", sectionCount: 1)) { try store.deleteList("job") }
+        let change = try store.deleteList("job", force: true)
+        #expect(change.changeset.deletedSections == [0])
+        #expect(throws: RepositoryError.listNotFound("job", available: ["default"])) { try store.snapshot(of: "job") }
+        // Deleting a list deletes its sections and rows.
+        let orphans = try store.read { db in try db.scalarInt("SELECT count(*) FROM rows") }
+        #expect(orphans == 0)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@testable import Repository
+
+@Suite("Edit sessions")
+struct SessionTests {
+    /// A list with two sections: "To do" with three rows, and an empty "Done".
+    func makeList() throws -> StoreFixture {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "To do"))
+        try fixture.store.apply(.addSection(title: "Done"))
+        for title in ["a", "b", "c"] {
+            try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
+        }
+        return fixture
+    }
+
+    @Test func cancelWritesNothing() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try session.apply(.addSection(title: "Later"))
+        try session.apply(.deleteRow(.at(0, 0)))
+        #expect(session.editCount == 3)
+        session.cancel()
+        #expect(try fixture.store.snapshot() == before)
+        #expect(throws: RepositoryError.sessionClosed) { try session.save() }
+        #expect(throws: RepositoryError.sessionClosed) { try session.apply(.addSection(title: "x")) }
+    }
+
+    @Test func aDroppedSessionWritesNothing() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        do {
+            let session = try fixture.store.beginEditing()
+            try session.apply(.moveRow(.at(0, 2), to: .at(0, 0)))
+        }
+        #expect(try fixture.store.snapshot() == before)
+    }
+
+    @Test func theDraftIsAnEditingViewAndTheDatabaseWaits() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        #expect(session.draft.isEditing)
+        #expect(session.draft.footer(ofSection: 1) == "No Data")
+        try session.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
+        #expect(session.draft.footer(ofSection: 1) == nil)
+        #expect(session.draft.sections[1].rows.map(\.title) == ["b"])
+        #expect(try fixture.store.snapshot().sections[1].rows.isEmpty)
+        #expect(session.pendingChanges.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
+    }
+
+    @Test func saveIsOneVersionStepAndOneChangeset() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
+        let created = try #require(try session.apply(.addSection(title: "Later", at: 0)).createdID)
+        #expect(created < 0, "a draft id is negative until saved")
+        try session.apply(.addRow(.field("when", nil), to: .init(section: .id(created), index: .end)))
+        try session.apply(.renameSection(.title("Done"), title: "Finished"))
+        let change = try session.save()
+        #expect(!session.isOpen)
+        let after = try fixture.store.snapshot()
+        #expect(change.version == before.version + 1 && after.version == change.version)
+        #expect(after.sections.map(\.title) == ["Later", "To do", "Finished"])
+        #expect(after.sections.map { $0.rows.map(\.title) } == [["when"], ["c"], ["a", "b"]])
+        #expect(after.sections.allSatisfy { $0.id > 0 } && after.sections[0].rows[0].id > 0)
+        try requireChangeset(change.changeset, turns: before, into: after)
+        #expect(change.changeset.insertedSections == [0])
+        #expect(change.changeset.insertedRows.isEmpty, "rows of an inserted section come with it")
+    }
+
+    @Test func aConcurrentChangeMakesSaveAConflictAndKeepsTheOtherChange() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.deleteRow(.at(0, 0)))
+        // Another process (its own connection) changes the list meanwhile: beginning took no lock.
+        let other = try fixture.reopen()
+        try other.apply(.addRow(.text("from elsewhere"), to: .init(section: .index(1), index: .end)))
+        let afterOther = try fixture.store.snapshot()
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) {
+            try session.save()
+        }
+        #expect(try fixture.store.snapshot() == afterOther, "a refused save writes nothing")
+        #expect(session.isOpen, "after a conflict the caller decides: cancel, or begin again")
+        session.cancel()
+    }
+
+    @Test func aFailingEditKeepsTheSessionAndItsDraft() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        let draft = session.draft
+        #expect(throws: RepositoryError.rowIndexOutOfRange(9, section: 1, valid: 0...1)) {
+            try session.apply(.moveRow(.at(0, 0), to: .at(1, 9)))
+        }
+        #expect(session.draft == draft && session.editCount == 1 && session.isOpen)
+    }
+
+    @Test func aSessionOfAThousandMovesSavesAtOnce() throws {
+        let fixture = try makeList()
+        for index in 0..<50 {
+            try fixture.store.apply(.addRow(.text("row \(index)"), to: .init(section: .index(1), index: .end)))
+        }
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        var random = SeededGenerator(seed: 7)
+        for _ in 0..<1000 {
+            let from = Int.random(in: 0..<50, using: &random)
+            let to = Int.random(in: 0..<50, using: &random)
+            try session.apply(.moveRow(.at(1, from), to: .at(1, to)))
+        }
+        let draft = session.draft
+        let change = try session.save()
+        let after = try fixture.store.snapshot()
+        #expect(after.sections == draft.sections)
+        #expect(after.version == before.version + 1)
+        try requireChangeset(change.changeset, turns: before, into: after)
+    }
+}
