@@ -1,0 +1,116 @@
+import Foundation
+import SQLite
+
+/// What an import does when a list it fills already has sections.
+public enum ImportConflictPolicy: Sendable, Hashable {
+    /// Refuse the whole import with an error naming the list; nothing is written.
+    case refuse
+    /// Delete the list's sections and rows, then add the imported ones.
+    case replace
+    /// Keep the list's sections and add the imported ones after them.
+    case append
+}
+
+/// How a records import turns JSON objects into sections (see `docs/formats.md`).
+public struct RecordsImportOptions: Sendable {
+    /// The list that receives the sections, created when absent. The new sections go after its
+    /// existing ones.
+    public var list: String
+    /// The top-level key whose value titles each record's section, when the template gives no
+    /// title. A record without that key (or with `null`) is titled "Record N".
+    public var titleKey: String?
+    /// Labels, order, topic titles and expected keys; `nil` keeps every key, in the document's
+    /// order, labelled by the key itself.
+    public var template: RecordTemplate?
+
+    /// Creates options for a records import.
+    public init(list: String = SectionStore.defaultList, titleKey: String? = nil, template: RecordTemplate? = nil) {
+        self.list = list
+        self.titleKey = titleKey
+        self.template = template
+    }
+}
+
+extension SectionStore {
+    /// The version of the native JSON format that `exportJSON` writes and `importJSON` reads.
+    public static let nativeFormatVersion = 1
+
+    /// One list as a native JSON document (see `docs/formats.md`): the list's name, its sections
+    /// in order with title and empty text, their rows in order with kind, title and value.
+    /// Ids and versions are not part of the document. The text is UTF-8, pretty-printed with
+    /// two-space indentation and a final newline, and the same state always gives the same text.
+    /// - Throws: `RepositoryError.listNotFound` when there is no such list.
+    public func exportJSON(list: String = SectionStore.defaultList) throws -> String {
+        let document = try read { db in try NativeDocument(lists: [db.exportedList(db.listRecord(named: list))]) }
+        return document.json()
+    }
+
+    /// Every list, ordered by name, as one native JSON document.
+    public func exportAllJSON() throws -> String {
+        let document = try read { db in
+            try NativeDocument(lists: db.query("SELECT id, name, version FROM lists ORDER BY name") {
+                ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
+            }.map { try db.exportedList($0) })
+        }
+        return document.json()
+    }
+
+    /// Imports a native JSON document, as written by `exportJSON` or `exportAllJSON`, in one
+    /// transaction.
+    ///
+    /// Each list in the document fills the list of the same name (or, when `list` is given and
+    /// the document holds exactly one list, the list named `list`), which is created when absent.
+    /// A list that exists and has no sections is filled; one that has sections is handled by
+    /// `policy`. Each list that changes steps its version by one.
+    ///
+    /// - Returns: one `Change` per list in the document, in the document's order; the changeset
+    ///   lists the inserted sections (and, for `.replace`, the deleted ones).
+    /// - Throws: `RepositoryError.invalidData` for bad input (malformed JSON with its line,
+    ///   column and byte offset; invalid UTF-8; a document of the wrong shape, naming the JSON
+    ///   path); `RepositoryError.invalidInput` when a list already has sections and `policy` is
+    ///   `.refuse`, or when `list` is given for a document with several lists. Nothing is written
+    ///   when it throws.
+    @discardableResult
+    public func importJSON(_ data: Data, list: String? = nil, policy: ImportConflictPolicy = .refuse) throws -> [Change] {
+        var document = try NativeDocument(data: data)
+        if let list {
+            guard document.lists.count == 1 else {
+                throw RepositoryError.invalidInput(
+                    "the document holds \(document.lists.count) lists; a list name can be given only for a document with one list")
+            }
+            try Self.validateListName(list)
+            document.lists[0].name = list
+        }
+        let lists = document.lists
+        return try write { db in try lists.map { try importList($0, policy: policy, db: db) } }
+    }
+
+    /// Imports records — a JSON array of objects — as sections appended to `options.list`, one
+    /// per record, in one transaction (see `docs/formats.md` for the rules).
+    ///
+    /// Each key becomes a `field` row in the document's own key order (or the template's);
+    /// numbers and booleans keep their JSON text, `null` is a missing value, an array is its JSON
+    /// text, and a nested object becomes a `topic` row followed by its own fields.
+    ///
+    /// - Returns: the change to the list: one version step, the inserted sections.
+    /// - Throws: `RepositoryError.invalidData` for malformed JSON, invalid UTF-8 or a wrong shape,
+    ///   with the line, column and byte offset; nothing is written.
+    @discardableResult
+    public func importRecords(_ data: Data, options: RecordsImportOptions) throws -> Change {
+        let source = try RecordSource.array(data)
+        return try write { db in try importRecords(from: source, options: options, db: db) }
+    }
+
+    /// Imports newline-delimited records — one JSON object per line, blank lines skipped — read
+    /// from `lines` a piece at a time, so memory stays flat however many records there are. One
+    /// transaction: a bad line (its line number in the error) writes nothing.
+    ///
+    /// - Returns: the change to the list: one version step, the inserted sections.
+    /// - Throws: `RepositoryError.invalidData` for a line that is not one JSON object, with its
+    ///   line, column and byte offset; nothing is written.
+    @discardableResult
+    public func importRecords(lines: FileHandle, options: RecordsImportOptions) throws -> Change {
+        let source = RecordSource.lines(LineReader(handle: lines))
+        return try write { db in try importRecords(from: source, options: options, db: db) }
+    }
+}
