@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import Repository
+
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    @Test func threadsSharingOneStoreLoseNothing() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<40 {
+                        try store.apply(.addRow(.text("\(worker)-\(index)"), to: .init(section: .index(0), index: .end)))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let rows = try store.snapshot().sections[0].rows.map(\.title)
+        #expect(rows.count == 320)
+        #expect(Set(rows).count == 320)
+        // Each worker's rows keep their own order.
+        for worker in 0..<8 {
+            let own = rows.filter { $0.hasPrefix("\(worker)-") }
+            #expect(own == (0..<40).map { "\(worker)-\($0)" })
+        }
+        #expect(try store.snapshot().version == 321)
+    }
+
+    @Test func separateConnectionsWritingOneFileLoseNothing() async throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.store.apply(.addSection(title: "B"))
+        let stores = try (0..<4).map { _ in try fixture.reopen() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (worker, store) in stores.enumerated() {
+                group.addTask {
+                    for index in 0..<30 {
+                        try store.apply(.addRow(.text("\(worker)-\(index)"), to: .at(worker % 2, 0)))
+                        if index % 3 == 0 {
+                            try store.apply(.moveRow(.at(worker % 2, 0), to: .init(section: .index(1 - worker % 2), index: .end)))
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let snapshot = try fixture.store.snapshot()
+        #expect(snapshot.rowCount == 120)
+        #expect(Set(snapshot.sections.flatMap { $0.rows.map(\.id) }).count == 120)
+        #expect(snapshot.version == 2 + 120 + 40)
+    }
+
+    @Test func aSessionSavedWhileAnotherWriterWorksIsAConflictNotALoss() async throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        let session = try fixture.store.beginEditing()
+        try session.apply(.addRow(.text("mine"), to: .at(0, 0)))
+        let other = try fixture.reopen()
+        try await Task.detached {
+            for index in 0..<10 { try other.apply(.addRow(.text("theirs \(index)"), to: .at(0, 0))) }
+        }.value
+        #expect(throws: RepositoryError.self) { try session.save() }
+        #expect(try fixture.store.snapshot().rowCount == 10)
+    }
+}
