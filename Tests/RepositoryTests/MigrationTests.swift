@@ -87,7 +87,7 @@ struct MigrationTests {
         #expect(throws: RepositoryError.databaseMissing(path: path)) { try SectionStore(path: path) }
         #expect(!FileManager.default.fileExists(atPath: path))
         // An empty file is a database waiting for `init`, not one to fill silently.
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         #expect(throws: RepositoryError.databaseMissing(path: path)) { try SectionStore(path: path) }
         #expect(try Data(contentsOf: URL(filePath: path)).isEmpty)
         _ = try SectionStore(path: path, create: true)
