@@ -63,12 +63,15 @@ extension Connection {
             let sql = "SELECT \(Self.sectionColumns) FROM sections WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?"
             return try queryFirst(sql, list.id, index) { sectionRecord($0, index: index) }!
         case .id(let id):
-            let sql = "SELECT \(Self.sectionColumns) FROM sections WHERE id = ? AND list_id = ?"
-            guard let found = try queryFirst(sql, id, list.id, row: { sectionRecord($0, index: 0) }) else {
+            let sql = """
+                SELECT \(Self.sectionColumns),
+                    (SELECT count(*) FROM sections AS o WHERE o.list_id = s.list_id AND o.position < s.position)
+                FROM sections AS s WHERE id = ? AND list_id = ?
+                """
+            guard let found = try queryFirst(sql, id, list.id, row: { sectionRecord($0, index: $0.int(5)) }) else {
                 throw RepositoryError.sectionNotFound(ref, list: list.name, titles: try sectionTitles(of: list))
             }
-            let index = try scalarInt("SELECT count(*) FROM sections WHERE list_id = ? AND position < ?", list.id, found.position)
-            return sectionRecord(found, index: Int(index ?? 0))
+            return found
         case .title(let title):
             let ids = try query("SELECT id FROM sections WHERE list_id = ? AND title = ? ORDER BY position", list.id, title) {
                 $0.int64(0)
@@ -83,63 +86,38 @@ extension Connection {
         }
     }
 
-    private func sectionRecord(_ record: SectionRecord, index: Int) -> SectionRecord {
-        SectionRecord(
-            id: record.id, index: index, title: record.title, emptyText: record.emptyText, rowCount: record.rowCount,
-            position: record.position)
-    }
-
     func row(_ ref: RowRef, in list: ListRecord) throws -> RowRecord {
-        let columns = "id, kind, title, value, position"
-        func content(_ statement: Statement) -> RowContent {
-            RowContent(
-                kind: RowKind(rawValue: statement.string(1)) ?? .text, title: statement.string(2),
-                value: statement.optionalString(3))
-        }
+        let section: SectionRecord
+        let rowID: Int64
+        var rowIndex: Int?
         switch ref {
-        case .path(let sectionRef, let rowIndex):
-            let section = try section(sectionRef, in: list)
+        case .path(let sectionRef, let place):
+            section = try self.section(sectionRef, in: list)
             let index: Int
-            switch rowIndex {
+            switch place {
             case .index(let value): index = value
             case .end: index = section.rowCount - 1
             }
-            guard index >= 0 && index < section.rowCount else {
+            guard let item = try OrderedTable.rows.item(at: index, of: section.id, count: section.rowCount, excluding: 0, in: self)
+            else {
                 throw RepositoryError.rowIndexOutOfRange(
                     index, section: section.index, valid: section.rowCount > 0 ? 0...(section.rowCount - 1) : nil)
             }
-            let ascending = index <= section.rowCount - 1 - index
-            let sql = """
-                SELECT \(columns) FROM rows WHERE section_id = ?
-                ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT 1 OFFSET ?
-                """
-            return try queryFirst(sql, section.id, ascending ? index : section.rowCount - 1 - index) {
-                RowRecord(
-                    id: $0.int64(0), sectionID: section.id, path: RowPath(section: section.index, row: index),
-                    position: $0.int64(4), content: content($0))
-            }!
+            rowID = item.id
+            rowIndex = index
         case .id(let id):
-            let sql = """
-                SELECT r.\(columns.replacingOccurrences(of: ", ", with: ", r.")), r.section_id
-                FROM rows AS r JOIN sections AS s ON s.id = r.section_id
-                WHERE r.id = ? AND s.list_id = ?
-                """
-            guard
-                let (found, sectionID) = try queryFirst(sql, id, list.id, row: { statement in
-                    (
-                        RowRecord(
-                            id: statement.int64(0), sectionID: statement.int64(5), path: RowPath(section: 0, row: 0),
-                            position: statement.int64(4), content: content(statement)), statement.int64(5)
-                    )
-                })
-            else {
-                throw RepositoryError.rowNotFound(id, list: list.name)
-            }
-            let section = try section(.id(sectionID), in: list)
-            let rowIndex = try OrderedTable.rows.index(ofPosition: found.position, of: sectionID, count: section.rowCount, in: self)
-            return RowRecord(
-                id: found.id, sectionID: sectionID, path: RowPath(section: section.index, row: rowIndex),
-                position: found.position, content: found.content)
+            let sectionID = try scalarInt(
+                "SELECT r.section_id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
+                id, list.id)
+            guard let sectionID else { throw RepositoryError.rowNotFound(id, list: list.name) }
+            section = try self.section(.id(sectionID), in: list)
+            rowID = id
         }
+        let (position, content) = try queryFirst("SELECT position, kind, title, value FROM rows WHERE id = ?", rowID) {
+            ($0.int64(0), RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3)))
+        }!
+        let index = try rowIndex ?? OrderedTable.rows.index(ofPosition: position, of: section.id, count: section.rowCount, in: self)
+        return RowRecord(
+            id: rowID, sectionID: section.id, path: RowPath(section: section.index, row: index), position: position, content: content)
     }
 }
