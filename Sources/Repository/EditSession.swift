@@ -72,7 +72,8 @@ public final class EditSession {
             var storedIDs: [Int64: Int64] = [:]
             var nextDraftID: Int64 = -1
             for edit in edits {
-                let outcome = try store.perform(edit.mappingIDs { storedIDs[$0] ?? $0 }, in: list, db: db)
+                let stored = { (id: Int64) in storedIDs[id] ?? id }
+                let outcome = try store.perform(edit.mappingIDs(sections: stored, rows: stored), in: list, db: db)
                 if let created = outcome.createdID {
                     storedIDs[nextDraftID] = created
                     nextDraftID -= 1

@@ -145,20 +145,21 @@ extension ListSnapshot {
 }
 
 extension Edit {
-    /// The same edit with every id passed through `map` (to turn draft ids into stored ones).
-    func mappingIDs(_ map: (Int64) -> Int64) -> Edit {
+    /// The same edit with section ids passed through `sections` and row ids through `rows`
+    /// (to turn draft ids into stored ones).
+    func mappingIDs(sections: (Int64) -> Int64, rows: (Int64) -> Int64) -> Edit {
         func section(_ ref: SectionRef) -> SectionRef {
-            if case .id(let id) = ref { return .id(map(id)) }
+            if case .id(let id) = ref { return .id(sections(id)) }
             return ref
-        }
-        func row(_ ref: RowRef) -> RowRef {
-            switch ref {
-            case .id(let id): return .id(map(id))
-            case .path(let sectionRef, let index): return .path(section(sectionRef), index)
-            }
         }
         func destination(_ destination: RowDestination) -> RowDestination {
             RowDestination(section: section(destination.section), index: destination.index)
+        }
+        func row(_ ref: RowRef) -> RowRef {
+            switch ref {
+            case .id(let id): return .id(rows(id))
+            case .path(let sectionRef, let index): return .path(section(sectionRef), index)
+            }
         }
         switch self {
         case .addSection: return self
