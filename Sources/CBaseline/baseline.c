@@ -1,2 +1,218 @@
 #include "baseline.h"
-int baseline_version(void) { return 1; }
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct baseline_connection {
+    sqlite3 *db;
+    /// Prepared once, reused by every call.
+    sqlite3_stmt *begin;
+    sqlite3_stmt *commit;
+    sqlite3_stmt *update_position;
+    char message[512];
+};
+
+static int fail(baseline_connection *connection, int code, const char *what) {
+    snprintf(connection->message, sizeof connection->message, "SQLite error %d: %s (%s)",
+             sqlite3_extended_errcode(connection->db), sqlite3_errmsg(connection->db), what);
+    return code;
+}
+
+static int prepare(baseline_connection *connection, const char *sql, sqlite3_stmt **statement) {
+    int code = sqlite3_prepare_v3(connection->db, sql, -1, SQLITE_PREPARE_PERSISTENT, statement, NULL);
+    return code == SQLITE_OK ? SQLITE_OK : fail(connection, code, sql);
+}
+
+/// Steps a statement that returns no rows, then resets it.
+static int run(baseline_connection *connection, sqlite3_stmt *statement) {
+    int code = sqlite3_step(statement);
+    if (code != SQLITE_DONE) fail(connection, code, sqlite3_sql(statement));
+    sqlite3_reset(statement);
+    return code == SQLITE_DONE ? SQLITE_OK : code;
+}
+
+static void rollback(baseline_connection *connection) {
+    if (!sqlite3_get_autocommit(connection->db)) {
+        sqlite3_exec(connection->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+}
+
+baseline_connection *baseline_open(const char *path, char *error, int error_size) {
+    baseline_connection *connection = calloc(1, sizeof *connection);
+    if (connection == NULL) {
+        snprintf(error, (size_t)error_size, "out of memory");
+        return NULL;
+    }
+    int code = sqlite3_open_v2(path, &connection->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (code == SQLITE_OK) {
+        sqlite3_busy_timeout(connection->db, 5000);
+        code = sqlite3_exec(connection->db,
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;",
+                            NULL, NULL, NULL);
+    }
+    if (code == SQLITE_OK) code = prepare(connection, "BEGIN IMMEDIATE", &connection->begin);
+    if (code == SQLITE_OK) code = prepare(connection, "COMMIT", &connection->commit);
+    if (code == SQLITE_OK) {
+        code = prepare(connection, "UPDATE rows SET position = ? WHERE id = ?", &connection->update_position);
+    }
+    if (code != SQLITE_OK) {
+        snprintf(error, (size_t)error_size, "%s: %s", path,
+                 connection->message[0] ? connection->message : sqlite3_errmsg(connection->db));
+        baseline_close(connection);
+        return NULL;
+    }
+    return connection;
+}
+
+void baseline_close(baseline_connection *connection) {
+    if (connection == NULL) return;
+    sqlite3_finalize(connection->begin);
+    sqlite3_finalize(connection->commit);
+    sqlite3_finalize(connection->update_position);
+    sqlite3_close_v2(connection->db);
+    free(connection);
+}
+
+const char *baseline_error_message(const baseline_connection *connection) {
+    return connection->message;
+}
+
+int baseline_execute(baseline_connection *connection, const char *sql) {
+    int code = sqlite3_exec(connection->db, sql, NULL, NULL, NULL);
+    return code == SQLITE_OK ? SQLITE_OK : fail(connection, code, sql);
+}
+
+int baseline_query_int(baseline_connection *connection, const char *sql, int64_t *value) {
+    sqlite3_stmt *statement = NULL;
+    int code = prepare(connection, sql, &statement);
+    if (code != SQLITE_OK) return code;
+    code = sqlite3_step(statement);
+    *value = code == SQLITE_ROW ? sqlite3_column_int64(statement, 0) : 0;
+    if (code == SQLITE_ROW || code == SQLITE_DONE) {
+        code = SQLITE_OK;
+    } else {
+        fail(connection, code, sql);
+    }
+    sqlite3_finalize(statement);
+    return code;
+}
+
+int baseline_fill_section(baseline_connection *connection, int64_t section_id, int64_t count,
+                          int64_t first_position, int64_t step) {
+    sqlite3_stmt *insert = NULL;
+    int code = prepare(connection, "INSERT INTO rows (section_id, position, kind, title) VALUES (?, ?, 'text', ?)",
+                       &insert);
+    if (code == SQLITE_OK) code = run(connection, connection->begin);
+    char title[32];
+    for (int64_t i = 0; code == SQLITE_OK && i < count; i++) {
+        int length = snprintf(title, sizeof title, "Row %lld", (long long)i);
+        sqlite3_bind_int64(insert, 1, section_id);
+        sqlite3_bind_int64(insert, 2, first_position + i * step);
+        sqlite3_bind_text(insert, 3, title, length, SQLITE_STATIC);
+        code = run(connection, insert);
+    }
+    if (code == SQLITE_OK) {
+        code = run(connection, connection->commit);
+    } else {
+        rollback(connection);
+    }
+    sqlite3_finalize(insert);
+    return code;
+}
+
+int baseline_end_row(baseline_connection *connection, int64_t section_id, int last, int64_t *row_id,
+                     int64_t *position) {
+    sqlite3_stmt *statement = NULL;
+    const char *sql = last ? "SELECT id, position FROM rows WHERE section_id = ? ORDER BY position DESC LIMIT 1"
+                           : "SELECT id, position FROM rows WHERE section_id = ? ORDER BY position ASC LIMIT 1";
+    int code = prepare(connection, sql, &statement);
+    if (code != SQLITE_OK) return code;
+    sqlite3_bind_int64(statement, 1, section_id);
+    code = sqlite3_step(statement);
+    if (code == SQLITE_ROW) {
+        *row_id = sqlite3_column_int64(statement, 0);
+        *position = sqlite3_column_int64(statement, 1);
+        code = SQLITE_OK;
+    } else {
+        code = fail(connection, code == SQLITE_DONE ? SQLITE_NOTFOUND : code, sql);
+    }
+    sqlite3_finalize(statement);
+    return code;
+}
+
+int baseline_update_position(baseline_connection *connection, int64_t row_id, int64_t position) {
+    int code = run(connection, connection->begin);
+    if (code != SQLITE_OK) return code;
+    sqlite3_bind_int64(connection->update_position, 1, position);
+    sqlite3_bind_int64(connection->update_position, 2, row_id);
+    code = run(connection, connection->update_position);
+    if (code == SQLITE_OK) code = run(connection, connection->commit);
+    if (code != SQLITE_OK) rollback(connection);
+    return code;
+}
+
+int baseline_update_positions(baseline_connection *connection, const int64_t *row_ids,
+                              const int64_t *positions, int64_t count) {
+    int code = run(connection, connection->begin);
+    for (int64_t i = 0; code == SQLITE_OK && i < count; i++) {
+        sqlite3_bind_int64(connection->update_position, 1, positions[i]);
+        sqlite3_bind_int64(connection->update_position, 2, row_ids[i]);
+        code = run(connection, connection->update_position);
+    }
+    if (code == SQLITE_OK) {
+        code = run(connection, connection->commit);
+    } else {
+        rollback(connection);
+    }
+    return code;
+}
+
+int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
+                            int64_t fields, int64_t first_position, int64_t step) {
+    sqlite3_stmt *insert_section = NULL;
+    sqlite3_stmt *insert_row = NULL;
+    int code = prepare(connection, "INSERT INTO sections (list_id, position, title) VALUES (?, ?, ?)",
+                       &insert_section);
+    if (code == SQLITE_OK) {
+        code = prepare(connection,
+                       "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, 'field', ?, ?)",
+                       &insert_row);
+    }
+    if (code == SQLITE_OK) code = run(connection, connection->begin);
+    char title[48];
+    char label[32];
+    char value[48];
+    for (int64_t record = 0; code == SQLITE_OK && record < records; record++) {
+        int length = snprintf(title, sizeof title, "Record %lld", (long long)(record + 1));
+        sqlite3_bind_int64(insert_section, 1, list_id);
+        sqlite3_bind_int64(insert_section, 2, first_position + record * step);
+        sqlite3_bind_text(insert_section, 3, title, length, SQLITE_STATIC);
+        code = run(connection, insert_section);
+        int64_t section_id = sqlite3_last_insert_rowid(connection->db);
+        for (int64_t field = 0; code == SQLITE_OK && field < fields; field++) {
+            int label_length = snprintf(label, sizeof label, "field%lld", (long long)(field + 1));
+            int value_length = snprintf(value, sizeof value, "value-%lld-%lld", (long long)(record + 1),
+                                        (long long)(field + 1));
+            sqlite3_bind_int64(insert_row, 1, section_id);
+            sqlite3_bind_int64(insert_row, 2, first_position + field * step);
+            sqlite3_bind_text(insert_row, 3, label, label_length, SQLITE_STATIC);
+            sqlite3_bind_text(insert_row, 4, value, value_length, SQLITE_STATIC);
+            code = run(connection, insert_row);
+        }
+    }
+    if (code == SQLITE_OK) {
+        code = run(connection, connection->commit);
+    } else {
+        rollback(connection);
+    }
+    sqlite3_finalize(insert_section);
+    sqlite3_finalize(insert_row);
+    return code;
+}
+
+int baseline_checkpoint_truncate(baseline_connection *connection) {
+    int code = sqlite3_wal_checkpoint_v2(connection->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    return code == SQLITE_OK ? SQLITE_OK : fail(connection, code, "wal_checkpoint(TRUNCATE)");
+}

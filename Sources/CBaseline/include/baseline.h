@@ -1,5 +1,57 @@
 #ifndef SECTIONCTL_BASELINE_H
 #define SECTIONCTL_BASELINE_H
-/// Placeholder; the benchmark's C baseline is written here.
-int baseline_version(void);
+
+/*
+ * The benchmark's baseline: what a C program calling the SQLite C API directly does, with the
+ * pragmas the Repository uses (WAL, synchronous=FULL, foreign_keys=ON), on a sectionctl database
+ * file. Every function returns an SQLite result code (SQLITE_OK on success); after a failure,
+ * baseline_error_message() says what went wrong.
+ */
+
+#include <stdint.h>
+
+typedef struct baseline_connection baseline_connection;
+
+/// Opens an existing database at `path` and sets the pragmas. Returns NULL on failure, with a
+/// message in `error` (at most `error_size` bytes, always terminated).
+baseline_connection *baseline_open(const char *path, char *error, int error_size);
+
+/// Closes the connection and its prepared statements. Accepts NULL.
+void baseline_close(baseline_connection *connection);
+
+/// The message of the connection's last failure.
+const char *baseline_error_message(const baseline_connection *connection);
+
+/// Runs SQL that returns no rows (one or more statements).
+int baseline_execute(baseline_connection *connection, const char *sql);
+
+/// The first column of the first row of `sql` as an integer, in `value` (0 when there is none).
+int baseline_query_int(baseline_connection *connection, const char *sql, int64_t *value);
+
+/// Appends `count` text rows titled "Row N" to a section, in one transaction with one prepared
+/// INSERT: the i-th gets position `first_position + i * step`.
+int baseline_fill_section(baseline_connection *connection, int64_t section_id, int64_t count,
+                          int64_t first_position, int64_t step);
+
+/// The id of the row at the first (`last` = 0) or last (`last` = 1) position of a section.
+int baseline_end_row(baseline_connection *connection, int64_t section_id, int last, int64_t *row_id,
+                     int64_t *position);
+
+/// One single-row UPDATE of a row's position, in its own transaction
+/// (BEGIN IMMEDIATE; UPDATE rows SET position = ? WHERE id = ?; COMMIT).
+int baseline_update_position(baseline_connection *connection, int64_t row_id, int64_t position);
+
+/// `count` single-row position UPDATEs, all in one transaction.
+int baseline_update_positions(baseline_connection *connection, const int64_t *row_ids,
+                              const int64_t *positions, int64_t count);
+
+/// Inserts `records` sections into a list, each with `fields` field rows (label and value), in
+/// one transaction with two prepared INSERTs: the shape a records import produces. Sections
+/// get positions after `first_position` in steps of `step`, rows likewise within each section.
+int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
+                            int64_t fields, int64_t first_position, int64_t step);
+
+/// Copies the write-ahead log into the database file and truncates the log to zero bytes.
+int baseline_checkpoint_truncate(baseline_connection *connection);
+
 #endif
