@@ -1,1 +1,62 @@
-print("sectionctl-bench")
+import Foundation
+import SQLite
+
+// sectionctl-bench: the performance targets of the product (docs/benchmarks.md), measured as
+// ratios against a C baseline in the same run.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == ChildImport.option {
+    guard arguments.count == 3 else {
+        Log.progress("usage: sectionctl-bench \(ChildImport.option) DATABASE FILE")
+        exit(2)
+    }
+    exit(ChildImport.run(database: arguments[1], input: arguments[2]))
+}
+
+let options: Options
+do {
+    options = try Options.parse(arguments)
+} catch {
+    if let message = error.message {
+        Log.progress("sectionctl-bench: error: \(message)\n\n\(Options.usage)")
+        exit(2)
+    }
+    print(Options.usage)
+    exit(0)
+}
+
+let benchmark: Benchmark
+do {
+    benchmark = try Benchmark(options: options)
+} catch {
+    Log.progress("sectionctl-bench: error: \(error)")
+    exit(1)
+}
+
+/// The load average over the last minute, which says whether something else was running.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
+}
+
+let started = ContinuousClock.now
+let loadBefore = loadAverage()
+let mode = options.quick ? "quick run (--quick: small sizes)" : "full run"
+Log.progress(
+    "sectionctl-bench: \(mode), SQLite \(Connection.libraryVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores,"
+        + " files in \(benchmark.directory.path)")
+let report = benchmark.run()
+benchmark.cleanUp()
+let elapsed = Measurement.seconds(ContinuousClock.now - started)
+
+print(
+    "sectionctl-bench: \(mode); SQLite \(Connection.libraryVersion); WAL, synchronous=FULL;"
+        + " \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadBefore) before, \(loadAverage()) after")
+print("Times are medians over \(benchmark.plan.rounds) rounds (after a warm-up round) of the mean per operation in a round.")
+if options.quick {
+    print("Quick sizes are smaller than the targets are set for: the verdicts are a smoke test only.")
+}
+print("")
+print(report.rendered(markdown: options.markdown))
+print("")
+let checked = report.rows.count { $0.verdict == .pass || $0.verdict == .fail }
+print("\(checked - report.failures) of \(checked) targets met; \(report.rows.count { $0.verdict == .skipped }) skipped; \(Format.duration(elapsed)) in all.")

@@ -1,0 +1,78 @@
+import CBaseline
+
+/// The C baseline (`Sources/CBaseline`), from Swift: a connection of its own to a database file,
+/// opened with the Repository's pragmas (WAL, synchronous=FULL, foreign_keys=ON), whose work
+/// is done entirely in C with prepared statements.
+final class Baseline {
+    private let connection: OpaquePointer
+
+    init(path: String) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        let opened = message.withUnsafeMutableBufferPointer { buffer in
+            baseline_open(path, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard let opened else {
+            throw BenchmarkError("the C baseline cannot open \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
+        connection = opened
+    }
+
+    deinit {
+        baseline_close(connection)
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code == 0 else { throw BenchmarkError("C baseline: \(String(cString: baseline_error_message(connection)))") }
+    }
+
+    func execute(_ sql: String) throws {
+        try check(baseline_execute(connection, sql))
+    }
+
+    func queryInt(_ sql: String) throws -> Int64 {
+        var value: Int64 = 0
+        try check(baseline_query_int(connection, sql, &value))
+        return value
+    }
+
+    /// Appends `rows` text rows to a section in one transaction (one prepared INSERT).
+    func fillSection(_ sectionID: Int64, rows: Int) throws {
+        try check(baseline_fill_section(connection, sectionID, Int64(rows), Layout.firstPosition, Layout.step))
+    }
+
+    /// The id and position of the first or last row of a section.
+    func endRow(of sectionID: Int64, last: Bool) throws -> (id: Int64, position: Int64) {
+        var id: Int64 = 0
+        var position: Int64 = 0
+        try check(baseline_end_row(connection, sectionID, last ? 1 : 0, &id, &position))
+        return (id, position)
+    }
+
+    /// One single-row UPDATE in its own transaction.
+    func updatePosition(ofRow rowID: Int64, to position: Int64) throws {
+        try check(baseline_update_position(connection, rowID, position))
+    }
+
+    /// Single-row UPDATEs, all in one transaction.
+    func updatePositions(ofRows rowIDs: [Int64], to positions: [Int64]) throws {
+        precondition(rowIDs.count == positions.count)
+        try check(baseline_update_positions(connection, rowIDs, positions, Int64(rowIDs.count)))
+    }
+
+    /// Sections of field rows, shaped like a records import, in one transaction.
+    func insertRecords(intoList listID: Int64, records: Int, fields: Int) throws {
+        try check(baseline_insert_records(connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step))
+    }
+
+    /// Checkpoints the write-ahead log and truncates it to zero bytes.
+    func checkpoint() throws {
+        try check(baseline_checkpoint_truncate(connection))
+    }
+}
+
+/// Where bulk-loaded rows go: the i-th row of a section at `firstPosition + i * step`, the
+/// layout the Repository's sparse positions give rows appended one by one.
+enum Layout {
+    static let firstPosition: Int64 = 1 << 61
+    static let step: Int64 = 1 << 32
+}

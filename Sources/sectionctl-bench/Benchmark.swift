@@ -1,0 +1,65 @@
+import Foundation
+
+/// One run of the benchmark: the chosen scenarios, in order, each in a scratch directory of
+/// its own that is removed when it ends.
+final class Benchmark {
+    let options: Options
+    let plan: Plan
+    let directory: TemporaryDirectory
+    /// Scenario 1's and 3's shared measurement, made once.
+    var endMoves: EndMoveTimes?
+
+    init(options: Options) throws {
+        self.options = options
+        self.plan = Plan(options: options)
+        self.directory = try TemporaryDirectory(inside: options.directory)
+    }
+
+    func run() -> Report {
+        var report = Report()
+        for scenario in options.scenarios {
+            Log.progress("[\(scenario.rawValue)] \(scenario.summary)")
+            let started = ContinuousClock.now
+            do {
+                report.add(contentsOf: try rows(for: scenario))
+            } catch {
+                report.add(ResultRow(scenario: label(scenario), measured: "error: \(error)", ratio: "", target: "", verdict: .fail))
+            }
+            Log.progress("[\(scenario.rawValue)] done in \(Format.duration(Measurement.seconds(ContinuousClock.now - started)))")
+        }
+        return report
+    }
+
+    private func rows(for scenario: Scenario) throws -> [ResultRow] {
+        switch scenario {
+        case .ends: return try endMoveRows()
+        case .writes: return try positionWriteRows()
+        case .single: return try singleMoveRows()
+        case .session: return try sessionRows()
+        case .seed: return try seedDesignRows()
+        case .import: return try importRows()
+        }
+    }
+
+    private func label(_ scenario: Scenario) -> String {
+        "\((Scenario.allCases.firstIndex(of: scenario) ?? 0) + 1). \(scenario.rawValue)"
+    }
+
+    /// Runs `body` with a fresh scratch directory named `name`, removed afterwards.
+    func withScratch<T>(_ name: String, _ body: (Scratch) throws -> T) throws -> T {
+        let scratch = Scratch(path: directory.file(name))
+        try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch.path) }
+        return try body(scratch)
+    }
+
+    func cleanUp() {
+        directory.remove()
+    }
+}
+
+/// A scenario's scratch directory.
+struct Scratch {
+    let path: String
+    func file(_ name: String) -> String { path + "/" + name }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Repository
+
+/// A database file whose default list holds one section of `rows` text rows ("Row 0", "Row 1",
+/// …), built fast: the schema and the section through the Repository, the rows by the C
+/// baseline with one prepared INSERT in one transaction (`sections.row_count` is kept by the
+/// schema's triggers). No connection is left open, so the file can be copied.
+struct SectionFixture {
+    let path: String
+    let sectionID: Int64
+    let rows: Int
+
+    static func create(at path: String, rows: Int) throws -> SectionFixture {
+        let sectionID = try createSection(at: path)
+        let baseline = try Baseline(path: path)
+        try baseline.fillSection(sectionID, rows: rows)
+        let stored = try baseline.queryInt("SELECT row_count FROM sections WHERE id = \(sectionID)")
+        guard stored == Int64(rows) else {
+            throw BenchmarkError("\(path): the section holds \(stored) rows after filling, not \(rows)")
+        }
+        try baseline.checkpoint()
+        return SectionFixture(path: path, sectionID: sectionID, rows: rows)
+    }
+
+    /// Creates the database and its one section; the store is closed on return.
+    private static func createSection(at path: String) throws -> Int64 {
+        let store = try SectionStore(path: path, create: true)
+        guard let id = try store.apply(.addSection(title: "Bench")).createdID else {
+            throw BenchmarkError("\(path): adding a section created nothing")
+        }
+        return id
+    }
+
+    /// A byte-for-byte copy of the file (no connection has it open, and its log is checkpointed).
+    func copy(to other: String) throws -> SectionFixture {
+        try FileManager.default.copyItem(atPath: path, toPath: other)
+        return SectionFixture(path: other, sectionID: sectionID, rows: rows)
+    }
+
+    /// Opens the file through the Repository.
+    func open() throws -> SectionStore { try SectionStore(path: path) }
+}
+
+/// Something that moves a row once per call, cycling through a fixed set of moves so that
+/// every call does the same amount of work.
+protocol Mover: AnyObject {
+    func move() throws
+}
+
+/// Moves through the Repository: `SectionStore.apply`, one transaction per move, changeset
+/// included. Each move must report exactly one moved row.
+final class RepositoryMover: Mover {
+    let store: SectionStore
+    private let edits: [Edit]
+    private var next = 0
+
+    init(store: SectionStore, cycling edits: [Edit]) {
+        self.store = store
+        self.edits = edits
+    }
+
+    /// `S:0 → S:end`, then `S:end → S:0`, in the list's first section.
+    convenience init(endsOf store: SectionStore) {
+        self.init(
+            store: store,
+            cycling: [
+                .moveRow(.at(0, 0), to: RowDestination(section: .index(0), index: .end)),
+                .moveRow(.path(.index(0), .end), to: .at(0, 0)),
+            ])
+    }
+
+    /// `S:index → S:0`, then `S:0 → S:index`: every move addresses a row deep in the section.
+    convenience init(store: SectionStore, deepAt index: Int) {
+        self.init(store: store, cycling: [.moveRow(.at(0, index), to: .at(0, 0)), .moveRow(.at(0, 0), to: .at(0, index))])
+    }
+
+    func move() throws {
+        let change = try store.apply(edits[next])
+        guard change.changeset.movedRows.count == 1 else {
+            throw BenchmarkError("\(edits[next]) reported \(change.changeset.movedRows.count) moved rows, not 1")
+        }
+        next = (next + 1) % edits.count
+    }
+}
+
+/// The C baseline's counterpart: the section's first row gets, alternately, a position past the
+/// last row and its own position back, each by one single-row UPDATE in its own transaction.
+final class BaselineMover: Mover {
+    private let baseline: Baseline
+    private let rowID: Int64
+    private let positions: [Int64]
+    private var next = 0
+
+    init(fixture: SectionFixture) throws {
+        baseline = try Baseline(path: fixture.path)
+        let first = try baseline.endRow(of: fixture.sectionID, last: false)
+        let last = try baseline.endRow(of: fixture.sectionID, last: true)
+        rowID = first.id
+        positions = [last.position + Layout.step, first.position]
+    }
+
+    func move() throws {
+        try baseline.updatePosition(ofRow: rowID, to: positions[next])
+        next = (next + 1) % positions.count
+    }
+}
+
+/// Times movers in interleaved rounds, so that a slow spell of the machine (another process,
+/// a checkpoint, the disk) falls on all of them alike and their ratios stay fair.
+enum Rounds {
+    /// How the movers take turns within a round.
+    enum Turns {
+        /// Move by move, each mover's moves spread evenly over the round.
+        case byMove
+        /// Each mover makes all its moves of the round in one block (for movers whose work,
+        /// such as a large fsync, would otherwise spill into the next mover's timing).
+        case byBlock
+    }
+
+    /// Runs one warm-up round, then `rounds` rounds in which each mover makes its number of
+    /// moves. Returns, for each mover, the median over the rounds of its mean time per move in
+    /// a round, in seconds.
+    static func medianPerMove(
+        _ movers: [(mover: any Mover, moves: Int)], rounds: Int, turns: Turns = .byMove
+    ) throws -> [Double] {
+        var samples = Array(repeating: [Double](), count: movers.count)
+        for round in 0...rounds {
+            let elapsed: [Double]
+            switch turns {
+            case .byMove: elapsed = try roundByMove(movers)
+            case .byBlock:
+                elapsed = try movers.map { entry in
+                    try Measurement.time { for _ in 0..<entry.moves { try entry.mover.move() } }
+                }
+            }
+            if round > 0 {
+                for index in movers.indices { samples[index].append(elapsed[index] / Double(movers[index].moves)) }
+            }
+        }
+        return samples.map(Measurement.median)
+    }
+
+    /// One round move by move: at each turn, a mover with fewer moves than the busiest one
+    /// moves only when it has fallen behind its even share. Returns each mover's total time.
+    private static func roundByMove(_ movers: [(mover: any Mover, moves: Int)]) throws -> [Double] {
+        let turns = movers.map(\.moves).max() ?? 0
+        var elapsed = Array(repeating: 0.0, count: movers.count)
+        var made = Array(repeating: 0, count: movers.count)
+        for turn in 0..<turns {
+            for (index, entry) in movers.enumerated() where made[index] * turns <= turn * entry.moves {
+                elapsed[index] += try Measurement.time { try entry.mover.move() }
+                made[index] += 1
+            }
+        }
+        return elapsed
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import Repository
+
+/// Records shaped alike for the C baseline and for records import: record i (from 1) has keys
+/// `field1`…`fieldK` with values `value-i-k`, and becomes a section titled "Record i" with one
+/// field row per key.
+struct RecordsFile {
+    let records: Int
+    let fields: Int
+
+    /// Sections plus rows the records become.
+    var items: Int { records * (1 + fields) }
+
+    /// "100K records x 5 fields".
+    var label: String { "\(Format.shortCount(records)) records x \(fields) fields" }
+
+    /// Writes the records as one JSON array, or with `newlineDelimited` one object per line.
+    func write(to path: String, newlineDelimited: Bool) throws {
+        precondition(records > 0 && fields > 0)
+        var text = newlineDelimited ? "" : "[\n"
+        text.reserveCapacity(records * fields * 24)
+        for record in 1...records {
+            var object = "{"
+            for field in 1...fields {
+                if field > 1 { object += "," }
+                object += "\"field\(field)\":\"value-\(record)-\(field)\""
+            }
+            object += "}"
+            if newlineDelimited {
+                text += object + "\n"
+            } else {
+                text += object + (record < records ? ",\n" : "\n")
+            }
+        }
+        if !newlineDelimited { text += "]\n" }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Why the database at `path` does not hold exactly what these records become, or nil.
+    func mismatch(in path: String) throws -> String? {
+        let baseline = try Baseline(path: path)
+        let sections = try baseline.queryInt("SELECT count(*) FROM sections")
+        let rows = try baseline.queryInt("SELECT count(*) FROM rows")
+        guard sections == Int64(records) && rows == Int64(records * fields) else {
+            return "the database holds \(Format.count(Int(sections))) sections and \(Format.count(Int(rows))) rows,"
+                + " not \(Format.count(records)) and \(Format.count(records * fields))"
+        }
+        return nil
+    }
+}
+
+extension Benchmark {
+    /// Scenario 6: the C baseline's bulk insert rate; the rate of the library's records import
+    /// and native import against it (≥ 50 %); and the peak memory of a newline-delimited
+    /// records import at two sizes, in a child process (flat: peak(large) ≤ 2 × peak(small) +
+    /// 64 MiB) — through this program's own child mode, which calls the library, and through
+    /// the `sectionctl` binary when it can do it.
+    func importRows() throws -> [ResultRow] {
+        let plan = self.plan
+        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        return try withScratch("import") { scratch in
+            var rows: [ResultRow] = []
+            let bulk = RecordsFile(records: plan.bulkRecords, fields: plan.fieldsPerRecord)
+
+            // The C baseline: prepared INSERTs in one transaction.
+            var baselineTimes: [Double] = []
+            for repetition in 0..<min(plan.rounds, 3) {
+                let path = scratch.file("baseline-\(repetition).db")
+                let listID = try Self.createDatabase(at: path)
+                let baseline = try Baseline(path: path)
+                baselineTimes.append(
+                    try Measurement.time {
+                        try baseline.insertRecords(intoList: listID, records: bulk.records, fields: bulk.fields)
+                    })
+                if let mismatch = try bulk.mismatch(in: path) { throw BenchmarkError("C baseline: \(mismatch)") }
+            }
+            let baseline = Measurement.median(baselineTimes)
+            rows.append(
+                .info(
+                    "6. bulk insert, C baseline (one transaction)",
+                    measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(baseline))",
+                    ratio: "\(Format.rate(Double(bulk.records) / baseline)) records, \(Format.rate(Double(bulk.items) / baseline)) inserts"))
+
+            // The library's imports, in this process: reading the file is part of the time.
+            let recordsFile = scratch.file("records.json")
+            try bulk.write(to: recordsFile, newlineDelimited: false)
+            let recordsDatabase = scratch.file("records.db")
+            let records = try timeImport(into: recordsDatabase, of: bulk) { store in
+                try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions())
+            }
+            rows.append(importRow("6. records import (library) vs C", bulk, records, baseline: baseline))
+            if case .measured = records {
+                let nativeFile = scratch.file("native.json")
+                try Data(try SectionStore(path: recordsDatabase).exportJSON().utf8).write(to: URL(fileURLWithPath: nativeFile))
+                let native = try timeImport(into: scratch.file("native.db"), of: bulk) { store in
+                    try store.importJSON(Data(contentsOf: URL(fileURLWithPath: nativeFile)))
+                }
+                rows.append(importRow("6. native import (library) vs C", bulk, native, baseline: baseline))
+            } else {
+                rows.append(.skipped("6. native import (library) vs C", reason: "needs a list filled by records import", target: "≥ 50%"))
+            }
+
+            // Peak memory of newline-delimited imports, each in a child process of its own.
+            let small = RecordsFile(records: plan.memorySmallRecords, fields: plan.fieldsPerRecord)
+            let large = RecordsFile(records: plan.memoryLargeRecords, fields: plan.fieldsPerRecord)
+            let inputs = try [small, large].map { file in
+                let path = scratch.file("records-\(file.records).jsonl")
+                try file.write(to: path, newlineDelimited: true)
+                return (file: file, path: path)
+            }
+            let ownPath = ChildProcess.ownPath
+            rows.append(
+                try memoryRow("library, child process", inputs: inputs, scratch: scratch) { database, input in
+                    (ownPath, [ChildImport.option, database, input])
+                })
+            if FileManager.default.isExecutableFile(atPath: sectionctl) {
+                rows.append(
+                    try memoryRow("sectionctl binary", inputs: inputs, scratch: scratch) { database, input in
+                        (sectionctl, ["--db", database, "import", "--records", input, "--nl"])
+                    })
+            } else {
+                rows.append(
+                    .skipped(
+                        "6. --nl import peak memory (sectionctl binary)",
+                        reason: "no binary at \(sectionctl): swift build -c release --product sectionctl",
+                        target: "≤ 2x + 64 MiB"))
+            }
+            return rows
+        }
+    }
+
+    /// The outcome of one timed import.
+    enum ImportTiming {
+        case measured(seconds: Double)
+        /// Why it could not be measured: the import is not available yet, or failed.
+        case unavailable(String)
+    }
+
+    /// Creates a database at `path`, opens it, and times `body` importing into it; then checks
+    /// that it holds exactly what `file` becomes.
+    private func timeImport(into path: String, of file: RecordsFile, _ body: (SectionStore) throws -> Void) throws
+        -> ImportTiming
+    {
+        _ = try Self.createDatabase(at: path)
+        let store = try SectionStore(path: path)
+        Log.progress("  importing \(file.label)…")
+        do {
+            let seconds = try Measurement.time { try body(store) }
+            if let mismatch = try file.mismatch(in: path) { return .unavailable(mismatch) }
+            return .measured(seconds: seconds)
+        } catch let error as RepositoryError {
+            return .unavailable("the import failed: \(error)")
+        }
+    }
+
+    private func importRow(_ scenario: String, _ file: RecordsFile, _ timing: ImportTiming, baseline: Double) -> ResultRow {
+        switch timing {
+        case .unavailable(let reason):
+            return .skipped(scenario, reason: reason, target: "≥ 50%")
+        case .measured(let seconds):
+            return .atLeast(
+                scenario,
+                measured: "\(file.label) in \(Format.duration(seconds)), C \(Format.duration(baseline));"
+                    + " \(Format.rate(Double(file.records) / seconds)) records",
+                ratio: baseline / seconds * 100, limit: 50, suffix: "%")
+        }
+    }
+
+    /// Runs the command `command` gives for each input into a fresh database and compares the
+    /// peak memory of the small and the large one.
+    private func memoryRow(
+        _ how: String, inputs: [(file: RecordsFile, path: String)], scratch: Scratch,
+        command: (_ database: String, _ input: String) -> (executable: String, arguments: [String])
+    ) throws -> ResultRow {
+        let names = "\(Format.shortCount(inputs[0].file.records)) vs \(Format.shortCount(inputs[1].file.records)) records"
+        let scenario = "6. --nl import peak memory, \(names) (\(how))"
+        var peaks: [Int] = []
+        var seconds: [Double] = []
+        for (index, input) in inputs.enumerated() {
+            let database = scratch.file("nl-\(index)-\(how.prefix(3)).db")
+            _ = try Self.createDatabase(at: database)
+            let (executable, arguments) = command(database, input.path)
+            Log.progress("  --nl import of \(input.file.label), \(how)…")
+            let outcome = try ChildProcess.run(executable, arguments, errorFile: database + ".err")
+            guard outcome.status == 0 else {
+                return .skipped(scenario, reason: "exit \(outcome.status): \(outcome.firstErrorLine)", target: "≤ 2x + 64 MiB")
+            }
+            if let mismatch = try input.file.mismatch(in: database) {
+                return .skipped(scenario, reason: "exit 0, but \(mismatch)", target: "≤ 2x + 64 MiB")
+            }
+            peaks.append(outcome.peakMemory)
+            seconds.append(outcome.seconds)
+        }
+        let bound = 2 * peaks[0] + 64 * 1_048_576
+        return ResultRow(
+            scenario: scenario,
+            measured: "peak RSS \(Format.mebibytes(peaks[0])) vs \(Format.mebibytes(peaks[1])) (bound \(Format.mebibytes(bound)));"
+                + " \(Format.duration(seconds[0])) vs \(Format.duration(seconds[1]))",
+            ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x",
+            target: "≤ 2x + 64 MiB", verdict: peaks[1] <= bound ? .pass : .fail)
+    }
+
+    /// Creates a database through the Repository and returns the id of its default list.
+    static func createDatabase(at path: String) throws -> Int64 {
+        _ = try SectionStore(path: path, create: true)
+        return try Baseline(path: path).queryInt("SELECT id FROM lists WHERE name = 'default'")
+    }
+}
+
+/// The child mode `sectionctl-bench --child-import-nl DB FILE`: imports newline-delimited
+/// records from FILE into the default list of DB through the library, so that the parent can
+/// read the child's peak memory.
+enum ChildImport {
+    static let option = "--child-import-nl"
+
+    static func run(database: String, input: String) -> Int32 {
+        do {
+            let store = try SectionStore(path: database)
+            guard let handle = FileHandle(forReadingAtPath: input) else { throw BenchmarkError("cannot read \(input)") }
+            try store.importRecords(lines: handle, options: RecordsImportOptions())
+            return 0
+        } catch {
+            Log.progress("sectionctl-bench: error: \(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,158 @@
+/// The benchmark's scenarios, by the names `--scenario` takes.
+enum Scenario: String, CaseIterable, Sendable {
+    /// 1. A move between the ends of a section at 1K and 1M rows; a move deep inside.
+    case ends
+    /// 2. Position writes per move: random moves, and always at index 1.
+    case writes
+    /// 3. One move through the Repository vs one single-row UPDATE in C.
+    case single
+    /// 4. A session of 1,000 moves saved as one transaction.
+    case session
+    /// 5. A move vs the seed-001 design (the whole list rewritten as JSON on every save).
+    case seed
+    /// 6. Bulk insert rate (C), import rate vs that, and `--nl` import peak memory.
+    case `import`
+
+    var summary: String {
+        switch self {
+        case .ends: return "row move S:0 <-> S:end at 1K and 1M rows (and one deep inside)"
+        case .writes: return "position writes per move: random moves, and always at index 1"
+        case .single: return "one move through the Repository vs one single-row UPDATE in C"
+        case .session: return "a session of 1,000 moves saved as one transaction"
+        case .seed: return "a move vs the seed-001 design (whole list rewritten as JSON)"
+        case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
+        }
+    }
+}
+
+/// The command line of `sectionctl-bench`.
+struct Options {
+    var scenarios: [Scenario] = Scenario.allCases
+    var quick = false
+    var markdown = false
+    var commitEach = false
+    var rounds: Int?
+    var directory: String?
+    var sectionctl: String?
+
+    static let usage = """
+        usage: sectionctl-bench [--quick] [--scenario NAME[,NAME…]]… [--rounds N] [--commit-each]
+                                [--markdown] [--directory DIR] [--sectionctl PATH]
+
+        Measures sectionctl against a C baseline that calls the SQLite C API directly with the
+        same pragmas (WAL, synchronous=FULL), in the same run, and prints a table of ratios and
+        targets (docs/benchmarks.md explains each scenario).
+
+          --quick            small sizes: a smoke run of a few seconds
+          --scenario NAMES   run only these scenarios (comma-separated or repeated):
+        \(Scenario.allCases.map { "                       \($0.rawValue.padding(8)) \($0.summary)" }.joined(separator: "\n"))
+          --rounds N         repetitions behind each median (default 15, quick 5)
+          --commit-each      commit every move of scenario 2 on its own (slow: one fsync each)
+                             instead of in edit sessions of 1,000
+          --markdown         print the table as Markdown
+          --directory DIR    where the temporary databases go (default: the system's temporary
+                             directory); a directory is created inside it and removed at the end
+          --sectionctl PATH  the sectionctl binary for the import scenario (default: the one
+                             next to this program)
+        """
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var chosen: [Scenario] = []
+        var remaining = arguments[...]
+        func value(for option: String) throws(UsageError) -> String {
+            guard let next = remaining.popFirst() else { throw UsageError("\(option) needs a value") }
+            return next
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--quick": options.quick = true
+            case "--markdown": options.markdown = true
+            case "--commit-each": options.commitEach = true
+            case "--scenario", "--scenarios":
+                for name in try value(for: argument).split(separator: ",") {
+                    guard let scenario = Scenario(rawValue: String(name)) else {
+                        let names = Scenario.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw UsageError("unknown scenario '\(name)'; choose from \(names)")
+                    }
+                    if !chosen.contains(scenario) { chosen.append(scenario) }
+                }
+            case "--rounds":
+                let text = try value(for: argument)
+                guard let rounds = Int(text), rounds > 0 else { throw UsageError("--rounds needs a positive integer, not '\(text)'") }
+                options.rounds = rounds
+            case "--directory": options.directory = try value(for: argument)
+            case "--sectionctl": options.sectionctl = try value(for: argument)
+            case "--help", "-h": throw UsageError(nil)
+            default: throw UsageError("unknown option '\(argument)'")
+            }
+        }
+        if !chosen.isEmpty {
+            options.scenarios = Scenario.allCases.filter { chosen.contains($0) }
+        }
+        return options
+    }
+}
+
+/// A malformed command line; `message` is nil for `--help`.
+struct UsageError: Error {
+    let message: String?
+    init(_ message: String?) { self.message = message }
+}
+
+/// The sizes and repetition counts of a run: the full run, or `--quick`.
+struct Plan {
+    /// Rows of the small and the huge section (scenario 1).
+    let smallSection: Int
+    let hugeSection: Int
+    /// Repetitions behind each median, and moves timed in each.
+    let rounds: Int
+    let movesPerRound: Int
+    let deepMovesPerRound: Int
+    /// Scenario 2.
+    let randomSectionRows: Int
+    let randomMoves: Int
+    let adversarialSectionRows: Int
+    let adversarialOperations: Int
+    /// Moves or inserts per edit session when scenario 2 batches them.
+    let sessionBatch: Int
+    /// Scenario 4.
+    let sessionMoves: Int
+    let sessionSectionRows: Int
+    /// Scenario 5.
+    let seedListRows: Int
+    /// Scenario 6.
+    let bulkRecords: Int
+    let fieldsPerRecord: Int
+    let memorySmallRecords: Int
+    let memoryLargeRecords: Int
+
+    init(options: Options) {
+        let quick = options.quick
+        smallSection = 1_000
+        hugeSection = quick ? 100_000 : 1_000_000
+        rounds = options.rounds ?? (quick ? 5 : 15)
+        movesPerRound = quick ? 20 : 50
+        deepMovesPerRound = quick ? 2 : 4
+        randomSectionRows = 1_000
+        randomMoves = quick ? 5_000 : 100_000
+        adversarialSectionRows = 1_000
+        adversarialOperations = quick ? 2_000 : 20_000
+        sessionBatch = 1_000
+        sessionMoves = 1_000
+        sessionSectionRows = 10_000
+        seedListRows = quick ? 10_000 : 100_000
+        bulkRecords = quick ? 10_000 : 100_000
+        fieldsPerRecord = 5
+        memorySmallRecords = quick ? 1_000 : 10_000
+        memoryLargeRecords = quick ? 30_000 : 300_000
+    }
+}
+
+extension String {
+    /// The string padded with spaces to `width` characters.
+    func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
