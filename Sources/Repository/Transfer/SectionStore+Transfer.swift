@@ -97,7 +97,7 @@ extension SectionStore {
     ///   with the line, column and byte offset; nothing is written.
     @discardableResult
     public func importRecords(_ data: Data, options: RecordsImportOptions) throws -> Change {
-        let source = try RecordSource.array(data)
+        let source = try RecordSource.checkedArray(data)
         return try write { db in try importRecords(from: source, options: options, db: db) }
     }
 

@@ -1,0 +1,66 @@
+import SQLite
+
+/// Appends sections, and rows to the section appended last, to one list inside the caller's
+/// transaction: prepared statements reused, positions computed directly (`OrderedTable.step`
+/// apart, after the list's current last section), no reads per row.
+struct BulkAppender {
+    let list: ListRecord
+    /// The list's sections, the appended ones included.
+    private(set) var sectionCount: Int
+    /// How many positions were written (one per section and row, plus any neighbours spread
+    /// out when a gap ran out).
+    private(set) var positionWrites = 0
+
+    private let db: Connection
+    private let insertSection: Statement
+    private let insertRow: Statement
+    private var lastSectionPosition: Int64?
+    private var sectionID: Int64?
+    private var rowCount = 0
+    private var lastRowPosition: Int64?
+
+    init(list: ListRecord, db: Connection) throws {
+        self.list = list
+        self.db = db
+        sectionCount = try db.sectionCount(of: list)
+        lastSectionPosition = try db.scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
+        insertSection = try db.statement("INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)")
+        insertRow = try db.statement("INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?)")
+    }
+
+    /// Appends an empty section after the list's last; rows appended next go into it.
+    mutating func appendSection(title: String, emptyText: String?) throws {
+        let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
+        try insertSection.bind([list.id, position, title, emptyText])
+        defer { insertSection.reset() }
+        try insertSection.step()
+        sectionID = db.lastInsertedRowID
+        lastSectionPosition = position
+        sectionCount += 1
+        rowCount = 0
+        lastRowPosition = nil
+    }
+
+    /// Appends a row to the section appended last.
+    mutating func appendRow(_ content: RowContent) throws {
+        guard let sectionID else { preconditionFailure("a row is appended before any section") }
+        let position = try nextPosition(after: lastRowPosition, in: .rows, parent: sectionID, count: rowCount)
+        try insertRow.bind([sectionID, position, content.kind.rawValue, content.title, content.value])
+        defer { insertRow.reset() }
+        try insertRow.step()
+        lastRowPosition = position
+        rowCount += 1
+    }
+
+    /// The position after `last` (or the first position in an empty parent); when the space
+    /// past the end has run out, the ordered table makes room.
+    private mutating func nextPosition(after last: Int64?, in table: OrderedTable, parent: Int64, count: Int) throws -> Int64 {
+        positionWrites += 1
+        if let position = OrderedTable.position(between: last, and: nil) {
+            return position
+        }
+        let place = try table.positionForSlot(count, of: parent, count: count, movingID: nil, in: db)
+        positionWrites += place.rewritten
+        return place.position
+    }
+}
