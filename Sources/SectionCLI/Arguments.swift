@@ -1,0 +1,316 @@
+/// A small, generic command-line parser: a tree of commands (`noun verb`), each with
+/// positional arguments and options, plus global options accepted anywhere on the line.
+///
+/// What it understands:
+/// - subcommands, chosen by the first words that name one (`row add …`);
+/// - long options with a value as the next word or after `=` (`--at 2`, `--at=2`), short
+///   options with the value next or attached (`-o out.json`, `-oout.json`), and flags;
+/// - `--` ends options: every later word is an argument, even one that starts with `-`;
+/// - negative-looking words (`-1`, `-2.5`) are arguments unless a short option has that name,
+///   and an option that takes a value always takes the next word, whatever it looks like;
+/// - global options (`--db PATH`, `--json`) before, between, or after the command words.
+///
+/// It knows nothing about what the commands do: it returns the command path, the option values
+/// and the arguments, or an `ArgumentError` that says what was wrong and for which command.
+///
+/// ```swift
+/// let parser = ArgumentParser(program: "tool", root: CommandSpec(name: "tool", subcommands: [
+///     CommandSpec(name: "greet", arguments: [ArgumentSpec("NAME")],
+///                 options: [OptionSpec("--times", valueName: "N")]),
+/// ]))
+/// let parsed = try parser.parse(["greet", "--times=2", "Ada"])
+/// // parsed.commandPath == ["greet"], parsed.value("--times") == "2", parsed.arguments == ["Ada"]
+/// ```
+public struct ArgumentParser: Sendable {
+    /// The program's name, used in help and error messages.
+    public var program: String
+    /// The command tree; its own options are not global (use `globalOptions`).
+    public var root: CommandSpec
+    /// Options accepted at every level of the tree and anywhere on the line.
+    public var globalOptions: [OptionSpec]
+    /// Whether help pages list the global options.
+    public var listsGlobalOptions: Bool
+
+    /// Creates a parser for a command tree. `program` may be empty, for commands typed at a
+    /// prompt rather than in a shell.
+    public init(program: String, root: CommandSpec, globalOptions: [OptionSpec] = [], listsGlobalOptions: Bool = true) {
+        self.program = program
+        self.root = root
+        self.globalOptions = globalOptions
+        self.listsGlobalOptions = listsGlobalOptions
+    }
+
+    /// Parses `words` (the command line without the program name).
+    ///
+    /// When a help option (`OptionSpec.isHelp`) is present, missing arguments and a missing
+    /// subcommand are not errors, so that `tool greet --help` can be answered.
+    /// - Throws: `ArgumentError` for an unknown command or option, an option without its value,
+    ///   a value given to a flag, or too few or too many arguments.
+    public func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
+        var command = root
+        var parsed = ParsedArguments()
+        var optionsEnded = false
+        var index = 0
+
+        func fail(_ message: String) -> ArgumentError {
+            ArgumentError(message: message, commandPath: parsed.commandPath)
+        }
+
+        while index < words.count {
+            let word = words[index]
+            index += 1
+
+            if !optionsEnded && word == "--" {
+                optionsEnded = true
+                continue
+            }
+            if !optionsEnded && word.hasPrefix("--") {
+                let body = word.dropFirst(2)
+                let name: String
+                let inlineValue: String?
+                if let equals = body.firstIndex(of: "=") {
+                    name = "--" + body[..<equals]
+                    inlineValue = String(body[body.index(after: equals)...])
+                } else {
+                    name = word
+                    inlineValue = nil
+                }
+                guard let option = lookUp(long: name, in: command) else {
+                    throw fail("unknown option \(name)\(Self.choices(options(of: command).map(\.name), label: "options"))")
+                }
+                if option.valueName == nil {
+                    guard inlineValue == nil else { throw fail("option \(name) takes no value") }
+                    parsed.record(option, value: nil)
+                } else if let inlineValue {
+                    parsed.record(option, value: inlineValue)
+                } else {
+                    guard index < words.count else { throw fail("option \(name) needs a value (\(option.valueName!))") }
+                    parsed.record(option, value: words[index])
+                    index += 1
+                }
+                continue
+            }
+            if !optionsEnded && word.hasPrefix("-") && word.count > 1 {
+                let letter = word.dropFirst().first!
+                let option = lookUp(short: letter, in: command)
+                if option == nil && Self.looksNegative(word) {
+                    // An argument such as -1: fall through.
+                } else {
+                    guard let option else {
+                        throw fail("unknown option \(word)\(Self.choices(options(of: command).map(\.name), label: "options"))")
+                    }
+                    let rest = String(word.dropFirst(2))
+                    if option.valueName == nil {
+                        guard rest.isEmpty else { throw fail("option -\(letter) takes no value") }
+                        parsed.record(option, value: nil)
+                    } else if !rest.isEmpty {
+                        parsed.record(option, value: rest)
+                    } else {
+                        guard index < words.count else { throw fail("option -\(letter) needs a value (\(option.valueName!))") }
+                        parsed.record(option, value: words[index])
+                        index += 1
+                    }
+                    continue
+                }
+            }
+            // A word: a subcommand while the command has some, else an argument.
+            if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
+                guard let next = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) else {
+                    let what = parsed.commandPath.isEmpty ? "command" : "\(parsed.commandPath.joined(separator: " ")) command"
+                    throw fail("unknown \(what) \"\(word)\"\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+                }
+                command = next
+                parsed.commandPath.append(next.name)
+                continue
+            }
+            parsed.arguments.append(word)
+        }
+
+        let wantsHelp = parsed.options.keys.contains { name in
+            allOptions(of: command).contains { $0.name == name && $0.isHelp }
+        }
+        if wantsHelp { return parsed }
+        if !command.subcommands.isEmpty && !command.isRunnable {
+            let what = parsed.commandPath.isEmpty ? "a command" : "a \(parsed.commandPath.joined(separator: " ")) command"
+            throw fail("missing \(what)\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+        }
+        let required = command.arguments.filter { !$0.isOptional }.count
+        if parsed.arguments.count < required {
+            let missing = command.arguments[parsed.arguments.count...].filter { !$0.isOptional }.map(\.name)
+            throw fail("missing \(missing.count == 1 ? "argument" : "arguments") \(missing.joined(separator: " "))")
+        }
+        if parsed.arguments.count > command.arguments.count && command.arguments.last?.isVariadic != true {
+            let extra = parsed.arguments[command.arguments.count...]
+            throw fail("unexpected \(extra.count == 1 ? "argument" : "arguments") \(extra.map { "\"\($0)\"" }.joined(separator: " "))")
+        }
+        return parsed
+    }
+
+    /// The command at `path` in the tree (the root for an empty path), if there is one.
+    public func command(at path: [String]) -> CommandSpec? {
+        var command = root
+        for name in path {
+            guard let next = command.subcommands.first(where: { $0.name == name }) else { return nil }
+            command = next
+        }
+        return command
+    }
+
+    /// The options a command accepts: its own, then the global ones.
+    public func allOptions(of command: CommandSpec) -> [OptionSpec] {
+        command.options + globalOptions
+    }
+
+    private func options(of command: CommandSpec) -> [OptionSpec] { allOptions(of: command) }
+
+    private func lookUp(long name: String, in command: CommandSpec) -> OptionSpec? {
+        allOptions(of: command).first { $0.name == name }
+    }
+
+    private func lookUp(short letter: Character, in command: CommandSpec) -> OptionSpec? {
+        allOptions(of: command).first { $0.shortName == letter }
+    }
+
+    /// Whether a word reads as a negative number (`-1`, `-0.5`), and so as an argument.
+    static func looksNegative(_ word: String) -> Bool {
+        let body = word.dropFirst()
+        guard word.first == "-", let first = body.first, first.isASCII, first.isNumber else { return false }
+        return body.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "." }
+    }
+
+    private static func choices(_ names: [String], label: String) -> String {
+        names.isEmpty ? "" : " (\(label): \(names.joined(separator: ", ")))"
+    }
+}
+
+/// One command in the tree: its name, what it takes, and how it is documented.
+public struct CommandSpec: Sendable {
+    /// The word that selects the command.
+    public var name: String
+    /// Other words that select it too.
+    public var aliases: [String]
+    /// One line saying what the command does.
+    public var summary: String
+    /// Its positional arguments, in order.
+    public var arguments: [ArgumentSpec]
+    /// Its own options (global options are the parser's).
+    public var options: [OptionSpec]
+    /// Its subcommands (`list ls`, `list add`, …).
+    public var subcommands: [CommandSpec]
+    /// Whether the command runs by itself even though it has subcommands.
+    public var isRunnable: Bool
+    /// Example command lines without the program's name, shown in help after it.
+    public var examples: [String]
+    /// More text for the help page, after the options.
+    public var discussion: String?
+
+    /// Creates a command.
+    public init(
+        name: String, aliases: [String] = [], summary: String = "", arguments: [ArgumentSpec] = [],
+        options: [OptionSpec] = [], subcommands: [CommandSpec] = [], isRunnable: Bool = false,
+        examples: [String] = [], discussion: String? = nil
+    ) {
+        self.name = name
+        self.aliases = aliases
+        self.summary = summary
+        self.arguments = arguments
+        self.options = options
+        self.subcommands = subcommands
+        self.isRunnable = isRunnable
+        self.examples = examples
+        self.discussion = discussion
+    }
+}
+
+/// A positional argument of a command.
+public struct ArgumentSpec: Sendable {
+    /// The name shown in usage lines (`PATH`, `TITLE`).
+    public var name: String
+    /// What it means, for help.
+    public var help: String
+    /// Whether it may be left out (only trailing arguments should be).
+    public var isOptional: Bool
+    /// Whether it takes every remaining word (only the last argument can).
+    public var isVariadic: Bool
+
+    /// Creates an argument.
+    public init(_ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false) {
+        self.name = name
+        self.help = help
+        self.isOptional = isOptional
+        self.isVariadic = isVariadic
+    }
+}
+
+/// An option: a flag (`--force`) or an option with a value (`--at I`).
+public struct OptionSpec: Sendable {
+    /// The long name with its dashes: `--at`.
+    public var name: String
+    /// A one-letter name used as `-x`, if any.
+    public var shortName: Character?
+    /// The value's name in help (`I`, `PATH`); `nil` for a flag.
+    public var valueName: String?
+    /// What it does, for help.
+    public var help: String
+    /// Whether this option asks for help (then missing arguments are not reported).
+    public var isHelp: Bool
+
+    /// Creates an option.
+    public init(_ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false) {
+        self.name = name
+        self.shortName = shortName
+        self.valueName = valueName
+        self.help = help
+        self.isHelp = isHelp
+    }
+
+    /// How the option reads in a usage line: `--at I`, `--force`, `-o FILE`.
+    public var usage: String {
+        let spelled = shortName.map { "-\($0)" } ?? name
+        return valueName.map { "\(spelled) \($0)" } ?? spelled
+    }
+}
+
+/// The result of parsing: which command, its options and its arguments.
+public struct ParsedArguments: Hashable, Sendable {
+    /// The names of the chosen command and its parents, from the top (`["row", "add"]`).
+    public var commandPath: [String] = []
+    /// Every option given, by long name, with its values in order (an empty string for a flag).
+    public var options: [String: [String]] = [:]
+    /// The positional arguments, in order.
+    public var arguments: [String] = []
+
+    /// An empty result.
+    public init() {}
+
+    mutating func record(_ option: OptionSpec, value: String?) {
+        options[option.name, default: []].append(value ?? "")
+    }
+
+    /// Whether the option was given.
+    public func has(_ name: String) -> Bool { options[name] != nil }
+
+    /// The option's value; the last one when it was given more than once.
+    public func value(_ name: String) -> String? { options[name]?.last }
+
+    /// The argument at `index`, if given.
+    public func argument(_ index: Int) -> String? {
+        arguments.indices.contains(index) ? arguments[index] : nil
+    }
+}
+
+/// A malformed command line: what was wrong, and the command it was for.
+public struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// One line saying what was wrong.
+    public var message: String
+    /// The command being parsed when the error was found (empty at the top level).
+    public var commandPath: [String]
+
+    /// Creates an error.
+    public init(message: String, commandPath: [String]) {
+        self.message = message
+        self.commandPath = commandPath
+    }
+
+    public var description: String { message }
+}
