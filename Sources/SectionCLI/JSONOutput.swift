@@ -1,0 +1,167 @@
+import Repository
+
+/// A JSON value whose objects keep their keys in the order they were written, so that output
+/// matches the documented shapes key for key.
+public enum JSONValue: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case string(String)
+    case array([JSONValue])
+    /// Members in order.
+    case object([(key: String, value: JSONValue)])
+
+    /// A string, or `null` for `nil`.
+    public static func string(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+    /// An integer.
+    public static func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
+
+    /// Compact JSON text on one line. Strings are written as they are — Unicode included — except
+    /// for `"`, `\` and control characters, which are escaped as JSON requires.
+    public var rendered: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .int(let value): output += String(value)
+        case .string(let text): Self.writeString(text, to: &output)
+        case .array(let items):
+            output += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { output += "," }
+                item.write(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                Self.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    private static func writeString(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{8}": output += "\\b"
+            case "\u{C}": output += "\\f"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        output += "\""
+    }
+}
+
+/// The JSON shapes of product.md §8.
+enum JSONShapes {
+    /// `{"list", "version", "editing", "sections": [{"id", "title", "footer", "rows": [{"id",
+    /// "kind", "title", "value"}]}]}`
+    static func snapshot(_ snapshot: ListSnapshot) -> JSONValue {
+        .object([
+            ("list", .string(snapshot.name)),
+            ("version", .int(snapshot.version)),
+            ("editing", .bool(snapshot.isEditing)),
+            (
+                "sections",
+                .array(
+                    snapshot.sections.map { section in
+                        .object([
+                            ("id", .int(section.id)),
+                            ("title", .string(section.title)),
+                            ("footer", .string(section.footer(editing: snapshot.isEditing))),
+                            (
+                                "rows",
+                                .array(
+                                    section.rows.map { row in
+                                        .object([
+                                            ("id", .int(row.id)),
+                                            ("kind", .string(row.kind.rawValue)),
+                                            ("title", .string(row.title)),
+                                            ("value", .string(row.value)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// `{"list", "version", "id"?, "changes": {"sections": {…}, "rows": {…}}}`; `id` only when
+    /// the change created something.
+    static func change(_ change: Change) -> JSONValue {
+        var members: [(key: String, value: JSONValue)] = [
+            ("list", .string(change.list)),
+            ("version", .int(change.version)),
+        ]
+        if let id = change.createdID { members.append(("id", .int(id))) }
+        members.append(("changes", changeset(change.changeset)))
+        return .object(members)
+    }
+
+    /// `{"sections": {"deleted", "inserted", "moved", "updated"}, "rows": {…}}`: section entries
+    /// are indexes and `{"from": i, "to": j}`, row entries `[s, r]` and `{"from": [s, r], "to": [s, r]}`.
+    static func changeset(_ changeset: Changeset) -> JSONValue {
+        func path(_ path: RowPath) -> JSONValue { .array([.int(path.section), .int(path.row)]) }
+        return .object([
+            (
+                "sections",
+                .object([
+                    ("deleted", .array(changeset.deletedSections.map { .int($0) })),
+                    ("inserted", .array(changeset.insertedSections.map { .int($0) })),
+                    ("moved", .array(changeset.movedSections.map { .object([("from", .int($0.from)), ("to", .int($0.to))]) })),
+                    ("updated", .array(changeset.updatedSections.map { .int($0) })),
+                ])
+            ),
+            (
+                "rows",
+                .object([
+                    ("deleted", .array(changeset.deletedRows.map(path))),
+                    ("inserted", .array(changeset.insertedRows.map(path))),
+                    ("moved", .array(changeset.movedRows.map { .object([("from", path($0.from)), ("to", path($0.to))]) })),
+                    ("updated", .array(changeset.updatedRows.map(path))),
+                ])
+            ),
+        ])
+    }
+
+    /// `{"lists": [{"id", "name", "version", "sections", "rows"}]}`
+    static func lists(_ lists: [ListSummary]) -> JSONValue {
+        .object([
+            (
+                "lists",
+                .array(
+                    lists.map { list in
+                        .object([
+                            ("id", .int(list.id)),
+                            ("name", .string(list.name)),
+                            ("version", .int(list.version)),
+                            ("sections", .int(list.sectionCount)),
+                            ("rows", .int(list.rowCount)),
+                        ])
+                    })
+            )
+        ])
+    }
+}
