@@ -2,9 +2,95 @@ import Foundation
 import Repository
 
 /// The sectionctl command-line interface.
+///
+/// `main()` runs the process's command line; `run(_:environment:console:)` runs any command line
+/// against any console and returns the exit status, which is how the demo and tests drive it.
 public enum SectionCLI {
+    /// The version printed by `--version`.
+    public static let version = "0.1.0"
+
     /// Runs the command line in `CommandLine.arguments` and exits with its status.
     public static func main() -> Never {
-        exit(0)
+        DisplayWidth.useEnvironmentLocale()
+        let console = Console.standard()
+        let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, console: console)
+        console.flush()
+        exit(status)
+    }
+
+    /// Runs one command line (without the program name) and returns the exit status. Errors are
+    /// reported on the console's standard error as `sectionctl: error: …`, with an optional
+    /// `hint: …` line.
+    public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+        defer { console.flush() }
+        var databaseOption: String?
+        do {
+            let parsed = try Catalog.parser.parse(arguments)
+            let context = Context(options: GlobalOptions(parsed), environment: environment, console: console)
+            databaseOption = context.options.databasePath
+            try dispatch(parsed, context: context)
+            return ExitCode.success.rawValue
+        } catch {
+            let reported = CLIError.from(error, databaseOption: databaseOption)
+            report(reported, console: console, environment: environment)
+            return reported.exitCode.rawValue
+        }
+    }
+
+    /// Prints an error (and its hint) to standard error, escaped and on one line each.
+    static func report(_ error: CLIError, console: Console, environment: [String: String]) {
+        let style = Style.forStream(isTerminal: console.errorIsTerminal, environment: environment)
+        console.writeErrorLine("sectionctl: " + style.red("error:") + " " + TextEscaping.escaped(error.message))
+        if let hint = error.hint {
+            console.writeErrorLine("hint: " + TextEscaping.escaped(hint))
+        }
+    }
+
+    /// Runs a parsed command line.
+    static func dispatch(_ parsed: ParsedArguments, context: Context) throws {
+        let parser = Catalog.parser
+        let path = parsed.commandPath
+        if parsed.has("--help") {
+            context.console.write(parser.help(for: path))
+            return
+        }
+        if parsed.has("--version") {
+            if context.json {
+                context.printJSON(.object([("version", .string(version)), ("schema_version", .int(SectionStore.schemaVersion))]))
+            } else {
+                context.console.writeLine("sectionctl \(version) (schema version \(SectionStore.schemaVersion))")
+            }
+            return
+        }
+        guard let noun = path.first else {
+            context.console.writeErrorLine(parser.help(for: []).trimmingCharacters(in: .newlines))
+            throw CLIError("missing a command", hint: "see 'sectionctl --help'", exitCode: .usage)
+        }
+        switch noun {
+        case "help":
+            guard parser.command(at: parsed.arguments) != nil else {
+                throw CLIError.usage(
+                    "no command \"\(parsed.arguments.joined(separator: " "))\"", command: ["help"])
+            }
+            context.console.write(parser.help(for: parsed.arguments))
+        case "init":
+            try InitCommand.run(parsed, context: context)
+        case "demo":
+            try DemoCommand.run(parsed, context: context)
+        case "show":
+            try ShowCommand.run(parsed, context: context)
+        case "list":
+            try ListCommands.run(parsed, context: context)
+        case "section", "row":
+            try ListEdits.run(parsed, context: context)
+        case "edit":
+            try EditCommand.run(parsed, context: context)
+        case "import":
+            try ImportCommand.run(parsed, context: context)
+        case "export":
+            try ExportCommand.run(parsed, context: context)
+        default:
+            throw CLIError.usage("unknown command \"\(noun)\"", command: [])
+        }
     }
 }

@@ -1,0 +1,100 @@
+import Repository
+
+/// The `section …` and `row …` commands as `Edit` values, so that the same words change the
+/// database at once (`sectionctl row move 0:1 1:0`) or an edit session's draft (`row move 0:1 1:0`
+/// on a line of `sectionctl edit`).
+enum ListEdits {
+    /// Whether the command at `path` is one of the list-changing commands.
+    static func handles(_ path: [String]) -> Bool {
+        path.count == 2 && (path[0] == "section" || path[0] == "row")
+    }
+
+    /// The edit a parsed `section …` or `row …` command asks for.
+    /// - Throws: `CLIError` (usage) for options that contradict each other or malformed addresses.
+    static func edit(for parsed: ParsedArguments) throws(CLIError) -> Edit {
+        let path = parsed.commandPath
+        func usage(_ message: String) -> CLIError { CLIError.usage(message, command: path) }
+        func argument(_ index: Int) -> String { parsed.arguments[index] }
+
+        switch path.joined(separator: " ") {
+        case "section add":
+            let at = try parsed.value("--at").map { text throws(CLIError) in try Address.sectionIndex(text) }
+            return .addSection(title: argument(0), emptyText: parsed.value("--empty-text"), at: at)
+
+        case "section rename":
+            return .renameSection(Address.section(argument(0)), title: argument(1))
+
+        case "section set":
+            switch (parsed.value("--empty-text"), parsed.has("--no-empty-text")) {
+            case (let text?, false): return .setEmptyText(Address.section(argument(0)), text)
+            case (nil, true): return .setEmptyText(Address.section(argument(0)), nil)
+            case (_?, true): throw usage("use either --empty-text or --no-empty-text, not both")
+            case (nil, false): throw usage("nothing to set: use --empty-text TEXT or --no-empty-text")
+            }
+
+        case "section move":
+            return .moveSection(Address.section(argument(0)), to: try Address.sectionIndex(argument(1)))
+
+        case "section delete":
+            return .deleteSection(Address.section(argument(0)), force: parsed.has("--force"))
+
+        case "row add":
+            let value = parsed.value("--value")
+            let kind: RowKind
+            if let name = parsed.value("--kind") {
+                guard let named = RowKind(rawValue: name) else {
+                    throw usage("unknown kind \"\(TextEscaping.escaped(name))\" (kinds: text, topic, field)")
+                }
+                kind = named
+            } else {
+                kind = value == nil ? .text : .field
+            }
+            if value != nil && kind != .field {
+                throw usage("only field rows have a value; use --kind field with --value")
+            }
+            let index = try parsed.value("--at").map { text throws(CLIError) in try Address.rowIndex(text) } ?? .end
+            let destination = RowDestination(section: Address.section(argument(0)), index: index)
+            return .addRow(RowContent(kind: kind, title: argument(1), value: value), to: destination)
+
+        case "row set":
+            let row = try Address.row(argument(0))
+            let value: ValueUpdate
+            switch (parsed.value("--value"), parsed.has("--no-value")) {
+            case (let text?, false): value = .set(text)
+            case (nil, true): value = .remove
+            case (nil, false): value = .keep
+            case (_?, true): throw usage("use either --value or --no-value, not both")
+            }
+            let title = parsed.value("--title")
+            if title == nil && value == .keep {
+                throw usage("nothing to change: use --title T, --value V or --no-value")
+            }
+            return .updateRow(row, title: title, value: value)
+
+        case "row move":
+            return .moveRow(try Address.row(argument(0)), to: try Address.destination(argument(1)))
+
+        case "row delete":
+            return .deleteRow(try Address.row(argument(0)))
+
+        default:
+            throw usage("not a list-changing command: \(path.joined(separator: " "))")
+        }
+    }
+
+    /// `edit(for:)`, with address errors reported as usage errors of the command.
+    static func checkedEdit(for parsed: ParsedArguments) throws(CLIError) -> Edit {
+        do {
+            return try edit(for: parsed)
+        } catch where error.exitCode == .usage && error.hint == nil {
+            throw CLIError.usage(error.message, command: parsed.commandPath)
+        }
+    }
+
+    /// Runs a `section …` or `row …` command on the database and reports the change.
+    static func run(_ parsed: ParsedArguments, context: Context) throws {
+        let edit = try checkedEdit(for: parsed)
+        let store = try context.openStore()
+        context.report(try store.apply(edit, to: context.listName))
+    }
+}

@@ -1,0 +1,72 @@
+import Repository
+
+/// The global options, read from anywhere on the command line.
+struct GlobalOptions: Sendable {
+    /// `--db PATH`.
+    var databasePath: String?
+    /// `--list NAME`.
+    var listName: String?
+    /// `--json`.
+    var json = false
+
+    init(_ parsed: ParsedArguments) {
+        databasePath = parsed.value("--db")
+        listName = parsed.value("--list")
+        json = parsed.has("--json")
+    }
+}
+
+/// What every command runs with: the global options, the environment, the console, and the
+/// styles for its two output streams.
+final class Context {
+    let options: GlobalOptions
+    let environment: [String: String]
+    let console: Console
+    /// Colour for standard output.
+    let style: Style
+    /// Colour for standard error.
+    let errorStyle: Style
+
+    init(options: GlobalOptions, environment: [String: String], console: Console) {
+        self.options = options
+        self.environment = environment
+        self.console = console
+        self.style = Style.forStream(isTerminal: console.outputIsTerminal, environment: environment)
+        self.errorStyle = Style.forStream(isTerminal: console.errorIsTerminal, environment: environment)
+    }
+
+    /// The list commands work on: `--list`, else `default`.
+    var listName: String { options.listName ?? SectionStore.defaultList }
+
+    /// Whether to print JSON instead of text.
+    var json: Bool { options.json }
+
+    /// The database path, resolved from `--db` and the environment.
+    func databasePath() throws(CLIError) -> String {
+        try DatabaseLocation.resolve(option: options.databasePath, environment: environment)
+    }
+
+    /// Opens the database, which must exist.
+    func openStore() throws -> SectionStore {
+        let path = try databasePath()
+        do {
+            return try SectionStore(path: path)
+        } catch let error as RepositoryError {
+            throw CLIError.from(error, databaseOption: options.databasePath)
+        }
+    }
+
+    /// Prints a JSON value on one line.
+    func printJSON(_ value: JSONValue) {
+        console.writeLine(value.rendered)
+    }
+
+    /// Prints a committed change: its JSON, or a sentence.
+    func report(_ change: Change) {
+        if json {
+            printJSON(JSONShapes.change(change))
+        } else {
+            console.writeLine(ChangeReport.sentence(for: change))
+        }
+    }
+}

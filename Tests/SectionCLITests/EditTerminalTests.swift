@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// `edit` at a terminal, through a pseudo-terminal: prompt, editing view, errors that keep the
+/// session, Ctrl-D, save, and a conflict on save.
+@Suite struct EditTerminalTests {
+    func start(_ cli: Sectionctl, _ extra: [String: String] = [:]) throws -> PseudoTerminal {
+        try PseudoTerminal(
+            ["--db", cli.databasePath, "edit"], environment: Sectionctl.environment(["TERM": "dumb"].merging(extra) { $1 }))
+    }
+
+    @Test func promptsShowsTheEditingViewAndSaves() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        #expect(terminal.transcript.contains("[1] Done  #2\r\n       (No Data)\r\n"))
+        terminal.type("row move 0:1 1:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        // The editing view after the change: the row is in the once-empty section.
+        #expect(terminal.transcript.contains("(editing version 5, 1 change not saved)"))
+        #expect(terminal.transcript.contains("[1] Done  #2\r\n  1:0  Call Mom  #2\r\n"))
+        terminal.type("changes\n")
+        #expect(terminal.waitFor("move rows: 0:1 → 1:0"))
+        terminal.type("save\n")
+        #expect(terminal.finish() == 0)
+        #expect(terminal.transcript.contains("Saved 1 change: moved row 0:1 to 1:0; list \"default\" is at version 6."))
+        #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Write report"], ["Done", "Call Mom"]])
+    }
+
+    @Test func errorsKeepTheSession() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("row move 0:9 1:0\n")
+        #expect(terminal.waitFor("error: row index 9 is out of range for section 0 (valid: 0…2)"))
+        terminal.type("row frob\n")
+        #expect(terminal.waitFor("error: unknown row command \"frob\""))
+        #expect(terminal.waitFor("hint: type row --help"))
+        terminal.type("section add 'Unclosed\n")
+        #expect(terminal.waitFor("error: a single quote"))
+        terminal.type("section add Kept\n")
+        #expect(terminal.waitFor("[2] Kept  #-1"))
+        terminal.type("help\n")
+        #expect(terminal.waitFor("cancel  "))
+        terminal.type("save\n")
+        #expect(terminal.finish() == 0)
+        #expect(try cli.orderedOutline().map(\.first) == ["To do", "Done", "Kept"])
+    }
+
+    @Test func controlDDropsTheChangesAndSaysHowMany() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("row delete 0:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        terminal.type("section add Gone\n")
+        #expect(terminal.waitFor("edit default*> ", count: 2))
+        terminal.type("\u{4}")
+        #expect(terminal.finish() == 0)
+        #expect(terminal.transcript.contains("Cancelled; 2 changes dropped, nothing was written."))
+        #expect(try cli.snapshot()["version"] as? Int == 5)
+    }
+
+    @Test func cancelDropsTheChanges() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("row delete 0:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        terminal.type("cancel\n")
+        #expect(terminal.finish() == 0)
+        #expect(terminal.transcript.contains("Cancelled; 1 change dropped, nothing was written."))
+        #expect(try cli.snapshot()["version"] as? Int == 5)
+    }
+
+    @Test func aConflictOnSaveEndsTheSessionWith75() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("row delete 0:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        try cli.ok(["section", "add", "Meanwhile"])
+        terminal.type("save\n")
+        #expect(terminal.finish() == 75)
+        #expect(terminal.transcript.contains("was changed by someone else since this edit session began"))
+        #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"], ["Meanwhile"]])
+    }
+}
