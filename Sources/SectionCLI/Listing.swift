@@ -13,13 +13,13 @@ import Repository
 ///
 /// [2] プロフィール  #4
 ///   2:0  # 基本情報  #5
-///   2:1      名前  山田 太郎  #6
-///   2:2      年齢  -  #7
+///   2:1  名前  山田 太郎  #6
+///   2:2  年齢  -  #7
 /// ```
 ///
 /// Each section header shows its index and id; each row its `S:R` path (what the row commands
-/// take), its content and its id. Topic rows are headings (`# `, bold in colour), and the rows
-/// after a topic are indented under it. Field rows show label and value in two columns aligned
+/// take), its content and its id. Topic rows are headings (`# `, bold in colour). Field rows
+/// show label and value in two columns aligned
 /// by display width across the section; an absent value is `-`. In an editing view an empty
 /// section shows its footer in parentheses: it has no path, it is not a row. All user text is
 /// escaped (`TextEscaping`) before it is measured and printed.
@@ -56,30 +56,20 @@ struct Listing {
             lines.append(indent + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
             return lines
         }
-        // Rows after a topic are indented under it.
-        var underTopic = false
-        let indents = section.rows.map { row -> Int in
-            if row.kind == .topic {
-                underTopic = true
-                return 0
-            }
-            return underTopic ? 2 : 0
-        }
         // Field values start in one column across the section.
-        let labelColumn = zip(section.rows, indents).filter { $0.0.kind == .field }
-            .map { $0.1 + DisplayWidth.of(TextEscaping.escaped($0.0.title)) }.max() ?? 0
+        let labelColumn = section.rows.filter { $0.kind == .field }
+            .map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
         for (rowIndex, row) in section.rows.enumerated() {
             let path = DisplayWidth.padded("\(index):\(rowIndex)", to: pathWidth)
-            let indent = String(repeating: " ", count: indents[rowIndex])
             let title = TextEscaping.escaped(row.title)
             let content: String
             switch row.kind {
             case .text:
-                content = indent + title
+                content = title
             case .topic:
-                content = indent + style.bold("# " + title)
+                content = style.bold("# " + title)
             case .field:
-                let label = DisplayWidth.padded(indent + title, to: labelColumn)
+                let label = DisplayWidth.padded(title, to: labelColumn)
                 let value = row.value.map(TextEscaping.escaped)
                 content = style.yellow(label) + gap + (value ?? style.dim("-"))
             }

@@ -101,7 +101,7 @@ import Testing
         #expect(rows[1]["value"] is NSNull)
         #expect(rows[2]["value"] as? String == "36")
         let listing = try cli.ok(["show"])
-        #expect(listing.contains("  1:0  # Profile  #4\n  1:1    Name  -  #5\n  1:2    Age   36  #6\n"))
+        #expect(listing.contains("  1:0  # Profile  #4\n  1:1  Name  -  #5\n  1:2  Age   36  #6\n"))
     }
 
     @Test func listCommands() throws {
