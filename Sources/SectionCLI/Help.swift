@@ -4,7 +4,11 @@ extension ArgumentParser {
     public func usage(of path: [String]) -> String {
         guard let command = command(at: path) else { return program }
         var parts = [program] + path
-        if !command.subcommands.isEmpty {
+        if path.isEmpty {
+            // The top: the global options, then the command.
+            parts += globalOptions.filter { !$0.isHelp }.map { "[\($0.usage)]" }
+            parts.append("COMMAND [ARGS]")
+        } else if !command.subcommands.isEmpty {
             parts.append(command.isRunnable ? "[COMMAND]" : "COMMAND")
         }
         for argument in command.arguments {

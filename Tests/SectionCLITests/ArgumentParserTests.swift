@@ -155,5 +155,7 @@ import Testing
         #expect(help.contains("--db PATH"))
         #expect(help.contains("  tool export -o all.json"))
         #expect(parser.usage(of: ["item", "add"]) == "tool item add NAME [NOTE] [--at I] [--force]")
+        #expect(parser.usage(of: []) == "tool [--db PATH] [--json] COMMAND [ARGS]")
+        #expect(parser.usage(of: ["item"]) == "tool item COMMAND")
     }
 }
