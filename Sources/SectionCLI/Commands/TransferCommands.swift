@@ -32,13 +32,22 @@ enum ImportCommand {
             } else {
                 change = try store.importRecords(try readInput(source, what: "input file"), options: options)
             }
-            context.report(change)
+            report(change, context: context)
         } else {
             let policy: ImportConflictPolicy = parsed.has("--replace") ? .replace : parsed.has("--append") ? .append : .refuse
             let changes = try store.importJSON(
                 try readInput(source, what: "input file"), list: context.options.listName, policy: policy)
-            for change in changes { context.report(change) }
+            for change in changes { report(change, context: context) }
         }
+    }
+
+    /// The change as JSON, or a sentence that says when the list was created.
+    private static func report(_ change: Change, context: Context) {
+        guard !context.json, let listID = change.createdID else { return context.report(change) }
+        var sentence = change
+        sentence.createdID = nil
+        context.console.writeLine(
+            "Created list \"\(TextEscaping.escaped(change.list))\" (#\(listID)). " + ChangeReport.sentence(for: sentence))
     }
 
     /// All of a file, or of standard input for `-`. A missing file exits 66.
