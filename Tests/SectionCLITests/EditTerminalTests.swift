@@ -49,6 +49,20 @@ import Testing
         #expect(try cli.orderedOutline().map(\.first) == ["To do", "Done", "Kept"])
     }
 
+    @Test func errorsAtTheTerminalEscapeUserText() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("section delete '\u{1B}]0;pwned\u{7}\u{1B}[2J'\n")
+        #expect(terminal.waitFor("error: no section titled \"\\e]0;pwned\\u{7}\\e[2J\""))
+        terminal.type("cancel\n")
+        #expect(terminal.finish() == 0)
+        // TERM=dumb: no colour, so no escape character at all (the terminal echoes ESC as ^[).
+        #expect(!terminal.transcript.contains("\u{1B}"))
+        #expect(!terminal.transcript.contains("\u{7}"))
+    }
+
     @Test func controlDDropsTheChangesAndSaysHowMany() throws {
         let cli = try Sectionctl()
         try cli.seed()

@@ -58,8 +58,8 @@ final class EditCommand {
             } catch {
                 let reported = Self.sessionError(error)
                 if isInteractive {
-                    console.writeErrorLine(context.errorStyle.red("error:") + " " + reported.message)
-                    if let hint = reported.hint { console.writeErrorLine("hint: " + hint) }
+                    console.writeErrorLine(context.errorStyle.red("error:") + " " + TextEscaping.escaped(reported.message))
+                    if let hint = reported.hint { console.writeErrorLine("hint: " + TextEscaping.escaped(hint)) }
                     continue
                 }
                 session.cancel()
