@@ -44,7 +44,18 @@ private struct NativeReader {
     private struct Frame {
         var id: Int64
         var role: Role
-        var seen: Set<String> = []
+        /// The known members met so far, one bit each (see `memberBit`).
+        var seen: UInt8 = 0
+    }
+
+    /// The bit standing for a member this reader knows in an object of `role`, if it knows it.
+    private static func memberBit(_ key: String, in role: Role) -> UInt8? {
+        switch (role, key) {
+        case (.document, "format"), (.list, "name"), (.section, "title"), (.row, "kind"): return 1
+        case (.document, "version"), (.list, "sections"), (.section, "empty_text"), (.row, "title"): return 2
+        case (.document, "lists"), (.section, "rows"), (.row, "value"): return 4
+        default: return nil
+        }
     }
 
     private var stack: [Frame] = []
@@ -68,11 +79,11 @@ private struct NativeReader {
             return
         }
         let key = node.key ?? ""
-        if let key = node.key, parent.role != .skipped {
-            guard !parent.seen.contains(key) else {
+        if let key = node.key, let bit = Self.memberBit(key, in: parent.role) {
+            guard parent.seen & bit == 0 else {
                 throw invalid("\(path(of: parent.role)) has the member \(jsonQuoted(key)) twice")
             }
-            stack[stack.count - 1].seen.insert(key)
+            stack[stack.count - 1].seen |= bit
         }
         switch (parent.role, key) {
         case (.document, "format"):
@@ -188,26 +199,26 @@ private struct NativeReader {
         }
     }
 
-    private func expect(_ node: JSONTreeNode, _ kind: JSONNodeKind, at path: String) throws {
-        guard node.kind == kind else { throw invalid("\(path) must be \(kind.described); found \(node.kind.described)") }
+    private func expect(_ node: JSONTreeNode, _ kind: JSONNodeKind, at path: @autoclosure () -> String) throws {
+        guard node.kind == kind else { throw invalid("\(path()) must be \(kind.described); found \(node.kind.described)") }
     }
 
-    private func text(_ node: JSONTreeNode, at path: String) throws -> String {
-        try expect(node, .string, at: path)
+    private func text(_ node: JSONTreeNode, at path: @autoclosure () -> String) throws -> String {
+        try expect(node, .string, at: path())
         return node.text ?? ""
     }
 
-    private func optionalText(_ node: JSONTreeNode, at path: String) throws -> String? {
+    private func optionalText(_ node: JSONTreeNode, at path: @autoclosure () -> String) throws -> String? {
         guard node.kind == .string || node.kind == .null else {
-            throw invalid("\(path) must be a string or null; found \(node.kind.described)")
+            throw invalid("\(path()) must be a string or null; found \(node.kind.described)")
         }
         return node.kind == .null ? nil : node.text ?? ""
     }
 
-    private func checkLength(_ text: String, at path: String) throws {
+    private func checkLength(_ text: String, at path: @autoclosure () -> String) throws {
         let length = text.utf8.count
         guard length <= maximumTextLength else {
-            throw invalid("\(path) is \(length) bytes long; at most \(maximumTextLength) are allowed")
+            throw invalid("\(path()) is \(length) bytes long; at most \(maximumTextLength) are allowed")
         }
     }
 

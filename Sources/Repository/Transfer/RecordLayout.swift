@@ -174,10 +174,10 @@ struct RecordLayout {
         try body(row)
     }
 
-    private static func checkLength(_ text: String, of what: String) throws {
+    private static func checkLength(_ text: String, of what: @autoclosure () -> String) throws {
         let length = text.utf8.count
         guard length <= maximumTextLength else {
-            throw RecordProblem(message: "\(what) is \(length) bytes long; at most \(maximumTextLength) are allowed")
+            throw RecordProblem(message: "\(what()) is \(length) bytes long; at most \(maximumTextLength) are allowed")
         }
     }
 }
