@@ -73,7 +73,7 @@ enum DemoCommand {
         }
         console.writeLine(context.style.bold("sectionctl demo") + ": a tour of the features on a new database.")
         try runSteps(path: path, context: context, echo: true)
-        let quotedPath = ShellWords.quote(path)
+        let quotedPath = TextEscaping.escaped(ShellWords.quote(path))
         console.writeLine()
         console.writeLine("Look inside with sqlite3:")
         console.writeLine(
@@ -81,7 +81,7 @@ enum DemoCommand {
         console.writeLine("Or keep going with sectionctl:")
         console.writeLine("  sectionctl --db \(quotedPath) show --editing")
         console.writeLine("The demo database:")
-        console.writeLine(path)
+        console.writeLine(TextEscaping.escaped(path))
     }
 
     private static func runSteps(path: String, context: Context, echo: Bool) throws {
