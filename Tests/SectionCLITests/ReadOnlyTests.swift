@@ -24,6 +24,9 @@ struct ReadOnlyTests {
         let session = try ReadOnlyRunner.run(["--db", cli.databasePath, "edit"], input: "row delete 0:0\nsave\n")
         #expect(session.status == 1)
         #expect(try ReadOnlyRunner.run(["--db", cli.databasePath, "--json", "show"]).status == 0)
+        let export = try ReadOnlyRunner.run(["--db", cli.databasePath, "export"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(export.stdout.contains("\"Write report\""))
         chmod(cli.databasePath, 0o644)
         #expect(try cli.snapshot()["version"] as? Int == 5)
     }
