@@ -78,6 +78,28 @@ struct RecordsImportTests {
             ])
     }
 
+    /// SQLite's JSON functions end a string at U+0000 and give numbers back as doubles; the
+    /// import must still get every key and value exactly, in the right place.
+    @Test func nulCharactersAndNumbersStayExactAroundArraysAndNesting() throws {
+        let fixture = try TransferFixture()
+        let records = #"""
+            [{"a\u0000b": "x\u0000y", "list": [1.10, "n\u0000", {"k\u0000": 2.20}], "after": 3.30,
+              "nested": {"deep\u0000": {"v": "\u0000"}, "w": 4.40}, "last": "\u0000\ud83d\ude00\n"}]
+            """#
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions())
+        #expect(
+            try fixture.store.rows()[0] == [
+                .field("a\u{0}b", "x\u{0}y"), .field("list", #"[1.10,"n\u0000",{"k\u0000":2.20}]"#), .field("after", "3.30"),
+                .topic("nested"), .topic("deep\u{0}"), .field("v", "\u{0}"), .field("w", "4.40"), .field("last", "\u{0}😀\n"),
+            ])
+        // The export writes U+0000 as an escape, and the round trip keeps it.
+        let exported = try fixture.store.exportJSON()
+        #expect(exported.contains(#""title": "a\u0000b", "value": "x\u0000y""#))
+        let fresh = try fixture.freshStore("fresh.db")
+        try fresh.importJSON(Data(exported))
+        #expect(try fresh.exportJSON() == exported)
+    }
+
     @Test func nestedObjectsBecomeTopicsFollowedByTheirFieldsAtEveryDepth() throws {
         let fixture = try TransferFixture()
         let records = """
