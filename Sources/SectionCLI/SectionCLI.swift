@@ -63,8 +63,8 @@ public enum SectionCLI {
             return
         }
         guard let noun = path.first else {
-            context.console.writeErrorLine(parser.help(for: []).trimmingCharacters(in: .newlines))
-            throw CLIError("missing a command", hint: "see 'sectionctl --help'", exitCode: .usage)
+            let commands = parser.root.subcommands.map(\.name).joined(separator: ", ")
+            throw CLIError("missing a command (commands: \(commands))", hint: "see 'sectionctl --help'", exitCode: .usage)
         }
         switch noun {
         case "help":

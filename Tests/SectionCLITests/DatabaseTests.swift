@@ -95,7 +95,9 @@ import Testing
         }
         let nothing = try cli.run([], database: false)
         #expect(nothing.status == 2)
-        #expect(nothing.stderr.contains("usage: sectionctl"))
+        #expect(
+            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, import, export, help)\n"
+                + "hint: see 'sectionctl --help'\n")
     }
 
     @Test(arguments: [
