@@ -62,4 +62,11 @@ final class Benchmark {
 struct Scratch {
     let path: String
     func file(_ name: String) -> String { path + "/" + name }
+
+    /// Removes a database file with its -wal and -shm companions.
+    func removeDatabase(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
 }

@@ -1,12 +1,18 @@
 import Foundation
 
 /// Runs another program and reports how it ended, how long it took and its peak memory.
+///
+/// On Linux a child's `ru_maxrss` starts from the high-water mark of the memory it was
+/// spawned from: a program spawned straight from this one, after it has held large inputs,
+/// would report this program's peak. So the program runs under a small intermediary, this
+/// benchmark started afresh in its `--child-peak-memory` mode, which spawns it, waits for it,
+/// and reads its peak from `getrusage(RUSAGE_CHILDREN)` (its one child).
 enum ChildProcess {
     struct Outcome {
         /// The exit status, or 128 + the signal number when a signal ended it.
         var status: Int32
         var seconds: Double
-        /// The child's peak resident set size, in bytes (`ru_maxrss`).
+        /// The child's peak resident set size, in bytes.
         var peakMemory: Int
         /// What it wrote on stderr.
         var errorOutput: String
@@ -17,16 +23,55 @@ enum ChildProcess {
         }
     }
 
-    /// Runs `executable` with `arguments`, stdin and stdout on /dev/null and stderr captured
-    /// in `errorFile`, and waits for it with `wait4`, which gives that one child's resource
-    /// usage (the accounting `getrusage(RUSAGE_CHILDREN)` sums over every child waited for).
+    /// The intermediary's option: `--child-peak-memory ERRORFILE PROGRAM ARGUMENTS…`.
+    static let peakMemoryOption = "--child-peak-memory"
+
+    /// Runs `executable` with `arguments` under the intermediary, stdin and stdout on
+    /// /dev/null and stderr captured in `errorFile`.
     static func run(_ executable: String, _ arguments: [String], errorFile: String) throws -> Outcome {
+        let resultFile = errorFile + ".result"
+        let intermediary = try spawn(
+            ownPath, [peakMemoryOption, errorFile, executable] + arguments, output: resultFile, errors: errorFile + ".intermediary")
+        let result = (try? String(contentsOfFile: resultFile, encoding: .utf8)) ?? ""
+        let fields = result.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard intermediary.status == 0, fields.count == 3 else {
+            let message = (try? String(contentsOfFile: errorFile + ".intermediary", encoding: .utf8)) ?? ""
+            throw BenchmarkError("measuring \(executable) failed (exit \(intermediary.status)): \(message)")
+        }
+        return Outcome(
+            status: Int32(fields[0]), seconds: fields[2], peakMemory: Int(fields[1]) * 1024,
+            errorOutput: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "")
+    }
+
+    /// The intermediary's work: runs the program, then prints its exit status, its peak
+    /// resident set size in KiB and its run time in seconds, on one line.
+    static func runAsIntermediary(_ arguments: [String]) -> Int32 {
+        guard arguments.count >= 2 else {
+            Log.progress("usage: sectionctl-bench \(peakMemoryOption) ERRORFILE PROGRAM [ARGUMENTS…]")
+            return 2
+        }
+        do {
+            let child = try spawn(arguments[1], Array(arguments.dropFirst(2)), output: "/dev/null", errors: arguments[0])
+            var usage = rusage()
+            getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+            print("\(child.status) \(usage.ru_maxrss) \(child.seconds)")
+            return 0
+        } catch {
+            Log.progress("sectionctl-bench: error: \(error)")
+            return 1
+        }
+    }
+
+    /// Spawns a program with stdin on /dev/null and stdout and stderr in files, and waits.
+    private static func spawn(_ executable: String, _ arguments: [String], output: String, errors: String) throws
+        -> (status: Int32, seconds: Double)
+    {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errorFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
@@ -36,16 +81,12 @@ enum ChildProcess {
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else { throw BenchmarkError("cannot run \(executable): error \(spawned)") }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
+        while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw BenchmarkError("waiting for \(executable) failed: errno \(errno)") }
         }
         let seconds = Measurement.seconds(ContinuousClock.now - started)
         let signal = status & 0x7f
-        let errorOutput = (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
-        return Outcome(
-            status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, seconds: seconds,
-            peakMemory: Int(usage.ru_maxrss) * 1024, errorOutput: errorOutput)
+        return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, seconds)
     }
 
     /// The path of this program.

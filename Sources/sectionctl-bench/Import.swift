@@ -51,28 +51,65 @@ struct RecordsFile {
 
 extension Benchmark {
     /// Scenario 6: the C baseline's bulk insert rate; the rate of the library's records import
-    /// and native import against it (≥ 50 %); and the peak memory of a newline-delimited
-    /// records import at two sizes, in a child process (flat: peak(large) ≤ 2 × peak(small) +
-    /// 64 MiB) — through this program's own child mode, which calls the library, and through
-    /// the `sectionctl` binary when it can do it.
+    /// and native import against it (≥ 50 %), repetitions interleaved; and the peak memory of
+    /// a newline-delimited records import at two sizes, each in a child process (flat:
+    /// peak(large) ≤ 2 × peak(small) + 64 MiB) — through the `sectionctl` binary, or when it
+    /// cannot do it yet, through this program's own child mode, which calls the library.
     func importRows() throws -> [ResultRow] {
         let plan = self.plan
         let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
         return try withScratch("import") { scratch in
             var rows: [ResultRow] = []
             let bulk = RecordsFile(records: plan.bulkRecords, fields: plan.fieldsPerRecord)
+            let recordsFile = scratch.file("records.json")
+            try bulk.write(to: recordsFile, newlineDelimited: false)
+            let nativeFile = scratch.file("native.json")
 
-            // The C baseline: prepared INSERTs in one transaction.
             var baselineTimes: [Double] = []
+            var recordsTimes: [Double] = []
+            var nativeTimes: [Double] = []
+            var recordsProblem: String?
+            var nativeProblem: String?
             for repetition in 0..<min(plan.rounds, 3) {
-                let path = scratch.file("baseline-\(repetition).db")
+                // The C baseline: prepared INSERTs in one transaction.
+                let path = scratch.file("baseline.db")
                 let listID = try Self.createDatabase(at: path)
                 let baseline = try Baseline(path: path)
+                Log.progress("  C baseline: \(bulk.label)…")
                 baselineTimes.append(
                     try Measurement.time {
                         try baseline.insertRecords(intoList: listID, records: bulk.records, fields: bulk.fields)
                     })
                 if let mismatch = try bulk.mismatch(in: path) { throw BenchmarkError("C baseline: \(mismatch)") }
+                scratch.removeDatabase(path)
+
+                // The library's imports, in this process; reading the file is part of the time.
+                if recordsProblem == nil {
+                    let database = scratch.file("records.db")
+                    switch try timeImport("records", into: database, of: bulk, { store in
+                        try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions())
+                    }) {
+                    case .measured(let seconds):
+                        recordsTimes.append(seconds)
+                        if repetition == 0 {
+                            let native = try SectionStore(path: database).exportJSON()
+                            try Data(native.utf8).write(to: URL(fileURLWithPath: nativeFile))
+                        }
+                    case .unavailable(let reason):
+                        recordsProblem = reason
+                    }
+                    scratch.removeDatabase(database)
+                }
+                if recordsProblem == nil && nativeProblem == nil {
+                    let database = scratch.file("native.db")
+                    switch try timeImport("native", into: database, of: bulk, { store in
+                        try store.importJSON(Data(contentsOf: URL(fileURLWithPath: nativeFile)))
+                    }) {
+                    case .measured(let seconds): nativeTimes.append(seconds)
+                    case .unavailable(let reason): nativeProblem = reason
+                    }
+                    scratch.removeDatabase(database)
+                }
             }
             let baseline = Measurement.median(baselineTimes)
             rows.append(
@@ -80,53 +117,76 @@ extension Benchmark {
                     "6. bulk insert, C baseline (one transaction)",
                     measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(baseline))",
                     ratio: "\(Format.rate(Double(bulk.records) / baseline)) records, \(Format.rate(Double(bulk.items) / baseline)) inserts"))
-
-            // The library's imports, in this process: reading the file is part of the time.
-            let recordsFile = scratch.file("records.json")
-            try bulk.write(to: recordsFile, newlineDelimited: false)
-            let recordsDatabase = scratch.file("records.db")
-            let records = try timeImport(into: recordsDatabase, of: bulk) { store in
-                try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions())
-            }
-            rows.append(importRow("6. records import (library) vs C", bulk, records, baseline: baseline))
-            if case .measured = records {
-                let nativeFile = scratch.file("native.json")
-                try Data(try SectionStore(path: recordsDatabase).exportJSON().utf8).write(to: URL(fileURLWithPath: nativeFile))
-                let native = try timeImport(into: scratch.file("native.db"), of: bulk) { store in
-                    try store.importJSON(Data(contentsOf: URL(fileURLWithPath: nativeFile)))
-                }
-                rows.append(importRow("6. native import (library) vs C", bulk, native, baseline: baseline))
-            } else {
-                rows.append(.skipped("6. native import (library) vs C", reason: "needs a list filled by records import", target: "≥ 50%"))
-            }
-
-            // Peak memory of newline-delimited imports, each in a child process of its own.
-            let small = RecordsFile(records: plan.memorySmallRecords, fields: plan.fieldsPerRecord)
-            let large = RecordsFile(records: plan.memoryLargeRecords, fields: plan.fieldsPerRecord)
-            let inputs = try [small, large].map { file in
-                let path = scratch.file("records-\(file.records).jsonl")
-                try file.write(to: path, newlineDelimited: true)
-                return (file: file, path: path)
-            }
-            let ownPath = ChildProcess.ownPath
             rows.append(
-                try memoryRow("library, child process", inputs: inputs, scratch: scratch) { database, input in
-                    (ownPath, [ChildImport.option, database, input])
-                })
-            if FileManager.default.isExecutableFile(atPath: sectionctl) {
-                rows.append(
-                    try memoryRow("sectionctl binary", inputs: inputs, scratch: scratch) { database, input in
-                        (sectionctl, ["--db", database, "import", "--records", input, "--nl"])
-                    })
-            } else {
-                rows.append(
-                    .skipped(
-                        "6. --nl import peak memory (sectionctl binary)",
-                        reason: "no binary at \(sectionctl): swift build -c release --product sectionctl",
-                        target: "≤ 2x + 64 MiB"))
-            }
+                importRow("6. records import (library) vs C", bulk, recordsProblem, recordsTimes, baseline: baseline))
+            rows.append(
+                importRow(
+                    "6. native import (library) vs C", bulk,
+                    recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem, nativeTimes,
+                    baseline: baseline))
+            rows.append(try memoryRow(sectionctl: sectionctl, scratch: scratch))
             return rows
         }
+    }
+
+    /// Peak memory of newline-delimited imports of two sizes, each in a child process: through
+    /// the `sectionctl` binary, else through the library.
+    private func memoryRow(sectionctl: String, scratch: Scratch) throws -> ResultRow {
+        let small = RecordsFile(records: plan.memorySmallRecords, fields: plan.fieldsPerRecord)
+        let large = RecordsFile(records: plan.memoryLargeRecords, fields: plan.fieldsPerRecord)
+        let scenario = "6. --nl import peak memory, \(Format.shortCount(small.records)) vs \(Format.shortCount(large.records)) records"
+        let target = "≤ 2x + 64 MiB"
+        let inputs = try [small, large].map { file in
+            let path = scratch.file("records-\(file.records).jsonl")
+            try file.write(to: path, newlineDelimited: true)
+            return (file: file, path: path)
+        }
+        var attempts: [(how: String, command: (String, String) -> (String, [String]))] = []
+        var notes: [String] = []
+        if FileManager.default.isExecutableFile(atPath: sectionctl) {
+            attempts.append(("sectionctl binary", { database, input in
+                (sectionctl, ["--db", database, "import", "--records", input, "--nl"])
+            }))
+        } else {
+            notes.append("sectionctl binary: none at \(sectionctl)")
+        }
+        let ownPath = ChildProcess.ownPath
+        attempts.append(("library, child process", { database, input in (ownPath, [ChildImport.option, database, input]) }))
+
+        for attempt in attempts {
+            var peaks: [Int] = []
+            var seconds: [Double] = []
+            var problem: String?
+            for (index, input) in inputs.enumerated() where problem == nil {
+                let database = scratch.file("nl-\(index).db")
+                _ = try Self.createDatabase(at: database)
+                let (executable, arguments) = attempt.command(database, input.path)
+                Log.progress("  --nl import of \(input.file.label), \(attempt.how)…")
+                let outcome = try ChildProcess.run(executable, arguments, errorFile: database + ".err")
+                if outcome.status != 0 {
+                    problem = "exit \(outcome.status): \(outcome.firstErrorLine)"
+                } else if let mismatch = try input.file.mismatch(in: database) {
+                    problem = "exit 0, but \(mismatch)"
+                } else {
+                    peaks.append(outcome.peakMemory)
+                    seconds.append(outcome.seconds)
+                }
+                scratch.removeDatabase(database)
+            }
+            if let problem {
+                notes.append("\(attempt.how): \(problem)")
+                continue
+            }
+            let bound = 2 * peaks[0] + 64 * 1_048_576
+            let skippedNote = notes.isEmpty ? "" : " (not via \(notes.joined(separator: "; ")))"
+            return ResultRow(
+                scenario: scenario,
+                measured: "peak RSS \(Format.mebibytes(peaks[0])) vs \(Format.mebibytes(peaks[1])) (bound \(Format.mebibytes(bound))),"
+                    + " \(Format.duration(seconds[0])) vs \(Format.duration(seconds[1])); \(attempt.how)\(skippedNote)",
+                ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x",
+                target: target, verdict: peaks[1] <= bound ? .pass : .fail)
+        }
+        return .skipped(scenario, reason: notes.joined(separator: "; "), target: target)
     }
 
     /// The outcome of one timed import.
@@ -138,12 +198,12 @@ extension Benchmark {
 
     /// Creates a database at `path`, opens it, and times `body` importing into it; then checks
     /// that it holds exactly what `file` becomes.
-    private func timeImport(into path: String, of file: RecordsFile, _ body: (SectionStore) throws -> Void) throws
+    private func timeImport(_ name: String, into path: String, of file: RecordsFile, _ body: (SectionStore) throws -> Void) throws
         -> ImportTiming
     {
         _ = try Self.createDatabase(at: path)
         let store = try SectionStore(path: path)
-        Log.progress("  importing \(file.label)…")
+        Log.progress("  \(name) import: \(file.label)…")
         do {
             let seconds = try Measurement.time { try body(store) }
             if let mismatch = try file.mismatch(in: path) { return .unavailable(mismatch) }
@@ -153,51 +213,16 @@ extension Benchmark {
         }
     }
 
-    private func importRow(_ scenario: String, _ file: RecordsFile, _ timing: ImportTiming, baseline: Double) -> ResultRow {
-        switch timing {
-        case .unavailable(let reason):
-            return .skipped(scenario, reason: reason, target: "≥ 50%")
-        case .measured(let seconds):
-            return .atLeast(
-                scenario,
-                measured: "\(file.label) in \(Format.duration(seconds)), C \(Format.duration(baseline));"
-                    + " \(Format.rate(Double(file.records) / seconds)) records",
-                ratio: baseline / seconds * 100, limit: 50, suffix: "%")
-        }
-    }
-
-    /// Runs the command `command` gives for each input into a fresh database and compares the
-    /// peak memory of the small and the large one.
-    private func memoryRow(
-        _ how: String, inputs: [(file: RecordsFile, path: String)], scratch: Scratch,
-        command: (_ database: String, _ input: String) -> (executable: String, arguments: [String])
-    ) throws -> ResultRow {
-        let names = "\(Format.shortCount(inputs[0].file.records)) vs \(Format.shortCount(inputs[1].file.records)) records"
-        let scenario = "6. --nl import peak memory, \(names) (\(how))"
-        var peaks: [Int] = []
-        var seconds: [Double] = []
-        for (index, input) in inputs.enumerated() {
-            let database = scratch.file("nl-\(index)-\(how.prefix(3)).db")
-            _ = try Self.createDatabase(at: database)
-            let (executable, arguments) = command(database, input.path)
-            Log.progress("  --nl import of \(input.file.label), \(how)…")
-            let outcome = try ChildProcess.run(executable, arguments, errorFile: database + ".err")
-            guard outcome.status == 0 else {
-                return .skipped(scenario, reason: "exit \(outcome.status): \(outcome.firstErrorLine)", target: "≤ 2x + 64 MiB")
-            }
-            if let mismatch = try input.file.mismatch(in: database) {
-                return .skipped(scenario, reason: "exit 0, but \(mismatch)", target: "≤ 2x + 64 MiB")
-            }
-            peaks.append(outcome.peakMemory)
-            seconds.append(outcome.seconds)
-        }
-        let bound = 2 * peaks[0] + 64 * 1_048_576
-        return ResultRow(
-            scenario: scenario,
-            measured: "peak RSS \(Format.mebibytes(peaks[0])) vs \(Format.mebibytes(peaks[1])) (bound \(Format.mebibytes(bound)));"
-                + " \(Format.duration(seconds[0])) vs \(Format.duration(seconds[1]))",
-            ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x",
-            target: "≤ 2x + 64 MiB", verdict: peaks[1] <= bound ? .pass : .fail)
+    private func importRow(
+        _ scenario: String, _ file: RecordsFile, _ problem: String?, _ times: [Double], baseline: Double
+    ) -> ResultRow {
+        if let problem { return .skipped(scenario, reason: problem, target: "≥ 50%") }
+        let seconds = Measurement.median(times)
+        return .atLeast(
+            scenario,
+            measured: "\(file.label) in \(Format.duration(seconds)), C \(Format.duration(baseline));"
+                + " \(Format.rate(Double(file.records) / seconds)) records",
+            ratio: baseline / seconds * 100, limit: 50, suffix: "%")
     }
 
     /// Creates a database through the Repository and returns the id of its default list.

@@ -143,7 +143,7 @@ struct Plan {
         sessionMoves = 1_000
         sessionSectionRows = 10_000
         seedListRows = quick ? 10_000 : 100_000
-        bulkRecords = quick ? 10_000 : 100_000
+        bulkRecords = quick ? 5_000 : 50_000
         fieldsPerRecord = 5
         memorySmallRecords = quick ? 1_000 : 10_000
         memoryLargeRecords = quick ? 30_000 : 300_000

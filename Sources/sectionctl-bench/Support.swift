@@ -27,13 +27,6 @@ final class TemporaryDirectory {
     /// The path of `name` inside the directory.
     func file(_ name: String) -> String { path + "/" + name }
 
-    /// Removes a database file with its -wal and -shm companions.
-    func removeDatabase(_ name: String) {
-        for suffix in ["", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: file(name) + suffix)
-        }
-    }
-
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }

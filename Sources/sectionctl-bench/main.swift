@@ -5,6 +5,9 @@ import SQLite
 // ratios against a C baseline in the same run.
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == ChildProcess.peakMemoryOption {
+    exit(ChildProcess.runAsIntermediary(Array(arguments.dropFirst())))
+}
 if arguments.first == ChildImport.option {
     guard arguments.count == 3 else {
         Log.progress("usage: sectionctl-bench \(ChildImport.option) DATABASE FILE")
