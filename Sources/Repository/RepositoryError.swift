@@ -72,7 +72,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             guard let valid else { return "section index \(index) is out of range: the list has no sections" }
             return "section index \(index) is out of range (valid: \(range(valid)))"
         case .rowIndexOutOfRange(let index, let section, let valid):
-            guard let valid else { return "row index \(index) is out of range: section \(section) has no rows" }
+            guard let valid else {
+                // A negative index comes from `S:end` in an empty section.
+                return index < 0 ? "section \(section) has no rows" : "row index \(index) is out of range: section \(section) has no rows"
+            }
             return "row index \(index) is out of range for section \(section) (valid: \(range(valid)))"
         case .sectionNotEmpty(let title, let count):
             return "section \(quoted(title)) has \(plural(count, "row")); use --force to delete it with its rows"

@@ -48,30 +48,44 @@ public final class SectionStore: Sendable {
         }
         let db: Connection
         do {
-            db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
+            db = try Self.open(path: path, create: create, readOnly: readOnly)
         } catch let error as SQLiteError {
             throw Self.repositoryError(error, path: path)
         }
-        db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
-        let readOnlyConnection = db.isReadOnly
-        do {
-            let inspection = try Migrator.inspect(db)
-            if inspection == .empty && !create {
-                throw RepositoryError.databaseMissing(path: path)
-            }
-            try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
-            if !readOnlyConnection {
-                _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
-            }
-            if inspection != .ours(version: Migrator.latestVersion) {
-                if readOnlyConnection { throw RepositoryError.readOnly(path: path) }
-                try Migrator.migrate(db)
-            }
-        } catch let error as SQLiteError {
-            throw Self.repositoryError(error, path: path)
-        }
-        self.isReadOnly = readOnlyConnection
+        self.isReadOnly = db.isReadOnly
         self.connection = Mutex(db)
+    }
+
+    /// Opens a connection and checks the file, without writing: the migrations and the
+    /// journal mode come after. A WAL database the user may read but whose directory they cannot
+    /// write (so SQLite cannot make its `-shm` file) is opened as immutable instead.
+    private static func open(path: String, create: Bool, readOnly: Bool) throws -> Connection {
+        let db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
+        db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+        do {
+            try prepare(db, path: path, create: create)
+            return db
+        } catch let error as SQLiteError where db.isReadOnly && (error.isCannotOpen || error.isReadOnly) {
+            let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
+            try prepare(immutable, path: path, create: false)
+            return immutable
+        }
+    }
+
+    /// Refuses what is not ours, sets the connection's pragmas and migrates when needed.
+    private static func prepare(_ db: Connection, path: String, create: Bool) throws {
+        let inspection = try Migrator.inspect(db)
+        if inspection == .empty && !create {
+            throw RepositoryError.databaseMissing(path: path)
+        }
+        try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
+        if !db.isReadOnly {
+            _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
+        }
+        if inspection != .ours(version: Migrator.latestVersion) {
+            if db.isReadOnly { throw RepositoryError.readOnly(path: path) }
+            try Migrator.migrate(db)
+        }
     }
 
     /// The schema version of this build: the number of the newest file in `Migrations/`.

@@ -38,9 +38,27 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
 
     /// Opens the database at `path`. Opening does not read the file; the first statement does.
-    public init(path: String, mode: OpenMode) throws {
+    ///
+    /// With `immutable`, the file is opened read-only as a file nothing changes (SQLite's
+    /// `immutable=1`): no locks, no `-shm` file, so a WAL database in a directory the user cannot
+    /// write can still be read.
+    public init(path: String, mode: OpenMode, immutable: Bool = false) throws {
         var handle: OpaquePointer?
-        let result = sqlite3_open_v2(path, &handle, mode.flags, nil)
+        let result: Int32
+        if immutable {
+            // In a URI, '%', '?' and '#' would be read as escapes, the query and the fragment.
+            let escaped = path.map { character -> String in
+                switch character {
+                case "%": return "%25"
+                case "?": return "%3f"
+                case "#": return "%23"
+                default: return String(character)
+                }
+            }.joined()
+            result = sqlite3_open_v2("file:\(escaped)?immutable=1", &handle, OpenMode.readOnly.flags | SQLITE_OPEN_URI, nil)
+        } else {
+            result = sqlite3_open_v2(path, &handle, mode.flags, nil)
+        }
         guard result == SQLITE_OK, let handle else {
             let error = SQLiteError(handle: handle, resultCode: result)
             sqlite3_close_v2(handle)

@@ -32,6 +32,29 @@ struct ReadOnlyTests {
     }
 }
 
+extension ReadOnlyTests {
+    /// In a directory the user cannot write, SQLite cannot make the WAL's `-shm` file; the
+    /// database is then read as an immutable file.
+    @Test func aDatabaseInAReadOnlyDirectoryCanStillBeShownAndExported() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        chmod(cli.databasePath, 0o444)
+        chmod(cli.directory.path, 0o555)
+        defer {
+            chmod(cli.directory.path, 0o755)
+            chmod(cli.databasePath, 0o644)
+        }
+        let show = try ReadOnlyRunner.run(["--db", cli.databasePath, "show"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("[0] To do  #1"))
+        let export = try ReadOnlyRunner.run(["--db", cli.databasePath, "export"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let add = try ReadOnlyRunner.run(["--db", cli.databasePath, "section", "add", "x"])
+        #expect(add.status == 1)
+        #expect(add.stderr.contains("is read-only"))
+    }
+}
+
 enum ReadOnlyRunner {
     static let isRoot = getuid() == 0
 
