@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "SQLite", "CBaseline"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite"]),
         .testTarget(name: "TransferTests", dependencies: ["Repository", "SQLite"]),
-        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository"]),
+        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

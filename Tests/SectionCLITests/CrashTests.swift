@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+import Repository
+import SQLite
+import Testing
+
+/// `kill -9` in the middle of a large save leaves the database at the old state or the new one,
+/// whole, with integrity intact.
+@Suite("Crashes")
+struct CrashTests {
+    /// A list of 2,000 rows in two sections, and an edit session of 1,000 moves across them.
+    func prepare(_ cli: Sectionctl) throws -> (script: String, old: [Section], new: [Section]) {
+        try cli.initialize()
+        var lines = ["section add Left", "section add Right"]
+        for index in 0..<2000 { lines.append("row add \(index % 2) 'row \(index)'") }
+        lines.append("save")
+        try cli.ok(["edit"], input: lines.joined(separator: "\n") + "\n")
+        let old = try SectionStore(path: cli.databasePath).snapshot().sections
+
+        var random = SystemRandomNumberGenerator()
+        var moves: [String] = []
+        for _ in 0..<1000 {
+            let from = Int.random(in: 0...1, using: &random)
+            let to = Int.random(in: 0...1, using: &random)
+            moves.append("row move \(from):\(Int.random(in: 0..<900, using: &random)) \(to):\(Int.random(in: 0..<900, using: &random))")
+        }
+        let script = moves.joined(separator: "\n") + "\nsave\n"
+
+        // The new state: the same session run to the end on a copy.
+        let copy = cli.directory.appendingPathComponent("copy.db").path
+        try FileManager.default.copyItem(atPath: cli.databasePath, toPath: copy)
+        let saved = try cli.run(["--db", copy, "edit"], input: script, database: false)
+        try #require(saved.status == 0, "\(saved.stderr)")
+        let new = try SectionStore(path: copy).snapshot().sections
+        try #require(new != old)
+        return (script, old, new)
+    }
+
+    @Test func killingASaveLeavesTheOldStateOrTheNew() throws {
+        let cli = try Sectionctl()
+        let (script, old, new) = try prepare(cli)
+        let pristine = cli.directory.appendingPathComponent("pristine.db").path
+        try FileManager.default.copyItem(atPath: cli.databasePath, toPath: pristine)
+
+        // How long a whole run takes, to spread the kills over it.
+        let started = Date()
+        let whole = try cli.run(["edit"], input: script)
+        let duration = Date().timeIntervalSince(started)
+        try #require(whole.status == 0, "\(whole.stderr)")
+
+        var outcomes: [String: Int] = [:]
+        // Kills spread from the start to past the usual end, so some land inside the save.
+        for trial in 0..<14 {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cli.databasePath + suffix) }
+            try FileManager.default.copyItem(atPath: pristine, toPath: cli.databasePath)
+            let run = try cli.launch(["edit"], input: script)
+            usleep(useconds_t(duration * Double(trial) / 10 * 1_000_000))
+            kill(run.process.processIdentifier, SIGKILL)
+            run.process.waitUntilExit()
+
+            let db = try Connection(path: cli.databasePath, mode: .readWrite)
+            #expect(try db.query("PRAGMA integrity_check") { $0.string(0) } == ["ok"], "trial \(trial)")
+            let duplicates = try db.scalarInt("SELECT count(*) FROM (SELECT section_id, position FROM rows GROUP BY 1, 2 HAVING count(*) > 1)")
+            #expect(duplicates == 0)
+            let sections = try SectionStore(path: cli.databasePath).snapshot().sections
+            let state = sections == old ? "old" : sections == new ? "new" : "neither"
+            #expect(state != "neither", "trial \(trial): the database is neither the old state nor the new")
+            outcomes[state, default: 0] += 1
+        }
+        #expect(outcomes["neither"] == nil, "\(outcomes)")
+        print("kill -9 during an edit session: \(outcomes) (a whole run takes \(Int(duration * 1000)) ms)")
+    }
+}
