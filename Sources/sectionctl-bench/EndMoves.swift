@@ -80,7 +80,7 @@ extension Benchmark {
                 movers.append((try BaselineMover(fixture: hugeFixtures.1), plan.movesPerRound))
                 movers.append((RepositoryMover(store: hugeStore, deepAt: deepIndex), plan.deepMovesPerRound))
             }
-            Log.progress("  timing moves: \(plan.rounds) rounds of \(plan.movesPerRound) per configuration, interleaved…")
+            Log.progress("  timing moves: \(plan.rounds) rounds of \(plan.movesPerRound) per configuration, in blocks…")
             let medians = try Rounds.medianPerMove(movers, rounds: plan.rounds)
             var times = EndMoveTimes(smallRows: plan.smallSection, repositorySmall: medians[0], baselineSmall: medians[1])
             if hugeStore != nil {

@@ -105,53 +105,25 @@ final class BaselineMover: Mover {
     }
 }
 
-/// Times movers in interleaved rounds, so that a slow spell of the machine (another process,
-/// a checkpoint, the disk) falls on all of them alike and their ratios stay fair.
+/// Times movers in interleaved rounds: in each round every mover makes its moves in one
+/// block, so that a slow spell of the machine (another process, a checkpoint, the disk) falls
+/// on all of them alike, while each block runs as one program would.
+///
+/// Blocks rather than alternating move by move: on ext4, alternating commits between
+/// database files makes every fsync carry the other file's metadata, which adds the same few
+/// milliseconds to every move of every mover and so hides their real costs and ratios.
 enum Rounds {
-    /// How the movers take turns within a round.
-    enum Turns {
-        /// Move by move, each mover's moves spread evenly over the round.
-        case byMove
-        /// Each mover makes all its moves of the round in one block (for movers whose work,
-        /// such as a large fsync, would otherwise spill into the next mover's timing).
-        case byBlock
-    }
-
     /// Runs one warm-up round, then `rounds` rounds in which each mover makes its number of
     /// moves. Returns, for each mover, the median over the rounds of its mean time per move in
     /// a round, in seconds.
-    static func medianPerMove(
-        _ movers: [(mover: any Mover, moves: Int)], rounds: Int, turns: Turns = .byMove
-    ) throws -> [Double] {
+    static func medianPerMove(_ movers: [(mover: any Mover, moves: Int)], rounds: Int) throws -> [Double] {
         var samples = Array(repeating: [Double](), count: movers.count)
         for round in 0...rounds {
-            let elapsed: [Double]
-            switch turns {
-            case .byMove: elapsed = try roundByMove(movers)
-            case .byBlock:
-                elapsed = try movers.map { entry in
-                    try Measurement.time { for _ in 0..<entry.moves { try entry.mover.move() } }
-                }
-            }
-            if round > 0 {
-                for index in movers.indices { samples[index].append(elapsed[index] / Double(movers[index].moves)) }
+            for (index, entry) in movers.enumerated() {
+                let elapsed = try Measurement.time { for _ in 0..<entry.moves { try entry.mover.move() } }
+                if round > 0 { samples[index].append(elapsed / Double(entry.moves)) }
             }
         }
         return samples.map(Measurement.median)
-    }
-
-    /// One round move by move: at each turn, a mover with fewer moves than the busiest one
-    /// moves only when it has fallen behind its even share. Returns each mover's total time.
-    private static func roundByMove(_ movers: [(mover: any Mover, moves: Int)]) throws -> [Double] {
-        let turns = movers.map(\.moves).max() ?? 0
-        var elapsed = Array(repeating: 0.0, count: movers.count)
-        var made = Array(repeating: 0, count: movers.count)
-        for turn in 0..<turns {
-            for (index, entry) in movers.enumerated() where made[index] * turns <= turn * entry.moves {
-                elapsed[index] += try Measurement.time { try entry.mover.move() }
-                made[index] += 1
-            }
-        }
-        return elapsed
     }
 }

@@ -101,7 +101,7 @@ extension Benchmark {
                     (RepositoryMover(endsOf: store), plan.movesPerRound),
                     (SeedMover(store: seed, cycling: [(0, rows - 1), (rows - 1, 0)]), seedMoves),
                     (RepositoryMover(store: store, deepAt: deep), plan.deepMovesPerRound),
-                ], rounds: plan.rounds, turns: .byBlock)
+                ], rounds: plan.rounds)
             let (repository, json, repositoryDeep) = (medians[0], medians[1], medians[2])
             let size = Format.shortCount(rows)
             return [
