@@ -8,6 +8,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case listExists(String)
     /// The list still has sections, and deleting it was not forced.
     case listNotEmpty(String, sectionCount: Int)
+    /// An import into a list that already has sections, without saying whether to replace them
+    /// or append after them.
+    case importIntoNonEmptyList(String, sectionCount: Int)
     /// No section has this id or title in the list. `titles` are the list's section titles.
     case sectionNotFound(SectionRef, list: String, titles: [String])
     /// Several sections have this title; name one by index or id.
@@ -57,6 +60,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "a list named \(quoted(name)) already exists"
         case .listNotEmpty(let name, let count):
             return "list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content"
+        case .importIntoNonEmptyList(let name, let count):
+            return "list \(quoted(name)) already has \(plural(count, "section")); import with --replace to replace them or --append to add after them"
         case .sectionNotFound(let ref, let list, let titles):
             let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
             switch ref {

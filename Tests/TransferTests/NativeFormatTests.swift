@@ -154,10 +154,10 @@ struct NativeFormatTests {
         do {
             try fixture.store.importJSON(document)
             Issue.record("the import was not refused")
-        } catch RepositoryError.invalidInput(let message) {
-            #expect(message.contains("\"default\""))
-            #expect(message.contains("1 section"))
-            #expect(message.contains("--replace") && message.contains("--append"))
+        } catch let error as RepositoryError {
+            #expect(error == .importIntoNonEmptyList("default", sectionCount: 1))
+            #expect(error.description.contains("\"default\"") && error.description.contains("1 section"))
+            #expect(error.description.contains("--replace") && error.description.contains("--append"))
         }
         #expect(try fixture.state() == before)
     }

@@ -80,7 +80,7 @@ struct RecordLayout {
             do {
                 title = try TitlePattern(pattern)
             } catch let problem as RecordProblem {
-                throw RepositoryError.invalidInput("the template's title is not valid: \(problem.message)")
+                throw RepositoryError.invalidData("the template's title is not valid: \(problem.message)")
             }
         } else {
             title = nil

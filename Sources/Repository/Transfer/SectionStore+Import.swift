@@ -20,9 +20,7 @@ extension SectionStore {
         if existing > 0 {
             switch policy {
             case .refuse:
-                throw RepositoryError.invalidInput(
-                    "list \(jsonQuoted(list.name)) already has \(existing == 1 ? "1 section" : "\(existing) sections"); "
-                        + "import with --replace to replace them or --append to add after them")
+                throw RepositoryError.importIntoNonEmptyList(list.name, sectionCount: existing)
             case .replace:
                 try db.run("DELETE FROM sections WHERE list_id = ?", list.id)
                 changeset.deletedSections = Array(0..<existing)

@@ -67,8 +67,8 @@ extension SectionStore {
     ///   lists the inserted sections (and, for `.replace`, the deleted ones).
     /// - Throws: `RepositoryError.invalidData` for bad input (malformed JSON with its line,
     ///   column and byte offset; invalid UTF-8; a document of the wrong shape, naming the JSON
-    ///   path); `RepositoryError.invalidInput` when a list already has sections and `policy` is
-    ///   `.refuse`, or when `list` is given for a document with several lists. Nothing is written
+    ///   path); `RepositoryError.importIntoNonEmptyList` when a list already has sections and
+    ///   `policy` is `.refuse`; `RepositoryError.invalidInput` when `list` is given for a document with several lists. Nothing is written
     ///   when it throws.
     @discardableResult
     public func importJSON(_ data: Data, list: String? = nil, policy: ImportConflictPolicy = .refuse) throws -> [Change] {
