@@ -53,7 +53,7 @@ extension Benchmark {
             let draft = Measurement.median(draftTimes)
             let cBatch = Measurement.median(baselineTimes)
             let measured =
-                "save \(Format.duration(save)) (draft \(Format.duration(draft))), "
+                "save \(Format.duration(save)) (\(Format.duration(save / Double(plan.sessionMoves))) per move), draft \(Format.duration(draft)); "
                 + "\(findings.sorted().joined(separator: "; ")) in each of \(repetitions) saves, "
                 + "~\(Format.count(Int(Measurement.median(movedEntries.map(Double.init))))) moved rows in the changeset; "
                 + "\(Format.shortCount(plan.sessionSectionRows))-row section"
