@@ -43,7 +43,7 @@ struct Options {
         same pragmas (WAL, synchronous=FULL), in the same run, and prints a table of ratios and
         targets (docs/benchmarks.md explains each scenario).
 
-          --quick            small sizes: a smoke run of a few seconds
+          --quick            small sizes: a smoke run of about half a minute
           --scenario NAMES   run only these scenarios (comma-separated or repeated):
         \(Scenario.allCases.map { "                       \($0.rawValue.padding(8)) \($0.summary)" }.joined(separator: "\n"))
           --rounds N         repetitions behind each median (default 15, quick 5)

@@ -21,7 +21,7 @@ do {
     options = try Options.parse(arguments)
 } catch {
     if let message = error.message {
-        Log.progress("sectionctl-bench: error: \(message)\n\n\(Options.usage)")
+        Log.progress("sectionctl-bench: error: \(message) (see --help)")
         exit(2)
     }
     print(Options.usage)
@@ -41,6 +41,20 @@ func loadAverage() -> String {
     ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
 }
 
+// An interrupted run still removes its temporary files.
+let temporaryPath = benchmark.directory.path
+let interruptions = [SIGINT, SIGTERM].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler {
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+        Log.progress("sectionctl-bench: interrupted; removed \(temporaryPath)")
+        exit(130)
+    }
+    source.resume()
+    return source
+}
+
 let started = ContinuousClock.now
 let loadBefore = loadAverage()
 let mode = options.quick ? "quick run (--quick: small sizes)" : "full run"
@@ -49,6 +63,7 @@ Log.progress(
         + " files in \(benchmark.directory.path)")
 let report = benchmark.run()
 benchmark.cleanUp()
+interruptions.forEach { $0.cancel() }
 let elapsed = Measurement.seconds(ContinuousClock.now - started)
 
 print(
