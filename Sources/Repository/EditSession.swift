@@ -1,3 +1,5 @@
+import SQLite
+
 /// An edit session: the "reorder mode" of a table view, as data.
 ///
 /// Beginning one takes no lock; others keep reading and writing. Edits apply to an in-memory
@@ -18,7 +20,7 @@ public final class EditSession {
     /// Whether the session can still take edits (it has not been saved or cancelled).
     public private(set) var isOpen = true
 
-    private var resolvedEdits: [Edit] = []
+    private var steps: [ReplayStep] = []
     private var nextDraftID: Int64 = -1
 
     init(store: SectionStore, base: ListSnapshot) {
@@ -30,7 +32,7 @@ public final class EditSession {
     }
 
     /// The number of edits applied so far.
-    public var editCount: Int { resolvedEdits.count }
+    public var editCount: Int { steps.count }
 
     /// What saving now would change: the changeset from `base` to `draft`.
     public var pendingChanges: Changeset { Changeset(from: base, to: draft) }
@@ -40,12 +42,9 @@ public final class EditSession {
     @discardableResult
     public func apply(_ edit: Edit) throws -> (changeset: Changeset, createdID: Int64?) {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        var next = nextDraftID
-        var updated = draft
-        let (outcome, resolved) = try updated.applyDraft(edit, nextID: &next)
-        draft = updated
-        nextDraftID = next
-        resolvedEdits.append(resolved)
+        // In place: applyDraft checks everything before it changes anything.
+        let (outcome, step) = try draft.applyDraft(edit, nextID: &nextDraftID)
+        steps.append(step)
         return (outcome.changeset, outcome.createdID)
     }
 
@@ -58,27 +57,20 @@ public final class EditSession {
     @discardableResult
     public func save() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        let edits = resolvedEdits
+        let steps = self.steps
         let base = self.base
         let changeset = pendingChanges
-        let store = self.store
         let change = try store.write { db in
             let list = try db.listRecord(named: base.name)
             guard list.version == base.version else {
                 throw RepositoryError.conflict(list: base.name, sessionVersion: base.version, currentVersion: list.version)
             }
-            guard !edits.isEmpty else { return Change(list: list.name, version: list.version) }
-            // Draft ids were handed out as -1, -2, … in the order the edits created things.
-            var storedIDs: [Int64: Int64] = [:]
-            var nextDraftID: Int64 = -1
-            for edit in edits {
-                let stored = { (id: Int64) in storedIDs[id] ?? id }
-                let outcome = try store.perform(edit.mappingIDs(sections: stored, rows: stored), in: list, db: db)
-                if let created = outcome.createdID {
-                    storedIDs[nextDraftID] = created
-                    nextDraftID -= 1
-                }
+            guard !steps.isEmpty else { return Change(list: list.name, version: list.version) }
+            var replay = Replay(list: list, db: db)
+            for step in steps {
+                try replay.write(step)
             }
+            store.countPositionWrites(replay.positionWrites)
             return Change(list: list.name, version: try store.bumpVersion(of: list, db: db), changeset: changeset)
         }
         isOpen = false
@@ -95,5 +87,68 @@ extension SectionStore {
     /// Begins an edit session on a list. Takes no lock.
     public func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
         EditSession(store: self, base: try snapshot(of: list))
+    }
+}
+
+/// Writes a session's steps inside the save's transaction.
+private struct Replay {
+    let list: ListRecord
+    let db: Connection
+    /// Draft ids (negative) of what the session created → their stored ids.
+    var storedIDs: [Int64: Int64] = [:]
+    var positionWrites = 0
+
+    init(list: ListRecord, db: Connection) {
+        self.list = list
+        self.db = db
+    }
+
+    func stored(_ id: Int64) -> Int64 { storedIDs[id] ?? id }
+
+    mutating func write(_ step: ReplayStep) throws {
+        switch step {
+        case .nothing:
+            break
+        case .insertSection(let draftID, let title, let emptyText, let neighbours):
+            let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: nil)
+            storedIDs[draftID] = try db.queryFirst(
+                "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
+                list.id, position, title, emptyText
+            ) { $0.int64(0) }
+        case .setSection(let id, let title, let emptyText):
+            try db.run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ?", title, emptyText, stored(id))
+        case .moveSection(let id, let neighbours):
+            let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: stored(id))
+            try db.run("UPDATE sections SET position = ? WHERE id = ?", position, stored(id))
+        case .deleteSection(let id):
+            try db.run("DELETE FROM sections WHERE id = ?", stored(id))
+        case .insertRow(let draftID, let content, let sectionID, let neighbours):
+            let section = stored(sectionID)
+            let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: nil)
+            storedIDs[draftID] = try db.queryFirst(
+                "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                section, position, content.kind.rawValue, content.title, content.value
+            ) { $0.int64(0) }
+        case .setRow(let id, let content):
+            try db.run("UPDATE rows SET title = ?, value = ? WHERE id = ?", content.title, content.value, stored(id))
+        case .moveRow(let id, let sectionID, let neighbours):
+            let section = stored(sectionID)
+            let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: stored(id))
+            try db.run("UPDATE rows SET section_id = ?, position = ? WHERE id = ?", section, position, stored(id))
+        case .deleteRow(let id):
+            try db.run("DELETE FROM rows WHERE id = ?", stored(id))
+        }
+    }
+
+    /// A position between the stored neighbours, looked up by id.
+    private mutating func place(in table: OrderedTable, parentID: Int64, neighbours: Neighbours, movingID: Int64?) throws -> Int64 {
+        func position(_ id: Int64?) throws -> Int64? {
+            guard let id else { return nil }
+            return try db.scalarInt("SELECT position FROM \(table.table) WHERE id = ?", stored(id))
+        }
+        let place = try table.position(
+            between: try position(neighbours.before), and: try position(neighbours.after), of: parentID, movingID: movingID, in: db)
+        positionWrites += place.rewritten + 1
+        return place.position
     }
 }

@@ -47,13 +47,14 @@ extension ListSnapshot {
         }
     }
 
-    /// Applies `edit`, giving anything it creates the id `nextID` (then decremented).
-    /// - Returns: the outcome, and the edit with every address turned into an id or a plain
-    ///   index, so that it can be replayed on the database in the same state.
-    mutating func applyDraft(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, resolved: Edit) {
+    /// Applies `edit`, giving anything it creates the id `nextID` (then decremented). Checks
+    /// everything before changing anything: when it throws, the snapshot is as it was.
+    /// - Returns: the outcome, and the step that replays the edit on the database in the same
+    ///   state, addressed by ids and neighbours only.
+    mutating func applyDraft(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, step: ReplayStep) {
         try edit.validate()
         var outcome = EditOutcome()
-        var resolved = edit
+        let step: ReplayStep
         switch edit {
         case .addSection(let title, let emptyText, let at):
             let index = at ?? sections.count
@@ -65,18 +66,18 @@ extension ListSnapshot {
             sections.insert(Section(id: id, title: title, emptyText: emptyText), at: index)
             outcome.createdID = id
             outcome.changeset.insertedSections = [index]
-            resolved = .addSection(title: title, emptyText: emptyText, at: index)
+            step = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
 
         case .renameSection(let ref, let title):
             let index = try sectionIndex(ref)
-            resolved = .renameSection(.id(sections[index].id), title: title)
+            step = .setSection(id: sections[index].id, title: title, emptyText: sections[index].emptyText)
             guard sections[index].title != title else { break }
             sections[index].title = title
             outcome.changeset.updatedSections = [index]
 
         case .setEmptyText(let ref, let text):
             let index = try sectionIndex(ref)
-            resolved = .setEmptyText(.id(sections[index].id), text)
+            step = .setSection(id: sections[index].id, title: sections[index].title, emptyText: text)
             guard sections[index].emptyText != text else { break }
             sections[index].emptyText = text
             outcome.changeset.updatedSections = [index]
@@ -86,10 +87,11 @@ extension ListSnapshot {
             guard destination >= 0 && destination <= sections.count - 1 else {
                 throw RepositoryError.sectionIndexOutOfRange(destination, valid: 0...(sections.count - 1))
             }
-            resolved = .moveSection(.id(sections[index].id), to: destination)
-            guard destination != index else { break }
-            sections.insert(sections.remove(at: index), at: destination)
-            outcome.changeset.movedSections = [.init(from: index, to: destination)]
+            if destination != index {
+                sections.insert(sections.remove(at: index), at: destination)
+                outcome.changeset.movedSections = [.init(from: index, to: destination)]
+            }
+            step = .moveSection(id: sections[destination].id, neighbours: sectionNeighbours(of: destination))
 
         case .deleteSection(let ref, let force):
             let index = try sectionIndex(ref)
@@ -97,9 +99,9 @@ extension ListSnapshot {
             guard section.rows.isEmpty || force else {
                 throw RepositoryError.sectionNotEmpty(title: section.title, rowCount: section.rows.count)
             }
-            resolved = .deleteSection(.id(section.id), force: true)
             sections.remove(at: index)
             outcome.changeset.deletedSections = [index]
+            step = .deleteSection(id: section.id)
 
         case .addRow(let content, let destination):
             let section = try sectionIndex(destination.section)
@@ -110,20 +112,22 @@ extension ListSnapshot {
             sections[section].rows.insert(Row(id: id, content: content), at: index)
             outcome.createdID = id
             outcome.changeset.insertedRows = [RowPath(section: section, row: index)]
-            resolved = .addRow(content, to: RowDestination(section: .id(sections[section].id), index: .index(index)))
+            step = .insertRow(
+                draftID: id, content: content, sectionID: sections[section].id,
+                neighbours: rowNeighbours(of: RowPath(section: section, row: index)))
 
         case .updateRow(let ref, let title, let value):
             let path = try rowPath(ref)
             let row = self[path]
             let content = try SectionStore.updated(row.content, id: row.id, title: title, value: value)
-            resolved = .updateRow(.id(row.id), title: content.title, value: content.value.map { .set($0) } ?? .remove)
+            step = .setRow(id: row.id, content: content)
             guard content != row.content else { break }
             sections[path.section].rows[path.row].content = content
             outcome.changeset.updatedRows = [path]
 
         case .deleteRow(let ref):
             let path = try rowPath(ref)
-            resolved = .deleteRow(.id(self[path].id))
+            step = .deleteRow(id: self[path].id)
             sections[path.section].rows.remove(at: path.row)
             outcome.changeset.deletedRows = [path]
 
@@ -133,44 +137,50 @@ extension ListSnapshot {
             let sameSection = section == path.section
             let others = sections[section].rows.count - (sameSection ? 1 : 0)
             let index = try SectionStore.destinationIndex(destination.index, section: section, count: others)
-            let row = self[path]
-            resolved = .moveRow(.id(row.id), to: RowDestination(section: .id(sections[section].id), index: .index(index)))
-            guard !(sameSection && index == path.row) else { break }
-            sections[path.section].rows.remove(at: path.row)
-            sections[section].rows.insert(row, at: index)
-            outcome.changeset.movedRows = [.init(from: path, to: RowPath(section: section, row: index))]
+            let target = RowPath(section: section, row: index)
+            if !(sameSection && index == path.row) {
+                let row = sections[path.section].rows.remove(at: path.row)
+                sections[section].rows.insert(row, at: index)
+                outcome.changeset.movedRows = [.init(from: path, to: target)]
+            }
+            step = .moveRow(id: self[target].id, sectionID: sections[section].id, neighbours: rowNeighbours(of: target))
         }
-        return (outcome, resolved)
+        // An edit that changed nothing in the draft has nothing to write.
+        return (outcome, outcome.changeset.isEmpty ? .nothing : step)
+    }
+
+    /// The ids of the sections on either side of the one at `index`.
+    private func sectionNeighbours(of index: Int) -> Neighbours {
+        Neighbours(
+            before: index > 0 ? sections[index - 1].id : nil,
+            after: index + 1 < sections.count ? sections[index + 1].id : nil)
+    }
+
+    /// The ids of the rows on either side of the one at `path`, in its section.
+    private func rowNeighbours(of path: RowPath) -> Neighbours {
+        let rows = sections[path.section].rows
+        return Neighbours(
+            before: path.row > 0 ? rows[path.row - 1].id : nil, after: path.row + 1 < rows.count ? rows[path.row + 1].id : nil)
     }
 }
 
-extension Edit {
-    /// The same edit with section ids passed through `sections` and row ids through `rows`
-    /// (to turn draft ids into stored ones).
-    func mappingIDs(sections: (Int64) -> Int64, rows: (Int64) -> Int64) -> Edit {
-        func section(_ ref: SectionRef) -> SectionRef {
-            if case .id(let id) = ref { return .id(sections(id)) }
-            return ref
-        }
-        func destination(_ destination: RowDestination) -> RowDestination {
-            RowDestination(section: section(destination.section), index: destination.index)
-        }
-        func row(_ ref: RowRef) -> RowRef {
-            switch ref {
-            case .id(let id): return .id(rows(id))
-            case .path(let sectionRef, let index): return .path(section(sectionRef), index)
-            }
-        }
-        switch self {
-        case .addSection: return self
-        case .renameSection(let ref, let title): return .renameSection(section(ref), title: title)
-        case .setEmptyText(let ref, let text): return .setEmptyText(section(ref), text)
-        case .moveSection(let ref, let to): return .moveSection(section(ref), to: to)
-        case .deleteSection(let ref, let force): return .deleteSection(section(ref), force: force)
-        case .addRow(let content, let to): return .addRow(content, to: destination(to))
-        case .updateRow(let ref, let title, let value): return .updateRow(row(ref), title: title, value: value)
-        case .deleteRow(let ref): return .deleteRow(row(ref))
-        case .moveRow(let ref, let to): return .moveRow(row(ref), to: destination(to))
-        }
-    }
+/// The ids of an item's neighbours in its section or list (`nil` at an end).
+struct Neighbours {
+    var before: Int64?
+    var after: Int64?
+}
+
+/// One edit of a session as it is written at save: by ids and neighbours, never by index, so
+/// that replaying it costs O(log n) whatever the size of the section. Ids may be draft ids
+/// (negative) of things the session created; `save` maps them to stored ids.
+enum ReplayStep {
+    case nothing
+    case insertSection(draftID: Int64, title: String, emptyText: String?, neighbours: Neighbours)
+    case setSection(id: Int64, title: String, emptyText: String?)
+    case moveSection(id: Int64, neighbours: Neighbours)
+    case deleteSection(id: Int64)
+    case insertRow(draftID: Int64, content: RowContent, sectionID: Int64, neighbours: Neighbours)
+    case setRow(id: Int64, content: RowContent)
+    case moveRow(id: Int64, sectionID: Int64, neighbours: Neighbours)
+    case deleteRow(id: Int64)
 }

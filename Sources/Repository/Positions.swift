@@ -46,17 +46,37 @@ struct OrderedTable {
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,
     /// counted from whichever end its position suggests is nearer.
     func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
-        let bounds = try db.queryFirst(
-            "SELECT min(position), max(position) FROM \(table) WHERE \(parent) = ?", parentID
-        ) { ($0.int64(0), $0.int64(1)) }
-        if let (low, high) = bounds, high > low,
-            Double(position - low) / Double(high - low) > 0.5
-        {
+        // Two queries, not `min(), max()` in one: only a lone min or max takes SQLite's O(log n) path.
+        let low = try db.scalarInt("SELECT min(position) FROM \(table) WHERE \(parent) = ?", parentID)
+        let high = try db.scalarInt("SELECT max(position) FROM \(table) WHERE \(parent) = ?", parentID)
+        if let low, let high, high > low, Double(position - low) / Double(high - low) > 0.5 {
             let after = try db.scalarInt(
                 "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position > ?", parentID, position) ?? 0
             return count - 1 - Int(after)
         }
         return Int(try db.scalarInt("SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position < ?", parentID, position) ?? 0)
+    }
+
+    /// The positions of the items on either side of `slot` (0…count) among the `count` items of
+    /// `parentID`, not counting `excludedID`: one query, from whichever end is nearer.
+    func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
+        -> (before: Int64?, after: Int64?)
+    {
+        guard count > 0 else { return (nil, nil) }
+        let fromEnd = count - slot
+        let ascending = slot <= fromEnd
+        let sql = """
+            SELECT position FROM \(table) WHERE \(parent) = ? AND id <> ?
+            ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT ? OFFSET ?
+            """
+        if ascending {
+            // slot-1 and slot, or just slot at the front.
+            let found = try db.query(sql, parentID, excludedID, slot == 0 ? 1 : 2, max(slot - 1, 0)) { $0.int64(0) }
+            return slot == 0 ? (nil, found.first) : (found.first, found.count > 1 ? found[1] : nil)
+        }
+        // Counting from the end: slot and slot-1, or just slot-1 at the end.
+        let found = try db.query(sql, parentID, excludedID, fromEnd == 0 ? 1 : 2, max(fromEnd - 1, 0)) { $0.int64(0) }
+        return fromEnd == 0 ? (found.first, nil) : (found.count > 1 ? found[1] : nil, found.first)
     }
 
     /// A position for an item that is to be at `slot` (0…count) among the `count` items of
@@ -67,9 +87,16 @@ struct OrderedTable {
     func positionForSlot(
         _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: Connection
     ) throws -> (position: Int64, rewritten: Int) {
-        let excluded = movingID ?? 0
-        let before = slot > 0 ? try item(at: slot - 1, of: parentID, count: count, excluding: excluded, in: db)?.position : nil
-        let after = slot < count ? try item(at: slot, of: parentID, count: count, excluding: excluded, in: db)?.position : nil
+        let (before, after) = try neighbours(ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, in: db)
+        return try position(between: before, and: after, of: parentID, movingID: movingID, in: db)
+    }
+
+    /// A position between the items at `before` and `after` (`nil` for an end) of `parentID`,
+    /// spreading out a block of neighbours first when there is no room (parking `movingID` outside
+    /// the block if it is among them).
+    func position(between before: Int64?, and after: Int64?, of parentID: Int64, movingID: Int64?, in db: Connection) throws
+        -> (position: Int64, rewritten: Int)
+    {
         if let position = Self.position(between: before, and: after) {
             return (position, 0)
         }

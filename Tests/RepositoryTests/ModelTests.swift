@@ -313,3 +313,33 @@ private func contentOnly(_ section: Section) -> [String] {
     [section.title, section.emptyText ?? "∅"] + section.rows.map { "\($0.kind):\($0.title):\($0.value ?? "∅")" }
 }
 
+
+extension Edit {
+    /// The same edit with section ids and row ids mapped apart (stored ids of the two kinds overlap).
+    func mappingIDs(sections: (Int64) -> Int64, rows: (Int64) -> Int64) -> Edit {
+        func section(_ ref: SectionRef) -> SectionRef {
+            if case .id(let id) = ref { return .id(sections(id)) }
+            return ref
+        }
+        func destination(_ destination: RowDestination) -> RowDestination {
+            RowDestination(section: section(destination.section), index: destination.index)
+        }
+        func row(_ ref: RowRef) -> RowRef {
+            switch ref {
+            case .id(let id): return .id(rows(id))
+            case .path(let sectionRef, let index): return .path(section(sectionRef), index)
+            }
+        }
+        switch self {
+        case .addSection: return self
+        case .renameSection(let ref, let title): return .renameSection(section(ref), title: title)
+        case .setEmptyText(let ref, let text): return .setEmptyText(section(ref), text)
+        case .moveSection(let ref, let to): return .moveSection(section(ref), to: to)
+        case .deleteSection(let ref, let force): return .deleteSection(section(ref), force: force)
+        case .addRow(let content, let to): return .addRow(content, to: destination(to))
+        case .updateRow(let ref, let title, let value): return .updateRow(row(ref), title: title, value: value)
+        case .deleteRow(let ref): return .deleteRow(row(ref))
+        case .moveRow(let ref, let to): return .moveRow(row(ref), to: destination(to))
+        }
+    }
+}
