@@ -2,8 +2,12 @@ import SQLite
 
 /// Appends sections, and rows to the section appended last, to one list inside the caller's
 /// transaction: prepared statements reused, positions computed directly (`OrderedTable.step`
-/// apart, after the list's current last section), no reads per row.
+/// apart, after the list's current last section), no reads per row, and rows inserted
+/// `batchSize` at a time by one multi-row `INSERT` (one statement per row costs SQLite most of
+/// its time). Call `finish()` to write the last batch.
 struct BulkAppender {
+    /// Rows per multi-row `INSERT`: 5 parameters each, far under SQLite's limit.
+    static let batchSize = 50
     let list: ListRecord
     /// The list's sections, the appended ones included.
     private(set) var sectionCount: Int
@@ -14,6 +18,8 @@ struct BulkAppender {
     private let db: Connection
     private let insertSection: Statement
     private let insertRow: Statement
+    private let insertRowBatch: Statement
+    private var pendingRows: [(any SQLiteBindable)?] = []
     private var lastSectionPosition: Int64?
     private var sectionID: Int64?
     private var rowCount = 0
@@ -26,6 +32,9 @@ struct BulkAppender {
         lastSectionPosition = try db.scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
         insertSection = try db.statement("INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)")
         insertRow = try db.statement("INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?)")
+        let values = Array(repeating: "(?, ?, ?, ?, ?)", count: Self.batchSize).joined(separator: ", ")
+        insertRowBatch = try db.statement("INSERT INTO rows (section_id, position, kind, title, value) VALUES \(values)")
+        pendingRows.reserveCapacity(Self.batchSize * 5)
     }
 
     /// Appends an empty section after the list's last; rows appended next go into it.
@@ -45,11 +54,27 @@ struct BulkAppender {
     mutating func appendRow(_ content: RowContent) throws {
         guard let sectionID else { preconditionFailure("a row is appended before any section") }
         let position = try nextPosition(after: lastRowPosition, in: .rows, parent: sectionID, count: rowCount)
-        try insertRow.bind([sectionID, position, content.kind.rawValue, content.title, content.value])
-        defer { insertRow.reset() }
-        try insertRow.step()
+        pendingRows += [sectionID, position, content.kind.rawValue, content.title, content.value]
         lastRowPosition = position
         rowCount += 1
+        if pendingRows.count == Self.batchSize * 5 {
+            try insert(pendingRows, with: insertRowBatch)
+            pendingRows.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes the rows still waiting for a full batch.
+    mutating func finish() throws {
+        for start in stride(from: 0, to: pendingRows.count, by: 5) {
+            try insert(Array(pendingRows[start..<(start + 5)]), with: insertRow)
+        }
+        pendingRows.removeAll(keepingCapacity: true)
+    }
+
+    private func insert(_ values: [(any SQLiteBindable)?], with statement: Statement) throws {
+        try statement.bind(values)
+        defer { statement.reset() }
+        try statement.step()
     }
 
     /// The position after `last` (or the first position in an empty parent); when the space
@@ -59,6 +84,7 @@ struct BulkAppender {
         if let position = OrderedTable.position(between: last, and: nil) {
             return position
         }
+        try finish()  // making room reads the rows
         let place = try table.positionForSlot(count, of: parent, count: count, movingID: nil, in: db)
         positionWrites += place.rewritten
         return place.position

@@ -36,6 +36,7 @@ extension SectionStore {
                 try appender.appendRow(row)
             }
         }
+        try appender.finish()
         countPositionWrites(appender.positionWrites)
         changeset.insertedSections = Array(first..<appender.sectionCount)
         let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, db: db)
@@ -54,6 +55,7 @@ extension SectionStore {
             try appender.appendSection(title: layout.title(of: tree, number: record.number), emptyText: nil)
             try layout.forEachRow(of: tree) { try appender.appendRow($0) }
         }
+        try appender.finish()
         countPositionWrites(appender.positionWrites)
         var changeset = Changeset()
         changeset.insertedSections = Array(first..<appender.sectionCount)
