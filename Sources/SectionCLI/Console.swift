@@ -15,7 +15,7 @@ public final class Console {
 
     private let writeOutput: (String) -> Void
     private let writeError: (String) -> Void
-    private let readInputLine: () -> String?
+    private let readInputLine: () throws -> String?
     private var buffer = ""
 
     /// A console on the process's standard streams.
@@ -23,14 +23,14 @@ public final class Console {
         Console(
             inputIsTerminal: isatty(0) == 1, outputIsTerminal: isatty(1) == 1, errorIsTerminal: isatty(2) == 1,
             writeOutput: { writeAll($0, to: 1) }, writeError: { writeAll($0, to: 2) },
-            readLine: { Swift.readLine(strippingNewline: true) })
+            readLine: LineReader(descriptor: 0).readLine)
     }
 
     /// A console on the given functions.
     public init(
         inputIsTerminal: Bool = false, outputIsTerminal: Bool = false, errorIsTerminal: Bool = false,
         writeOutput: @escaping (String) -> Void, writeError: @escaping (String) -> Void,
-        readLine: @escaping () -> String? = { nil }
+        readLine: @escaping () throws -> String? = { nil }
     ) {
         self.inputIsTerminal = inputIsTerminal
         self.outputIsTerminal = outputIsTerminal
@@ -75,9 +75,11 @@ public final class Console {
     }
 
     /// The next line of standard input without its line break, or `nil` at its end.
-    public func readLine() -> String? {
+    /// - Throws: a `CLIError` (bad data) when the line is not valid UTF-8; the next call reads
+    ///   the line after it.
+    public func readLine() throws -> String? {
         flush()
-        return readInputLine()
+        return try readInputLine()
     }
 }
 
@@ -95,5 +97,60 @@ private func writeAll(_ text: String, to descriptor: Int32) {
             }
             offset += written
         }
+    }
+}
+
+/// Reads lines from a file descriptor, without their line break (`\n` or `\r\n`), refusing
+/// bytes that are not UTF-8 rather than replacing them.
+final class LineReader {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// The next line, or `nil` at the end of the input.
+    /// - Throws: a `CLIError` (bad data) for a line that is not valid UTF-8.
+    func readLine() throws -> String? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                defer { start = newline + 1 }
+                return try decode(buffer[start..<newline])
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                defer { start = buffer.count }
+                return try decode(buffer[start...])
+            }
+            fill()
+        }
+    }
+
+    private func fill() {
+        buffer.removeFirst(start)
+        start = 0
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                atEnd = true
+            } else {
+                buffer += chunk[..<count]
+            }
+            return
+        }
+    }
+
+    private func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
+        var line = bytes
+        if line.last == 0x0D { line = line.dropLast() }
+        guard let text = String(validating: line, as: UTF8.self) else {
+            throw CLIError("the line is not valid UTF-8 text", exitCode: .dataError)
+        }
+        return text
     }
 }

@@ -13,7 +13,15 @@ public enum SectionCLI {
     public static func main() -> Never {
         DisplayWidth.useEnvironmentLocale()
         let console = Console.standard()
-        let status = run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment, console: console)
+        let environment = ProcessInfo.processInfo.environment
+        // CommandLine.arguments replaces bytes that are not UTF-8; text is refused instead.
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
+            report(CLIError("argument \(index) is not valid UTF-8 text", exitCode: .dataError), console: console, environment: environment)
+            console.flush()
+            exit(ExitCode.dataError.rawValue)
+        }
+        let status = run(Array(CommandLine.arguments.dropFirst()), environment: environment, console: console)
         console.flush()
         exit(status)
     }

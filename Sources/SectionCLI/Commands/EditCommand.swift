@@ -48,9 +48,9 @@ final class EditCommand {
         var lineNumber = 0
         while true {
             if isInteractive { console.write(prompt) }
-            guard let line = console.readLine() else { break }
             lineNumber += 1
             do {
+                guard let line = try console.readLine() else { break }
                 if try perform(line) { return }
             } catch let failure as SaveFailure {
                 session.cancel()
