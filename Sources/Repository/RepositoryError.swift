@@ -25,7 +25,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The section still has rows, and deleting it was not forced.
     case sectionNotEmpty(title: String, rowCount: Int)
     /// The list changed since the edit session began; the save was refused and nothing written.
-    case conflict(list: String, sessionVersion: Int64, currentVersion: Int64)
+    /// `currentVersion` is `nil` when the list was deleted (or deleted and made anew) meanwhile;
+    /// equal to `sessionVersion` when it was changed without its version growing (by SQL
+    /// written outside sectionctl).
+    case conflict(list: String, sessionVersion: Int64, currentVersion: Int64?)
     /// The edit session was already saved or cancelled.
     case sessionClosed
     /// Another connection kept the database locked past the busy timeout; try again.
@@ -36,6 +39,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case notOurDatabase(path: String)
     /// The file is not a SQLite database.
     case notADatabase(path: String)
+    /// The file cannot be opened or read; `reason` says why (a directory, a write-ahead log that
+    /// only a user who can write the directory can read, …).
+    case cannotOpen(path: String, reason: String)
     /// There is no database at the path.
     case databaseMissing(path: String)
     /// The disk is full; nothing was written.
@@ -85,6 +91,12 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
         case .sectionNotEmpty(let title, let count):
             return "section \(quoted(title)) has \(plural(count, "row")); use --force to delete it with its rows"
         case .conflict(let list, let sessionVersion, let currentVersion):
+            guard let currentVersion else {
+                return "list \(quoted(list)) was deleted or replaced since this edit session began; nothing was saved"
+            }
+            guard currentVersion != sessionVersion else {
+                return "list \(quoted(list)) was changed outside sectionctl since this edit session began; nothing was saved"
+            }
             return "list \(quoted(list)) was changed by someone else since this edit session began (version \(sessionVersion), now \(currentVersion)); nothing was saved"
         case .sessionClosed:
             return "the edit session is already closed"
@@ -96,6 +108,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "\(path) is a SQLite database, but not a sectionctl database"
         case .notADatabase(let path):
             return "\(path) is not a SQLite database"
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason)"
         case .databaseMissing(let path):
             return "no database at \(path)"
         case .diskFull:

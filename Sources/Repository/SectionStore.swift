@@ -42,7 +42,11 @@ public final class SectionStore: Sendable {
     ///   - readOnly: open for reading only, even when the file could be written.
     public init(path: String, create: Bool = false, readOnly: Bool = false) throws {
         self.path = path
-        let exists = FileManager.default.fileExists(atPath: path)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue {
+            throw RepositoryError.cannotOpen(path: path, reason: "it is a directory, not a database file")
+        }
         if !exists && (!create || readOnly) {
             throw RepositoryError.databaseMissing(path: path)
         }
@@ -66,6 +70,13 @@ public final class SectionStore: Sendable {
             try prepare(db, path: path, create: create)
             return db
         } catch let error as SQLiteError where db.isReadOnly && (error.isCannotOpen || error.isReadOnly) {
+            // Read as immutable, SQLite would not see changes still in the write-ahead log.
+            let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+            if log > 0 {
+                throw RepositoryError.cannotOpen(
+                    path: path,
+                    reason: "its latest changes are in \(path)-wal, which only a user who can write the directory can read")
+            }
             let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
             try prepare(immutable, path: path, create: false)
             return immutable
@@ -129,6 +140,7 @@ public final class SectionStore: Sendable {
         if error.isReadOnly { return .readOnly(path: path) }
         if error.isNotADatabase { return .notADatabase(path: path) }
         if error.isCorrupt { return .corrupt(path: path, detail: error.message) }
+        if error.isCannotOpen { return .cannotOpen(path: path, reason: error.message) }
         return .database(code: error.extendedCode, message: error.message)
     }
 }

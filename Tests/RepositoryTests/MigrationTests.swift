@@ -101,7 +101,9 @@ struct MigrationTests {
         #expect(reader.isReadOnly)
         #expect(try reader.snapshot().sections.map(\.title) == ["kept"])
         #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.apply(.addSection(title: "no")) }
-        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.beginEditing().save() }
+        let session = try reader.beginEditing()
+        try session.apply(.addSection(title: "drafted"))
+        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try session.save() }
     }
 
     @Test func theViewsGiveDenseIndexes() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 @testable import Repository
@@ -88,6 +89,61 @@ struct SessionTests {
         #expect(try fixture.store.snapshot() == afterOther, "a refused save writes nothing")
         #expect(session.isOpen, "after a conflict the caller decides: cancel, or begin again")
         session.cancel()
+    }
+
+    @Test func aListDeletedAndMadeAnewIsAConflictNotATarget() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.deleteRow(.at(0, 0)))
+        try session.apply(.renameSection(.index(0), title: "Renamed"))
+        // Someone replaces the list with another of the same name, at the same version.
+        let other = try fixture.reopen()
+        try other.deleteList("default", force: true)
+        try other.createList(named: "default")
+        for index in 0..<5 { try other.apply(.addSection(title: "new \(index)")) }
+        let replaced = try fixture.store.snapshot()
+        #expect(replaced.version == session.base.version)
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: nil)) { try session.save() }
+        #expect(try fixture.store.snapshot() == replaced)
+    }
+
+    @Test func aRenamedListIsAConflict() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.addRow(.text("x"), to: .at(1, 0)))
+        try fixture.reopen().renameList("default", to: "elsewhere")
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) { try session.save() }
+        #expect(try fixture.store.snapshot(of: "elsewhere").sections[1].rows.isEmpty)
+    }
+
+    @Test func aChangeMadeWithPlainSQLIsCaughtAtSave() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
+        try session.apply(.deleteRow(.at(0, 0)))
+        // SQL written outside sectionctl does not bump the version.
+        let db = try Connection(path: fixture.path, mode: .readWrite)
+        try db.run("DELETE FROM rows WHERE title = 'a'")
+        let changed = try fixture.store.snapshot()
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 5)) { try session.save() }
+        #expect(try fixture.store.snapshot() == changed, "the move before the failing step was rolled back too")
+    }
+
+    @Test func editsThatAddUpToNothingWriteNothing() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try session.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
+        try session.apply(.renameSection(.index(1), title: "Done"))
+        #expect(session.editCount == 3 && session.pendingChanges.isEmpty)
+        let second = try fixture.store.beginEditing()
+        let change = try session.save()
+        #expect(change.version == before.version && change.changeset.isEmpty)
+        #expect(try fixture.store.snapshot() == before)
+        // A session begun before that save is not disturbed by it.
+        try second.apply(.deleteRow(.at(0, 0)))
+        #expect(try second.save().version == before.version + 1)
     }
 
     @Test func aFailingEditKeepsTheSessionAndItsDraft() throws {
