@@ -38,9 +38,21 @@ import Testing
     @Test func cancelWritesNothing() throws {
         let cli = try Sectionctl()
         try cli.seed()
-        let result = try cli.run(["edit"], input: "row delete 0:0\nsection add X\ncancel\nrow delete 0:1\n")
+        let result = try cli.run(["edit"], input: "row delete 0:0\nsection add X\ncancel\n# only comments may follow\n")
         #expect(result.status == 0)
         #expect(result.stdout == "Cancelled; 2 changes dropped, nothing was written.\n")
+        #expect(try cli.snapshot()["version"] as? Int == 5)
+        #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"]])
+    }
+
+    @Test func aCommandAfterSaveIsAMistakeReportedBeforeWriting() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let result = try cli.run(["edit"], input: "row delete 0:0\nsave\n\n# a comment\nrow delete 0:1\n")
+        #expect(result.status == 2)
+        #expect(
+            result.stderr
+                == "sectionctl: error: line 2: save must end the input, but a command follows it 3 lines later; nothing was written\n")
         #expect(try cli.snapshot()["version"] as? Int == 5)
         #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"]])
     }

@@ -100,8 +100,10 @@ final class EditCommand {
         }
         switch parsed.commandPath.first {
         case "save":
+            try ensureNothingFollows("save")
             return try save()
         case "cancel":
+            try ensureNothingFollows("cancel")
             let dropped = session.editCount
             session.cancel()
             if context.json {
@@ -135,6 +137,20 @@ final class EditCommand {
             try session.apply(ListEdits.checkedEdit(for: parsed))
             if isInteractive && !context.json { showDraft() }
             return false
+        }
+    }
+
+    /// From a pipe, `save` or `cancel` ends the script: a command after it is a mistake in the
+    /// script, reported before anything is written (blank lines and comments may follow).
+    private func ensureNothingFollows(_ command: String) throws {
+        guard !isInteractive else { return }
+        var offset = 0
+        while let line = try console.readLine() {
+            offset += 1
+            if (try? ShellWords.split(line))?.isEmpty == true { continue }
+            throw CLIError(
+                "\(command) must end the input, but a command follows it \(offset == 1 ? "on the next line" : "\(offset) lines later"); nothing was written",
+                exitCode: .usage)
         }
     }
 
