@@ -20,13 +20,15 @@ public struct Change: Hashable, Sendable {
     }
 }
 
-/// The most UTF-8 bytes a title, label, value or empty text may have.
-public let maximumTextLength = 1_000_000
+extension SectionStore {
+    /// The most UTF-8 bytes a title, label, value, empty text or list name may have.
+    public static let maximumTextLength = 1_000_000
+}
 
 func validateText(_ text: String, _ what: String) throws {
     let length = text.utf8.count
-    guard length <= maximumTextLength else {
-        throw RepositoryError.invalidInput("\(what) is \(length) bytes long; at most \(maximumTextLength) are allowed")
+    guard length <= SectionStore.maximumTextLength else {
+        throw RepositoryError.invalidInput("\(what) is \(length) bytes long; at most \(SectionStore.maximumTextLength) are allowed")
     }
 }
 

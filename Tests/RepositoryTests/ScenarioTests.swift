@@ -141,7 +141,7 @@ struct ScenarioTests {
         let rows = try fixture.store.snapshot().sections[0].rows
         #expect(rows.map(\.title) == texts)
         #expect(rows.map(\.value) == texts)
-        let huge = String(repeating: "x", count: maximumTextLength + 1)
+        let huge = String(repeating: "x", count: SectionStore.maximumTextLength + 1)
         #expect(throws: RepositoryError.self) { try fixture.store.apply(.addRow(.text(huge), to: .at(0, 0))) }
         #expect(try fixture.store.snapshot().rowCount == texts.count)
     }

@@ -217,8 +217,8 @@ private struct NativeReader {
 
     private func checkLength(_ text: String, at path: @autoclosure () -> String) throws {
         let length = text.utf8.count
-        guard length <= maximumTextLength else {
-            throw invalid("\(path()) is \(length) bytes long; at most \(maximumTextLength) are allowed")
+        guard length <= SectionStore.maximumTextLength else {
+            throw invalid("\(path()) is \(length) bytes long; at most \(SectionStore.maximumTextLength) are allowed")
         }
     }
 

@@ -176,8 +176,8 @@ struct RecordLayout {
 
     private static func checkLength(_ text: String, of what: @autoclosure () -> String) throws {
         let length = text.utf8.count
-        guard length <= maximumTextLength else {
-            throw RecordProblem(message: "\(what()) is \(length) bytes long; at most \(maximumTextLength) are allowed")
+        guard length <= SectionStore.maximumTextLength else {
+            throw RecordProblem(message: "\(what()) is \(length) bytes long; at most \(SectionStore.maximumTextLength) are allowed")
         }
     }
 }
