@@ -122,7 +122,7 @@ public struct Changeset: Hashable, Sendable {
     }
 
     /// Puts every array in list order.
-    mutating func sortEntries() {
+    private mutating func sortEntries() {
         deletedSections.sort()
         insertedSections.sort()
         movedSections.sort { $0.to < $1.to }

@@ -129,13 +129,9 @@ private struct Replay {
 
     func stored(_ id: Int64) -> Int64 { storedIDs[id] ?? id }
 
-    /// Runs a statement that must change exactly one row.
-    private func changeOne(_ sql: String, _ arguments: (any SQLiteBindable)?...) throws {
-        let statement = try db.statement(sql)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        try statement.step()
-        guard db.changes == 1 else { throw Mismatch.mismatch }
+    /// Requires that a statement changed exactly one row: otherwise what the session saw is gone.
+    private func requireOne(_ changed: Int) throws {
+        guard changed == 1 else { throw Mismatch.mismatch }
     }
 
     /// The stored id of a section of this list.
@@ -158,13 +154,14 @@ private struct Replay {
                 list.id, position, title, emptyText
             ) { $0.int64(0) }
         case .setSection(let id, let title, let emptyText):
-            try changeOne("UPDATE sections SET title = ?, empty_text = ? WHERE id = ? AND list_id = ?", title, emptyText, stored(id), list.id)
+            try requireOne(
+                db.run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ? AND list_id = ?", title, emptyText, stored(id), list.id))
         case .moveSection(let id, let neighbours):
             let moving = try storedSection(id)
             let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: moving)
-            try changeOne("UPDATE sections SET position = ? WHERE id = ?", position, moving)
+            try requireOne(db.run("UPDATE sections SET position = ? WHERE id = ?", position, moving))
         case .deleteSection(let id):
-            try changeOne("DELETE FROM sections WHERE id = ? AND list_id = ?", stored(id), list.id)
+            try requireOne(db.run("DELETE FROM sections WHERE id = ? AND list_id = ?", stored(id), list.id))
         case .insertRow(let draftID, let content, let sectionID, let neighbours):
             let section = try storedSection(sectionID)
             let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: nil)
@@ -173,18 +170,20 @@ private struct Replay {
                 section, position, content.kind.rawValue, content.title, content.value
             ) { $0.int64(0) }
         case .setRow(let id, let content):
-            try changeOne(
-                "UPDATE rows SET title = ?, value = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
-                content.title, content.value, stored(id), list.id)
+            try requireOne(
+                db.run(
+                    "UPDATE rows SET title = ?, value = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
+                    content.title, content.value, stored(id), list.id))
         case .moveRow(let id, let sectionID, let neighbours):
             let section = try storedSection(sectionID)
             let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: stored(id))
-            try changeOne(
-                "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
-                section, position, stored(id), list.id)
+            try requireOne(
+                db.run(
+                    "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
+                    section, position, stored(id), list.id))
         case .deleteRow(let id):
-            try changeOne(
-                "DELETE FROM rows WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)", stored(id), list.id)
+            try requireOne(
+                db.run("DELETE FROM rows WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)", stored(id), list.id))
         }
     }
 

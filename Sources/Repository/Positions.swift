@@ -28,19 +28,18 @@ struct OrderedTable {
     static let rows = OrderedTable(table: "rows", parent: "section_id")
     static let sections = OrderedTable(table: "sections", parent: "list_id")
 
-    /// The id and position of the item at `index` among the `count` items of `parentID`
-    /// (not counting `excludedID`), read from whichever end is nearer.
-    func item(at index: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
-        -> (id: Int64, position: Int64)?
+    /// The id and position of the item at `index` among the `count` items of `parentID`, read
+    /// from whichever end is nearer.
+    func item(at index: Int, of parentID: Int64, count: Int, in db: Connection) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
         let fromEnd = count - 1 - index
         let ascending = index <= fromEnd
         let sql = """
-            SELECT id, position FROM \(table) WHERE \(parent) = ? AND id <> ?
+            SELECT id, position FROM \(table) WHERE \(parent) = ?
             ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT 1 OFFSET ?
             """
-        return try db.queryFirst(sql, parentID, excludedID, ascending ? index : fromEnd) { ($0.int64(0), $0.int64(1)) }
+        return try db.queryFirst(sql, parentID, ascending ? index : fromEnd) { ($0.int64(0), $0.int64(1)) }
     }
 
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,

@@ -98,7 +98,7 @@ extension Connection {
             case .index(let value): index = value
             case .end: index = section.rowCount - 1
             }
-            guard let item = try OrderedTable.rows.item(at: index, of: section.id, count: section.rowCount, excluding: 0, in: self)
+            guard let item = try OrderedTable.rows.item(at: index, of: section.id, count: section.rowCount, in: self)
             else {
                 throw RepositoryError.rowIndexOutOfRange(
                     index, section: section.index, valid: section.rowCount > 0 ? 0...(section.rowCount - 1) : nil)

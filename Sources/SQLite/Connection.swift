@@ -121,11 +121,14 @@ public final class Connection {
     }
 
     /// Runs one statement that returns no rows, with `arguments` bound in order.
-    public func run(_ sql: String, _ arguments: (any SQLiteBindable)?...) throws {
+    /// - Returns: how many rows it inserted, updated or deleted.
+    @discardableResult
+    public func run(_ sql: String, _ arguments: (any SQLiteBindable)?...) throws -> Int {
         let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
         while try statement.step() {}
+        return changes
     }
 
     /// Runs a query and maps each result row with `transform`.
@@ -164,6 +167,7 @@ public final class Connection {
     ///
     /// Rolling back first checks whether SQLite already did (it may after a full disk, an I/O
     /// error or a busy deadlock), so the original error is the one that reaches the caller.
+    @discardableResult
     public func inTransaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try execute(script: "BEGIN \(kind.rawValue)")
         do {
@@ -178,6 +182,7 @@ public final class Connection {
 
     /// Runs `body` inside a savepoint: released when it returns, rolled back when it throws.
     /// Works inside or outside a transaction.
+    @discardableResult
     public func inSavepoint<T>(_ body: () throws -> T) throws -> T {
         try execute(script: "SAVEPOINT nested")
         do {
