@@ -53,6 +53,30 @@ extension Connection {
             rowCount: statement.int(3), position: statement.int64(4))
     }
 
+    /// Every section of the list, in order.
+    func sectionRecords(of list: ListRecord) throws -> [SectionRecord] {
+        var index = -1
+        return try query("SELECT \(Self.sectionColumns) FROM sections WHERE list_id = ? ORDER BY position", list.id) {
+            index += 1
+            return sectionRecord($0, index: index)
+        }
+    }
+
+    /// The section just after `section` in the list, if any.
+    func section(after section: SectionRecord, in list: ListRecord) throws -> SectionRecord? {
+        let sql = "SELECT \(Self.sectionColumns) FROM sections WHERE list_id = ? AND position > ? ORDER BY position LIMIT 1"
+        return try queryFirst(sql, list.id, section.position) { sectionRecord($0, index: section.index + 1) }
+    }
+
+    /// Up to `limit` rows of `section` from the row at index `first` on, in order.
+    func rows(of section: SectionRecord, from first: Int, limit: Int) throws -> [Row] {
+        guard let start = try OrderedTable.rows.item(at: first, of: section.id, count: section.rowCount, in: self) else { return [] }
+        return try query(
+            "SELECT id, kind, title, value FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
+            section.id, start.position, limit
+        ) { Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3))) }
+    }
+
     func section(_ ref: SectionRef, in list: ListRecord) throws -> SectionRecord {
         switch ref {
         case .index(let index):

@@ -1,0 +1,90 @@
+import SQLite
+
+/// Reads that cost what they return: what a table view's data source calls. Each runs in one
+/// read transaction, so what it returns is one consistent state of the list.
+extension SectionStore {
+    /// The list's sections with their row counts, but no rows.
+    /// - Complexity: O(s) in the number of sections; independent of the number of rows.
+    public func outline(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListOutline {
+        try read { db in
+            let record = try db.listRecord(named: list)
+            return ListOutline(
+                listID: record.id, name: record.name, version: record.version, isEditing: editing,
+                sections: try db.sectionRecords(of: record).map(\.info))
+        }
+    }
+
+    /// The number of rows in a section.
+    /// - Complexity: O(log s) for an index or id, O(s) for a title; independent of the rows.
+    public func rowCount(of section: SectionRef, in list: String = SectionStore.defaultList) throws -> Int {
+        try read { db in try db.section(section, in: db.listRecord(named: list)).rowCount }
+    }
+
+    /// The row a reference names (`S:R`, `S:end`, `#ID`), with its index path and section.
+    /// - Throws: `RepositoryError.rowIndexOutOfRange`, `.sectionIndexOutOfRange`,
+    ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
+    /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
+    public func row(_ ref: RowRef, in list: String = SectionStore.defaultList) throws -> LocatedRow {
+        try read { db in
+            let record = try db.listRecord(named: list)
+            let row = try db.row(ref, in: record)
+            let section = try db.section(.id(row.sectionID), in: record)
+            return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: section.info)
+        }
+    }
+
+    /// The row at an index path.
+    /// - Complexity: O(log n) in the section's rows.
+    public func row(at path: RowPath, in list: String = SectionStore.defaultList) throws -> LocatedRow {
+        try row(.at(path.section, path.row), in: list)
+    }
+
+    /// The index path of the row with this id.
+    /// - Throws: `RepositoryError.rowNotFound` when the list has no such row.
+    /// - Complexity: O(log n) in the section's rows.
+    public func path(ofRow id: Int64, in list: String = SectionStore.defaultList) throws -> RowPath {
+        try read { db in try db.row(.id(id), in: db.listRecord(named: list)).path }
+    }
+
+    /// Up to `limit` consecutive rows starting at `start`, crossing into the following sections
+    /// in order, with the sections they belong to. `start.row` may equal the section's row
+    /// count (the end of the section): the window then begins with the next section's rows.
+    /// Empty sections passed on the way are included, so an editing view can show their footers.
+    /// - Throws: `RepositoryError.sectionIndexOutOfRange` or `.rowIndexOutOfRange` (valid rows
+    ///   are `0…count`) when `start` is outside the list, `.invalidInput` for a negative limit.
+    /// - Complexity: O(log n + limit + sections passed).
+    public func window(
+        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
+    ) throws -> ListWindow {
+        guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
+        return try read { db in
+            let record = try db.listRecord(named: list)
+            var section = try db.section(.index(start.section), in: record)
+            guard start.row >= 0 && start.row <= section.rowCount else {
+                throw RepositoryError.rowIndexOutOfRange(start.row, section: start.section, valid: 0...section.rowCount)
+            }
+            var window = ListWindow(listID: record.id, name: record.name, version: record.version, isEditing: editing)
+            var firstRow = start.row
+            var remaining = limit
+            while true {
+                var rows: [Row] = []
+                if remaining > 0 && firstRow < section.rowCount {
+                    rows = try db.rows(of: section, from: firstRow, limit: remaining)
+                }
+                window.parts.append(ListWindow.Part(section: section.info, firstRow: firstRow, rows: rows))
+                remaining -= rows.count
+                guard remaining > 0, let next = try db.section(after: section, in: record) else { break }
+                section = next
+                firstRow = 0
+            }
+            return window
+        }
+    }
+}
+
+extension SectionRecord {
+    /// The section as the public reads give it.
+    var info: SectionInfo {
+        SectionInfo(id: id, index: index, title: title, emptyText: emptyText, rowCount: rowCount)
+    }
+}
