@@ -24,15 +24,19 @@ struct OrderedTable {
 
     let table: String
     let parent: String
+    /// Whether `RankTree` indexes the table. Rows are ranked in O(log n); a list's sections, few
+    /// by nature, are counted through the `(list_id, position)` index, O(s).
+    let isRanked: Bool
 
-    static let rows = OrderedTable(table: "rows", parent: "section_id")
-    static let sections = OrderedTable(table: "sections", parent: "list_id")
+    static let rows = OrderedTable(table: "rows", parent: "section_id", isRanked: true)
+    static let sections = OrderedTable(table: "sections", parent: "list_id", isRanked: false)
 
     /// The id and position of the item at `index` among the `count` items of `parentID`, read
     /// from whichever end is nearer.
     func item(at index: Int, of parentID: Int64, count: Int, in db: Connection) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
+        if isRanked { return try RankTree.row(at: index, inSection: parentID, db: db) }
         let fromEnd = count - 1 - index
         let ascending = index <= fromEnd
         let sql = """
@@ -45,6 +49,7 @@ struct OrderedTable {
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,
     /// counted from whichever end its position suggests is nearer.
     func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
+        if isRanked { return try RankTree.index(ofPosition: position, inSection: parentID, db: db) }
         // Two queries, not `min(), max()` in one: only a lone min or max takes SQLite's O(log n) path.
         let low = try db.scalarInt("SELECT min(position) FROM \(table) WHERE \(parent) = ?", parentID)
         let high = try db.scalarInt("SELECT max(position) FROM \(table) WHERE \(parent) = ?", parentID)
@@ -62,6 +67,7 @@ struct OrderedTable {
         -> (before: Int64?, after: Int64?)
     {
         guard count > 0 else { return (nil, nil) }
+        if isRanked { return try rankedNeighbours(ofSlot: slot, of: parentID, count: count, excluding: excludedID, in: db) }
         let fromEnd = count - slot
         let ascending = slot <= fromEnd
         let sql = """
@@ -76,6 +82,28 @@ struct OrderedTable {
         // Counting from the end: slot and slot-1, or just slot-1 at the end.
         let found = try db.query(sql, parentID, excludedID, fromEnd == 0 ? 1 : 2, max(fromEnd - 1, 0)) { $0.int64(0) }
         return fromEnd == 0 ? (found.first, nil) : (found.count > 1 ? found[1] : nil, found.first)
+    }
+
+    /// `neighbours(ofSlot:…)` through the rank structure: the item just before the slot by rank
+    /// (skipping the excluded one), and the one after it by position. O(log n).
+    private func rankedNeighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection)
+        throws -> (before: Int64?, after: Int64?)
+    {
+        // Where the excluded item is, if it is here: indexes at or past it shift by one.
+        var excludedIndex = Int.max
+        if let position = try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", excludedID, parentID) {
+            excludedIndex = try RankTree.index(ofPosition: position, inSection: parentID, db: db)
+        }
+        func stored(_ index: Int) -> Int { index < excludedIndex ? index : index + 1 }
+        guard slot > 0 else {
+            return (nil, try RankTree.row(at: stored(0), inSection: parentID, db: db)?.position)
+        }
+        let before = try RankTree.row(at: stored(slot - 1), inSection: parentID, db: db)?.position
+        guard let before, slot < count else { return (before, nil) }
+        let after = try db.scalarInt(
+            "SELECT position FROM \(table) WHERE \(parent) = ? AND position > ? AND id <> ? ORDER BY position LIMIT 1",
+            parentID, before, excludedID)
+        return (before, after)
     }
 
     /// A position for an item that is to be at `slot` (0…count) among the `count` items of

@@ -88,3 +88,24 @@ extension SectionRecord {
         SectionInfo(id: id, index: index, title: title, emptyText: emptyText, rowCount: rowCount)
     }
 }
+
+extension SectionStore {
+    /// Verifies what the database keeps beside the rows: each section's row count, and every
+    /// node of the rank structure (present on every level, nested, counting exactly the rows in
+    /// its range). Also runs SQLite's own `PRAGMA quick_check`.
+    /// - Returns: one sentence per problem found; empty when everything agrees.
+    /// - Complexity: O(n log n) in all rows: it reads the whole database.
+    public func check() throws -> [String] {
+        try read { db in
+            var problems = try db.query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
+            problems += try db.query(
+                """
+                SELECT s.id, s.row_count, (SELECT count(*) FROM rows AS r WHERE r.section_id = s.id) AS actual
+                FROM sections AS s WHERE actual <> s.row_count
+                """
+            ) { "section #\($0.int64(0)) says it has \($0.int(1)) rows, but \($0.int(2)) are in it" }
+            problems += try RankTree.problems(db)
+            return problems
+        }
+    }
+}

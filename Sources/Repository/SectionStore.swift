@@ -119,10 +119,17 @@ public final class SectionStore: Sendable {
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): commits when it returns, rolls
-    /// back when it throws.
+    /// back when it throws. Before committing, the rank structure is brought back into shape
+    /// (`RankTree.settle`), so every commit leaves it balanced.
     func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
-        return try withConnection { db in try db.inTransaction(.immediate) { try body(db) } }
+        return try withConnection { db in
+            try db.inTransaction(.immediate) {
+                let result = try body(db)
+                try RankTree.settle(db)
+                return result
+            }
+        }
     }
 
     private func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {

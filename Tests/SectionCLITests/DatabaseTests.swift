@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Repository
 
 /// Finding, creating and refusing databases.
 @Suite struct DatabaseTests {
@@ -8,11 +9,11 @@ import Testing
         let path = cli.directory.appendingPathComponent("a/b/c/tasks.db").path
         let first = try cli.run(["--db", path, "init"], database: false)
         #expect(first.status == 0)
-        #expect(first.stdout == "Database \(path) created (schema version 1).\n")
+        #expect(first.stdout == "Database \(path) created (schema version \(SectionStore.schemaVersion)).\n")
         #expect(FileManager.default.fileExists(atPath: path))
         let again = try cli.run(["--db", path, "--json", "init"], database: false)
         #expect(again.status == 0)
-        #expect(again.stdout == #"{"database":"\#(path)","created":false,"schema_version":1,"lists":["default"]}"# + "\n")
+        #expect(again.stdout == #"{"database":"\#(path)","created":false,"schema_version":\#(SectionStore.schemaVersion),"lists":["default"]}"# + "\n")
     }
 
     @Test func aMissingDatabaseExits66WithAHintAndCreatesNothing() throws {
@@ -85,8 +86,8 @@ import Testing
         let cli = try Sectionctl()
         let version = try cli.run(["--version"], database: false)
         #expect(version.status == 0)
-        #expect(version.stdout == "sectionctl 0.1.0 (schema version 1)\n")
-        #expect(try cli.run(["--json", "--version"], database: false).stdout == #"{"version":"0.1.0","schema_version":1}"# + "\n")
+        #expect(version.stdout == "sectionctl 0.1.0 (schema version \(SectionStore.schemaVersion))\n")
+        #expect(try cli.run(["--json", "--version"], database: false).stdout == #"{"version":"0.1.0","schema_version":\#(SectionStore.schemaVersion)}"# + "\n")
         let help = try cli.run(["--help"], database: false)
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("usage: sectionctl "))

@@ -1,0 +1,262 @@
+import SQLite
+
+/// The order-statistic structure over row positions (`Migrations/0002_rank.sql`): a counted
+/// B-tree kept in the `rank_nodes` table, four levels deep, about 64 children a node.
+///
+/// Triggers keep every node's count right whoever writes the rows; this type reads the tree
+/// (the row at an index, the index of a position) and keeps its shape, splitting and merging
+/// the nodes that the triggers noted in `rank_pending`, before each commit (`settle`).
+///
+/// With n rows in a section, a lookup reads at most about 64 nodes a level and 64 rows in the
+/// last: O(log n) seeks and O(fanout · levels) steps, whatever n is, up to 64⁴ ≈ 16.7 million
+/// rows a section (past that, the top level holds more than one node and grows linearly).
+enum RankTree {
+    /// The levels, bottom (1: nodes of rows) to top.
+    static let levels = 1...4
+    static let topLevel = 4
+    /// The smallest integer, where every section's first node on every level starts.
+    static let origin = Int64.min
+    /// The number of children a node is built with, and the bounds it is kept within (the
+    /// triggers note level-1 nodes past the same bounds).
+    static let fanout = 64
+    static let maximumChildren = 128
+    static let minimumChildren = 16
+
+    // MARK: - Reading
+
+    /// The id and position of the row at `index` in `section`, or `nil` past the end.
+    /// - Complexity: O(log n): a few seeks and at most `maximumChildren` steps a level.
+    static func row(at index: Int, inSection section: Int64, db: Connection) throws -> (id: Int64, position: Int64)? {
+        guard index >= 0 else { return nil }
+        var low = origin
+        var high = Int64.max
+        var remaining = index
+        for level in levels.reversed() {
+            let nodes = try db.statement(
+                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first")
+            try nodes.bind([section, level, low, high])
+            defer { nodes.reset() }
+            var found = false
+            while try nodes.step() {
+                let first = nodes.int64(0)
+                if found {
+                    high = first  // the next node ends the one found
+                    break
+                }
+                let count = nodes.int(1)
+                if remaining < count {
+                    low = first
+                    found = true
+                } else {
+                    remaining -= count
+                }
+            }
+            guard found else { return nil }
+        }
+        return try db.queryFirst(
+            "SELECT id, position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?",
+            section, low, high, remaining
+        ) { ($0.int64(0), $0.int64(1)) }
+    }
+
+    /// How many rows of `section` come before `position`: the 0-based index of the row there.
+    /// - Complexity: O(log n), as `row(at:inSection:db:)`.
+    static func index(ofPosition position: Int64, inSection section: Int64, db: Connection) throws -> Int {
+        var low = origin
+        var index = 0
+        for level in levels.reversed() {
+            // The children of the node found a level up, from its first to the one holding
+            // `position`: all but the last come before it.
+            let nodes = try db.statement(
+                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first <= ? ORDER BY first")
+            try nodes.bind([section, level, low, position])
+            defer { nodes.reset() }
+            var lastCount = 0
+            while try nodes.step() {
+                index += lastCount
+                low = nodes.int64(0)
+                lastCount = nodes.int(1)
+            }
+        }
+        let before = try db.scalarInt(
+            "SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, position)
+        return index + Int(before ?? 0)
+    }
+
+    // MARK: - Keeping the shape
+
+    /// Splits and merges the nodes noted since the last call, so that every node keeps between
+    /// `minimumChildren` and `maximumChildren` children. Runs inside the caller's transaction,
+    /// before it commits.
+    /// - Complexity: O(1) amortized per row written; O(rows of a node) for a node that grew
+    ///   past its bound all at once (a bulk insert), which it cuts into `fanout`-sized pieces.
+    static func settle(_ db: Connection) throws {
+        while let (section, first) = try db.queryFirst("SELECT section_id, first FROM rank_pending LIMIT 1", row: {
+            ($0.int64(0), $0.int64(1))
+        }) {
+            try db.run("DELETE FROM rank_pending WHERE section_id = ? AND first = ?", section, first)
+            try rebalance(section: section, around: first, level: 1, db: db)
+        }
+    }
+
+    /// Rebuilds a section's nodes from its rows, balanced (the `rank_layout` view).
+    /// - Complexity: O(n) in the section's rows.
+    static func rebuild(section: Int64, db: Connection) throws {
+        try db.run("DELETE FROM rank_nodes WHERE section_id = ?", section)
+        try db.run("DELETE FROM rank_pending WHERE section_id = ?", section)
+        for level in levels {
+            try db.run("INSERT INTO rank_nodes (section_id, level, first) VALUES (?, ?, ?)", section, level, origin)
+        }
+        try db.run(
+            """
+            INSERT INTO rank_nodes (section_id, level, first, row_count)
+            SELECT section_id, level, first, row_count FROM rank_layout WHERE section_id = ?
+            ON CONFLICT (section_id, level, first) DO UPDATE SET row_count = excluded.row_count
+            """, section)
+    }
+
+    private struct Node {
+        var first: Int64
+        var rowCount: Int
+        /// The first of the next node on the level; `nil` for the last.
+        var end: Int64?
+    }
+
+    /// The node on `level` of `section` whose range holds `position`.
+    private static func node(holding position: Int64, level: Int, section: Int64, db: Connection) throws -> Node {
+        let (first, count) = try db.queryFirst(
+            """
+            SELECT first, row_count FROM rank_nodes
+            WHERE section_id = ? AND level = ? AND first <= ? ORDER BY first DESC LIMIT 1
+            """, section, level, position
+        ) { ($0.int64(0), $0.int(1)) }!
+        let end = try db.scalarInt(
+            "SELECT first FROM rank_nodes WHERE section_id = ? AND level = ? AND first > ? ORDER BY first LIMIT 1",
+            section, level, first)
+        return Node(first: first, rowCount: count, end: end)
+    }
+
+    /// The children of `node` on `level` (rows for level 1), as (first, rows) in order.
+    private static func children(of node: Node, level: Int, section: Int64, db: Connection) throws -> [(first: Int64, rows: Int)] {
+        let end = node.end ?? Int64.max
+        if level == 1 {
+            return try db.query(
+                "SELECT position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position",
+                section, node.first, end
+            ) { ($0.int64(0), 1) }
+        }
+        return try db.query(
+            "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
+            section, level - 1, node.first, end
+        ) { ($0.int64(0), $0.int(1)) }
+    }
+
+    private static func childCount(of node: Node, level: Int, section: Int64, db: Connection) throws -> Int {
+        if level == 1 { return node.rowCount }
+        return Int(
+            try db.scalarInt(
+                "SELECT count(*) FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ?",
+                section, level - 1, node.first, node.end ?? Int64.max) ?? 0)
+    }
+
+    /// Splits or merges the node on `level` holding `position` when its child count is out of
+    /// bounds, then does the same a level up, where the number of children changed.
+    private static func rebalance(section: Int64, around position: Int64, level: Int, db: Connection) throws {
+        var node = try node(holding: position, level: level, section: section, db: db)
+        let size = try childCount(of: node, level: level, section: section, db: db)
+        if size > maximumChildren {
+            try split(node, level: level, section: section, db: db)
+        } else if size < minimumChildren {
+            // Merge with a neighbour under the same parent: into the one before, unless this node
+            // starts its parent (its first is a boundary a level up), then the one after into it.
+            let parentFirst =
+                level == topLevel ? origin : try Self.node(holding: node.first, level: level + 1, section: section, db: db).first
+            let parentEnd: Int64? = level == topLevel ? nil : try Self.node(holding: node.first, level: level + 1, section: section, db: db).end
+            if node.first != parentFirst {
+                let previous = try Self.node(holding: node.first - 1, level: level, section: section, db: db)
+                try db.run("DELETE FROM rank_nodes WHERE section_id = ? AND level = ? AND first = ?", section, level, node.first)
+                try db.run(
+                    "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?",
+                    node.rowCount, section, level, previous.first)
+                node = try Self.node(holding: previous.first, level: level, section: section, db: db)
+            } else if let next = node.end, next < (parentEnd ?? Int64.max) {
+                let following = try Self.node(holding: next, level: level, section: section, db: db)
+                try db.run("DELETE FROM rank_nodes WHERE section_id = ? AND level = ? AND first = ?", section, level, following.first)
+                try db.run(
+                    "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?",
+                    following.rowCount, section, level, node.first)
+                node = try Self.node(holding: node.first, level: level, section: section, db: db)
+            } else {
+                return  // the only child: its parent is small too, and is balanced from its own side
+            }
+            if try childCount(of: node, level: level, section: section, db: db) > maximumChildren {
+                try split(node, level: level, section: section, db: db)
+            }
+        } else {
+            return
+        }
+        if level < topLevel {
+            try rebalance(section: section, around: node.first, level: level + 1, db: db)
+        }
+    }
+
+    /// Cuts `node` into pieces of `fanout` children each (the last one keeps the remainder).
+    private static func split(_ node: Node, level: Int, section: Int64, db: Connection) throws {
+        let children = try children(of: node, level: level, section: section, db: db)
+        var kept = 0
+        for start in stride(from: 0, to: children.count, by: fanout) {
+            let piece = children[start..<min(start + fanout, children.count)]
+            let rows = piece.reduce(0) { $0 + $1.rows }
+            if start == 0 {
+                kept = rows
+            } else {
+                try db.run(
+                    "INSERT INTO rank_nodes (section_id, level, first, row_count) VALUES (?, ?, ?, ?)",
+                    section, level, piece.first!.first, rows)
+            }
+        }
+        try db.run(
+            "UPDATE rank_nodes SET row_count = ? WHERE section_id = ? AND level = ? AND first = ?", kept, section, level, node.first)
+    }
+
+    // MARK: - Checking
+
+    /// Every way the structure disagrees with the rows, one sentence each; empty when it is
+    /// consistent.
+    /// - Complexity: O(n log n) in all rows.
+    static func problems(_ db: Connection) throws -> [String] {
+        var problems: [String] = []
+        problems += try db.query(
+            """
+            SELECT s.id, l.level FROM sections AS s,
+                (SELECT 1 AS level UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) AS l
+            WHERE NOT EXISTS (SELECT 1 FROM rank_nodes AS n WHERE n.section_id = s.id AND n.level = l.level AND n.first = ?)
+            """, origin
+        ) { "section #\($0.int64(0)) has no rank node at the start of level \($0.int(1))" }
+        problems += try db.query(
+            """
+            SELECT n.section_id, n.level, n.first FROM rank_nodes AS n
+            WHERE n.level > 1 AND NOT EXISTS (
+                SELECT 1 FROM rank_nodes AS c WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first = n.first)
+            """
+        ) { "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) starts no node of the level below" }
+        problems += try db.query(
+            """
+            WITH nodes AS (
+                SELECT section_id, level, first, row_count,
+                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
+                FROM rank_nodes
+            )
+            SELECT section_id, level, first, row_count, actual FROM (
+                SELECT n.*, (SELECT count(*) FROM rows AS r
+                    WHERE r.section_id = n.section_id AND r.position >= n.first
+                    AND r.position < coalesce(n.next, 9223372036854775807)) AS actual
+                FROM nodes AS n)
+            WHERE actual <> row_count
+            """
+        ) {
+            "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) counts \($0.int(3)) rows, but \($0.int(4)) are in its range"
+        }
+        return problems
+    }
+}
