@@ -10,9 +10,9 @@
 --
 -- Counts are kept by the triggers below, in the same statement as every insert, delete and move
 -- of a row, whoever writes it (sectionctl, or SQL typed into the sqlite3 shell). The shape is kept
--- by sectionctl before each commit: a level-1 node whose count leaves 16…128 is noted in
+-- by sectionctl before each commit: a level-1 node whose count leaves 8…64 is noted in
 -- `rank_pending`, and split or merged with a neighbour (and the levels above with it) so that
--- every node keeps about 64 children. `sectionctl check` compares the counts with the rows.
+-- every node keeps about 32 children. `sectionctl check` compares the counts with the rows.
 
 CREATE TABLE rank_nodes (
     section_id INTEGER NOT NULL REFERENCES sections (id) ON DELETE CASCADE,
@@ -29,14 +29,14 @@ CREATE TABLE rank_pending (
     PRIMARY KEY (section_id, first)
 ) STRICT, WITHOUT ROWID;
 
--- The balanced layout of a section's nodes: 64 rows a level-1 node, 64 children a node above.
+-- The balanced layout of a section's nodes: 32 rows a level-1 node, 32 children a node above.
 -- Used to build the structure (here, and after a bulk import) in one statement.
 CREATE VIEW rank_layout AS
 WITH numbered AS (
     SELECT section_id, position, row_number() OVER (PARTITION BY section_id ORDER BY position) - 1 AS row_index
     FROM rows
 ),
-spans (level, span) AS (VALUES (1, 64), (2, 4096), (3, 262144), (4, 16777216))
+spans (level, span) AS (VALUES (1, 32), (2, 1024), (3, 32768), (4, 1048576))
 SELECT
     n.section_id,
     s.level,
@@ -57,7 +57,7 @@ CREATE TRIGGER rank_row_insert AFTER INSERT ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 128 AND first =
+    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 64 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     UPDATE rank_nodes SET row_count = row_count + 1
     WHERE section_id = NEW.section_id AND level = 2 AND first =
@@ -76,7 +76,7 @@ CREATE TRIGGER rank_row_delete AFTER DELETE ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 16 AND first > -9223372036854775808 AND first =
+    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 8 AND first > -9223372036854775808 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
     UPDATE rank_nodes SET row_count = row_count - 1
     WHERE section_id = OLD.section_id AND level = 2 AND first =
@@ -118,11 +118,11 @@ CREATE TRIGGER rank_row_move AFTER UPDATE OF section_id, position ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 4 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 128 AND first =
+    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 64 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 16 AND first > -9223372036854775808 AND first =
+    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 8 AND first > -9223372036854775808 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
 END;
 

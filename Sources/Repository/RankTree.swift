@@ -1,15 +1,17 @@
 import SQLite
 
 /// The order-statistic structure over row positions (`Migrations/0002_rank.sql`): a counted
-/// B-tree kept in the `rank_nodes` table, four levels deep, about 64 children a node.
+/// B-tree kept in the `rank_nodes` table, four levels deep, about 32 children a node.
 ///
 /// Triggers keep every node's count right whoever writes the rows; this type reads the tree
 /// (the row at an index, the index of a position) and keeps its shape, splitting and merging
 /// the nodes that the triggers noted in `rank_pending`, before each commit (`settle`).
 ///
-/// With n rows in a section, a lookup reads at most about 64 nodes a level and 64 rows in the
-/// last: O(log n) seeks and O(fanout · levels) steps, whatever n is, up to 64⁴ ≈ 16.7 million
-/// rows a section (past that, the top level holds more than one node and grows linearly).
+/// With n rows in a section, a lookup reads at most 64 nodes a level and 64 rows in the last:
+/// O(log n) seeks and O(fanout · levels) steps, whatever n is, up to about 32⁴ ≈ 1 million rows
+/// a section; past that the top level holds more nodes, about one per million rows (32 at 32
+/// million). The fanout was chosen by measurement: 64 made a lookup at index n/2 of a
+/// million-row section 1.52× the same at a thousand rows, 32 keeps it lower (docs/benchmarks.md).
 enum RankTree {
     /// The levels, bottom (1: nodes of rows) to top.
     static let levels = 1...4
@@ -18,9 +20,9 @@ enum RankTree {
     static let origin = Int64.min
     /// The number of children a node is built with, and the bounds it is kept within (the
     /// triggers note level-1 nodes past the same bounds).
-    static let fanout = 64
-    static let maximumChildren = 128
-    static let minimumChildren = 16
+    static let fanout = 32
+    static let maximumChildren = 64
+    static let minimumChildren = 8
 
     // MARK: - Reading
 

@@ -56,15 +56,33 @@ extension SectionStore {
     public func window(
         from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
     ) throws -> ListWindow {
+        try window(startingAt: .at(start.section, start.row), limit: limit, in: list, editing: editing)
+    }
+
+    /// `window(from:limit:in:editing:)` starting at a row reference: `S:R` (`R` may be the
+    /// section's row count), `S:end` (the section's last row) or `#ID`, resolved in the same read.
+    /// - Complexity: O(log n + limit + sections passed).
+    public func window(
+        startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
+    ) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
         return try read { db in
             let record = try db.listRecord(named: list)
-            var section = try db.section(.index(start.section), in: record)
-            guard start.row >= 0 && start.row <= section.rowCount else {
-                throw RepositoryError.rowIndexOutOfRange(start.row, section: start.section, valid: 0...section.rowCount)
+            var section: SectionRecord
+            var firstRow: Int
+            switch start {
+            case .path(let sectionRef, .index(let index)):
+                section = try db.section(sectionRef, in: record)
+                guard index >= 0 && index <= section.rowCount else {
+                    throw RepositoryError.rowIndexOutOfRange(index, section: section.index, valid: 0...section.rowCount)
+                }
+                firstRow = index
+            case .path(_, .end), .id:
+                let row = try db.row(start, in: record)
+                section = try db.section(.id(row.sectionID), in: record)
+                firstRow = row.path.row
             }
             var window = ListWindow(listID: record.id, name: record.name, version: record.version, isEditing: editing)
-            var firstRow = start.row
             var remaining = limit
             while true {
                 var rows: [Row] = []

@@ -108,6 +108,59 @@ enum JSONShapes {
         ])
     }
 
+    /// `row get`: `{"list", "list_id", "version", "path": [s, r], "id", "kind", "title", "value",
+    /// "section": {"id", "title", "row_count"}}`.
+    static func located(_ row: Row, path: RowPath, section: SectionInfo, in window: ListWindow) -> JSONValue {
+        .object([
+            ("list", .string(window.name)),
+            ("list_id", .int(window.listID)),
+            ("version", .int(window.version)),
+            ("path", .array([.int(path.section), .int(path.row)])),
+            ("id", .int(row.id)),
+            ("kind", .string(row.kind.rawValue)),
+            ("title", .string(row.title)),
+            ("value", .string(row.value)),
+            ("section", .object([("id", .int(section.id)), ("title", .string(section.title)), ("row_count", .int(section.rowCount))])),
+        ])
+    }
+
+    /// `show --from PATH --limit N`: `show`'s shape holding only the sections the window touches,
+    /// each with `"index"` and `"row_count"`, each row with `"index"` (within its section).
+    static func window(_ window: ListWindow) -> JSONValue {
+        .object([
+            ("list", .string(window.name)),
+            ("list_id", .int(window.listID)),
+            ("version", .int(window.version)),
+            ("editing", .bool(window.isEditing)),
+            (
+                "sections",
+                .array(
+                    window.parts.map { part in
+                        .object([
+                            ("id", .int(part.section.id)),
+                            ("index", .int(part.section.index)),
+                            ("title", .string(part.section.title)),
+                            ("row_count", .int(part.section.rowCount)),
+                            ("footer", .string(part.section.footer(editing: window.isEditing))),
+                            (
+                                "rows",
+                                .array(
+                                    part.rows.enumerated().map { offset, row in
+                                        .object([
+                                            ("id", .int(row.id)),
+                                            ("index", .int(part.firstRow + offset)),
+                                            ("kind", .string(row.kind.rawValue)),
+                                            ("title", .string(row.title)),
+                                            ("value", .string(row.value)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            ),
+        ])
+    }
+
     /// `{"list", "version", "id"?, "changes": {"sections": {…}, "rows": {…}}}`; `id` only when
     /// the change created something.
     static func change(_ change: Change) -> JSONValue {

@@ -89,8 +89,12 @@ public enum SectionCLI {
             try ShowCommand.run(parsed, context: context)
         case "list":
             try ListCommands.run(parsed, context: context)
+        case "row" where path == ["row", "get"]:
+            try RowGetCommand.run(parsed, context: context)
         case "section", "row":
             try ListEdits.run(parsed, context: context)
+        case "check":
+            try CheckCommand.run(parsed, context: context)
         case "edit":
             try EditCommand.run(parsed, context: context)
         case "import":

@@ -38,6 +38,7 @@ final class Benchmark {
         case .session: return try sessionRows()
         case .seed: return try seedDesignRows()
         case .import: return try importRows()
+        case .reads: return try readRows()
         }
     }
 

@@ -12,6 +12,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case seed
     /// 6. Bulk insert rate (C), import rate vs that, and `--nl` import peak memory.
     case `import`
+    /// 7. Reads at any size: a row, a row's path, a window and a deep move, 1K vs 1M rows.
+    case reads
 
     var summary: String {
         switch self {
@@ -21,6 +23,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .session: return "a session of 1,000 moves saved as one transaction"
         case .seed: return "a move vs the seed-001 design (whole list rewritten as JSON)"
         case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
+        case .reads: return "row at n/2, its path by id, a 50-row window, a deep move: 1K vs 1M rows"
         }
     }
 }
@@ -29,6 +32,7 @@ enum Scenario: String, CaseIterable, Sendable {
 struct Options {
     var scenarios: [Scenario] = Scenario.allCases
     var quick = false
+    var long = false
     var markdown = false
     var commitEach = false
     var rounds: Int?
@@ -36,7 +40,7 @@ struct Options {
     var sectionctl: String?
 
     static let usage = """
-        usage: sectionctl-bench [--quick] [--scenario NAME[,NAME…]]… [--rounds N] [--commit-each]
+        usage: sectionctl-bench [--quick] [--long] [--scenario NAME[,NAME…]]… [--rounds N] [--commit-each]
                                 [--markdown] [--directory DIR] [--sectionctl PATH]
 
         Measures sectionctl against a C baseline that calls the SQLite C API directly with the
@@ -44,6 +48,7 @@ struct Options {
         targets (docs/benchmarks.md explains each scenario).
 
           --quick            small sizes: a smoke run of about half a minute
+          --long             also build a 10M-row section for the reads scenario's growth figure
           --scenario NAMES   run only these scenarios (comma-separated or repeated):
         \(Scenario.allCases.map { "                       \($0.rawValue.padding(8)) \($0.summary)" }.joined(separator: "\n"))
           --rounds N         repetitions behind each median (default 15, quick 5)
@@ -68,6 +73,7 @@ struct Options {
         while let argument = remaining.popFirst() {
             switch argument {
             case "--quick": options.quick = true
+            case "--long": options.long = true
             case "--markdown": options.markdown = true
             case "--commit-each": options.commitEach = true
             case "--scenario", "--scenarios":
@@ -110,6 +116,8 @@ struct Plan {
     let rounds: Int
     let movesPerRound: Int
     let deepMovesPerRound: Int
+    /// Lookups timed in each round (scenario 7).
+    let readsPerRound: Int
     /// Scenario 2.
     let randomSectionRows: Int
     let randomMoves: Int
@@ -135,6 +143,7 @@ struct Plan {
         rounds = options.rounds ?? (quick ? 5 : 15)
         movesPerRound = quick ? 20 : 50
         deepMovesPerRound = quick ? 2 : 4
+        readsPerRound = quick ? 200 : 1_000
         randomSectionRows = 1_000
         randomMoves = quick ? 5_000 : 100_000
         adversarialSectionRows = 1_000

@@ -17,7 +17,7 @@ enum Catalog {
         root: CommandSpec(
             name: "sectionctl",
             summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
-            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, help],
+            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, help],
             isRunnable: true,
             examples: [
                 "init",
@@ -73,8 +73,17 @@ enum Catalog {
 
     static let show = CommandSpec(
         name: "show", summary: "show the list: sections, index paths, rows, footers",
-        options: [OptionSpec("--editing", help: "show the editing view: empty sections show their footer")],
-        examples: ["show", "--list work show --editing", "show --json"])
+        options: [
+            OptionSpec("--editing", help: "show the editing view: empty sections show their footer"),
+            OptionSpec("--from", valueName: "PATH", help: "show only a window of rows, starting at PATH (S:R, S:end, #ID)"),
+            OptionSpec("--limit", valueName: "N", help: "at most N rows in the window (default: 50)"),
+        ],
+        examples: ["show", "--list work show --editing", "show --json", "show --from 3:1200 --limit 30"],
+        discussion: """
+            With --from or --limit, only that window is read and shown, with the headers (and, with
+            --editing, the footers) of the sections it touches: as fast at any size of list. A window
+            may start at S:N where N is the section's row count: it then begins with the next section.
+            """)
 
     static let list = CommandSpec(
         name: "list", summary: "list, add, rename and delete lists",
@@ -170,6 +179,11 @@ enum Catalog {
                 name: "delete", summary: "delete a row (no confirmation)",
                 arguments: [pathArgument],
                 examples: ["row delete 0:end"]),
+            CommandSpec(
+                name: "get", summary: "print one row with its path and its section",
+                arguments: [pathArgument],
+                examples: ["row get 0:0", "row get '#7'", "--json row get 1:end"],
+                discussion: "Reads only that row: as fast in a list of millions as in a small one."),
         ],
         examples: ["row add 0 'Buy milk'", "row move 0:1 1:0", "row set 0:0 --title 'Buy oat milk'", "row delete '#7'"])
 
@@ -211,6 +225,15 @@ enum Catalog {
             OptionSpec("--all", help: "every list, not only --list"),
         ],
         examples: ["export -o backup.json", "export --all > everything.json"])
+
+    static let check = CommandSpec(
+        name: "check", summary: "verify row counts, order and the rank structure against the rows",
+        examples: ["check", "--json check"],
+        discussion: """
+            Reads the whole database: each section's row count, every node of the rank structure
+            (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
+            quick_check. Prints ok, or each problem and exits 1.
+            """)
 
     static let help = CommandSpec(
         name: "help", summary: "show help for a command",

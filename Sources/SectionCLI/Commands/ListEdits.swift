@@ -84,8 +84,13 @@ enum ListEdits {
 
     /// `edit(for:)`, with address errors reported as usage errors of the command.
     static func checkedEdit(for parsed: ParsedArguments) throws(CLIError) -> Edit {
+        try checked(parsed) { () throws(CLIError) in try edit(for: parsed) }
+    }
+
+    /// Runs `body`, reporting an address error it throws as a usage error of the command.
+    static func checked<T>(_ parsed: ParsedArguments, _ body: () throws(CLIError) -> T) throws(CLIError) -> T {
         do {
-            return try edit(for: parsed)
+            return try body()
         } catch where error.exitCode == .usage && error.hint == nil {
             throw CLIError.usage(error.message, command: parsed.commandPath)
         }

@@ -1,0 +1,82 @@
+import Repository
+
+/// `row get PATH`: one row with its index path and its section.
+enum RowGetCommand {
+    static func run(_ parsed: ParsedArguments, context: Context) throws {
+        let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
+        let store = try context.openStore()
+        let window = try store.window(startingAt: reference, limit: 1, in: context.listName)
+        guard let part = window.parts.first, let row = part.rows.first else {
+            throw CLIError("\(reference) names no row")
+        }
+        let path = RowPath(section: part.section.index, row: part.firstRow)
+        if context.json {
+            context.printJSON(JSONShapes.located(row, path: path, section: part.section, in: window))
+            return
+        }
+        context.console.write(WindowListing(style: context.style).render(window, header: false))
+    }
+}
+
+/// A window of a list as text: each section it touches with its row count, then its rows in the
+/// window with their paths (field values aligned within the section), then, in an editing view,
+/// the footer of an empty section.
+struct WindowListing {
+    var style: Style
+
+    func render(_ window: ListWindow, header: Bool = true) -> String {
+        var lines: [String] = []
+        if header {
+            let state = window.isEditing ? ", editing" : ""
+            let last = window.located.last.map { " to \($0.path)" } ?? ""
+            let first = window.located.first.map { "rows \($0.path)" } ?? "no rows"
+            lines.append(style.bold(TextEscaping.escaped(window.name)) + " (version \(window.version)\(state); \(first)\(last))")
+        }
+        let pathWidth = window.parts.map { "\($0.section.index):\($0.firstRow + max($0.rows.count - 1, 0))".count }.max() ?? 3
+        for part in window.parts {
+            if header || part.section.index != window.parts.first?.section.index { lines.append("") }
+            let count = part.section.rowCount == 1 ? "1 row" : "\(part.section.rowCount) rows"
+            lines.append(
+                style.cyan("[\(part.section.index)]") + " " + style.bold(TextEscaping.escaped(part.section.title)) + "  "
+                    + style.dim("#\(part.section.id)") + "  " + style.dim("(\(count))"))
+            if let footer = part.section.footer(editing: window.isEditing) {
+                lines.append("  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
+            }
+            let labelColumn = part.rows.filter { $0.kind == .field }.map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
+            for (offset, row) in part.rows.enumerated() {
+                let path = DisplayWidth.padded("\(part.section.index):\(part.firstRow + offset)", to: pathWidth)
+                let title = TextEscaping.escaped(row.title)
+                let content: String
+                switch row.kind {
+                case .text: content = title
+                case .topic: content = style.bold("# " + title)
+                case .field:
+                    content = style.yellow(DisplayWidth.padded(title, to: labelColumn)) + "  " + (row.value.map(TextEscaping.escaped) ?? style.dim("-"))
+                }
+                lines.append("  " + style.dim(path) + "  " + content + "  " + style.dim("#\(row.id)"))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// `check`: verifies each section's row count and the rank structure against the rows, and
+/// SQLite's own consistency. Exits 1 when anything disagrees, naming each problem.
+enum CheckCommand {
+    static func run(_ parsed: ParsedArguments, context: Context) throws {
+        let store = try context.openStore()
+        let problems = try store.check()
+        if context.json {
+            context.printJSON(.object([("database", .string(store.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map { .string($0) }))]))
+        } else if problems.isEmpty {
+            context.console.writeLine("ok: row counts, order and the rank structure agree with the rows")
+        }
+        guard problems.isEmpty else {
+            if !context.json {
+                for problem in problems.prefix(20) { context.console.writeLine(TextEscaping.escaped(problem)) }
+                if problems.count > 20 { context.console.writeLine("… and \(problems.count - 20) more") }
+            }
+            throw CLIError("the database disagrees with itself in \(problems.count) place\(problems.count == 1 ? "" : "s")")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Repository
+
+/// Something read once per call: a lookup a table view makes.
+final class Reader: Mover {
+    private let read: () throws -> Void
+    init(_ read: @escaping () throws -> Void) { self.read = read }
+    func move() throws { try read() }
+}
+
+extension Benchmark {
+    /// Scenario 7: reads and addressing cost what they return, not what the list holds (§11).
+    /// The row at index n/2, the index path of the row there by id, a committed move addressed
+    /// there (`S:n/2 → S:10` and back), and a 50-row window from there, each at 1K and at 1M
+    /// rows (ratio ≤ 1.5); with `--long`, the lookups at 10K and 10M rows (growth ≤ 2×).
+    func readRows() throws -> [ResultRow] {
+        let plan = self.plan
+        return try withScratch("reads") { scratch in
+            var sizes = [plan.smallSection, plan.hugeSection]
+            if options.long { sizes += [10_000, 10_000_000] }
+            var stores: [(rows: Int, store: SectionStore, middleID: Int64)] = []
+            for rows in sizes {
+                Log.progress("  building a section of \(Format.count(rows)) rows…")
+                let fixture = try SectionFixture.create(at: scratch.file("reads-\(rows).db"), rows: rows)
+                let store = try fixture.balancedStore()
+                stores.append((rows, store, try store.row(at: RowPath(section: 0, row: rows / 2)).row.id))
+            }
+            var movers: [(mover: any Mover, moves: Int)] = []
+            for entry in stores {
+                let middle = RowPath(section: 0, row: entry.rows / 2)
+                let store = entry.store
+                let id = entry.middleID
+                movers.append((Reader { _ = try store.row(at: middle) }, plan.readsPerRound))
+                movers.append((Reader { _ = try store.path(ofRow: id) }, plan.readsPerRound))
+                movers.append((Reader { _ = try store.window(from: middle, limit: 50) }, plan.readsPerRound))
+                movers.append(
+                    (RepositoryMover(store: store, cycling: [.moveRow(.at(0, middle.row), to: .at(0, 10)), .moveRow(.at(0, 10), to: .at(0, middle.row))]),
+                     plan.movesPerRound))
+            }
+            Log.progress("  timing reads and moves: \(plan.rounds) rounds…")
+            let medians = try Rounds.medianPerMove(movers, rounds: plan.rounds)
+            func time(_ size: Int, _ what: Int) -> Double { medians[size * 4 + what] }
+            let names = ["row at n/2", "path of row #ID at n/2", "50-row window from n/2", "move S:n/2 -> S:10 (committed)"]
+            let small = Format.shortCount(sizes[0])
+            let large = Format.shortCount(sizes[1])
+            var rows: [ResultRow] = []
+            for (what, name) in names.enumerated() {
+                rows.append(
+                    .atMost(
+                        "7. \(name), \(large) vs \(small) rows",
+                        measured: "\(small): \(Format.duration(time(0, what))), \(large): \(Format.duration(time(1, what)))",
+                        ratio: time(1, what) / time(0, what), limit: 1.5))
+            }
+            if options.long {
+                for (what, name) in names.prefix(2).enumerated() {
+                    rows.append(
+                        .atMost(
+                            "7. \(name), 10M vs 10K rows",
+                            measured: "10K: \(Format.duration(time(2, what))), 10M: \(Format.duration(time(3, what)))",
+                            ratio: time(3, what) / time(2, what), limit: 2))
+                }
+            } else {
+                rows.append(.skipped("7. lookups, 10M vs 10K rows", reason: "needs --long (builds a 10M-row section)", target: "≤ 2"))
+            }
+            return rows
+        }
+    }
+}
+
+extension SectionFixture {
+    /// Opens the store and commits one empty transaction, in which the rank structure that the
+    /// fixture's plain-SQL inserts left unbalanced is cut into shape (as any write through the
+    /// Repository would).
+    func balancedStore() throws -> SectionStore {
+        let store = try open()
+        try store.apply(.renameSection(.index(0), title: "Bench"))
+        return store
+    }
+}
