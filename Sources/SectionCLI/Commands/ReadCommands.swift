@@ -6,8 +6,13 @@ enum RowGetCommand {
         let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
         let store = try context.openStore()
         let window = try store.window(startingAt: reference, limit: 1, in: context.listName)
+        // A window may start at a section's end; a row must exist.
         guard let part = window.parts.first, let row = part.rows.first else {
-            throw CLIError("\(reference) names no row")
+            let section = window.parts.first?.section
+            let count = section?.rowCount ?? 0
+            throw CLIError.from(
+                RepositoryError.rowIndexOutOfRange(
+                    window.parts.first?.firstRow ?? 0, section: section?.index ?? 0, valid: count > 0 ? 0...(count - 1) : nil))
         }
         let path = RowPath(section: part.section.index, row: part.firstRow)
         if context.json {
