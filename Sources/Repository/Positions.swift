@@ -127,13 +127,16 @@ struct OrderedTable {
         if let position = Self.position(between: before, and: after) {
             return (position, 0)
         }
+        var parkingWrites = 0
         if let movingID {
             let parked = try db.scalarInt("SELECT \(parent) FROM \(table) WHERE id = ?", movingID)
             if parked == parentID {
                 try db.run("UPDATE \(table) SET position = ? WHERE id = ?", Self.parkingPosition, movingID)
+                parkingWrites = 1  // a write like any other: counted in "rewritten"
             }
         }
-        return try spreadBlock(around: before ?? 0, of: parentID, in: db)
+        let spread = try spreadBlock(around: before ?? 0, of: parentID, in: db)
+        return (spread.position, spread.rewritten + parkingWrites)
     }
 
     /// The position between two neighbours (`nil` for none), or `nil` when there is no room.
