@@ -5,7 +5,7 @@ import SQLite
 import Testing
 
 /// `kill -9` in the middle of a large save leaves the database at the old state or the new one,
-/// whole, with integrity intact.
+/// whole, with integrity intact and the rank structure consistent with the rows.
 @Suite("Crashes")
 struct CrashTests {
     /// A list of 2,000 rows in two sections, and an edit session of 1,000 moves across them.
@@ -62,7 +62,9 @@ struct CrashTests {
             #expect(try db.query("PRAGMA integrity_check") { $0.string(0) } == ["ok"], "trial \(trial)")
             let duplicates = try db.scalarInt("SELECT count(*) FROM (SELECT section_id, position FROM rows GROUP BY 1, 2 HAVING count(*) > 1)")
             #expect(duplicates == 0)
-            let sections = try SectionStore(path: cli.databasePath).snapshot().sections
+            let store = try SectionStore(path: cli.databasePath)
+            #expect(try store.check() == [], "trial \(trial): the rank structure or the counts disagree with the rows")
+            let sections = try store.snapshot().sections
             let state = sections == old ? "old" : sections == new ? "new" : "neither"
             #expect(state != "neither", "trial \(trial): the database is neither the old state nor the new")
             outcomes[state, default: 0] += 1
