@@ -51,6 +51,7 @@ extension Benchmark {
                         measured: "\(small): \(Format.duration(time(0, what))), \(large): \(Format.duration(time(1, what)))",
                         ratio: time(1, what) / time(0, what), limit: 1.5))
             }
+            rows += try commandLineRows(stores.prefix(2).map { ($0.rows, $0.store.path) })
             if options.long {
                 for (what, name) in names.prefix(2).enumerated() {
                     rows.append(
@@ -64,6 +65,53 @@ extension Benchmark {
             }
             return rows
         }
+    }
+}
+
+extension Benchmark {
+    /// The same reads and the deep move as a CLI user meets them: one whole `sectionctl` process
+    /// per command, small list vs huge list, medians over the rounds.
+    func commandLineRows(_ databases: [(rows: Int, path: String)]) throws -> [ResultRow] {
+        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        guard FileManager.default.isExecutableFile(atPath: sectionctl), databases.count == 2 else {
+            return [.skipped("7. the same through the CLI", reason: "no sectionctl binary at \(sectionctl)")]
+        }
+        let commands: [(name: String, arguments: (Int) -> [[String]])] = [
+            ("sectionctl row get S:n/2", { rows in [["row", "get", "0:\(rows / 2)"]] }),
+            ("sectionctl show --from S:n/2 --limit 50", { rows in [["show", "--from", "0:\(rows / 2)", "--limit", "50"]] }),
+            ("sectionctl row move S:n/2 S:10 (and back)", { rows in [["row", "move", "0:\(rows / 2)", "0:10"], ["row", "move", "0:10", "0:\(rows / 2)"]] }),
+        ]
+        var rows: [ResultRow] = []
+        for command in commands {
+            var samples: [[Double]] = [[], []]
+            for round in 0...plan.rounds {
+                for (index, database) in databases.enumerated() {
+                    let elapsed = try Measurement.time {
+                        for arguments in command.arguments(database.rows) {
+                            let process = Process()
+                            process.executableURL = URL(fileURLWithPath: sectionctl)
+                            process.arguments = ["--db", database.path] + arguments
+                            process.standardOutput = FileHandle.nullDevice
+                            process.standardError = FileHandle.nullDevice
+                            try process.run()
+                            process.waitUntilExit()
+                            guard process.terminationStatus == 0 else {
+                                throw BenchmarkError("sectionctl \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+                            }
+                        }
+                    }
+                    if round > 0 { samples[index].append(elapsed / Double(command.arguments(database.rows).count)) }
+                }
+            }
+            let small = Measurement.median(samples[0])
+            let large = Measurement.median(samples[1])
+            rows.append(
+                .atMost(
+                    "7. \(command.name), \(Format.shortCount(databases[1].rows)) vs \(Format.shortCount(databases[0].rows)) rows",
+                    measured: "a whole process: \(Format.duration(small)) vs \(Format.duration(large))",
+                    ratio: large / small, limit: 1.5))
+        }
+        return rows
     }
 }
 
