@@ -88,7 +88,7 @@ public final class EditSession {
                 throw RepositoryError.conflict(list: base.name, sessionVersion: base.version, currentVersion: list.version)
             }
             store.countPositionWrites(replay.positionWrites)
-            return Change(list: list.name, version: try store.bumpVersion(of: list, db: db), changeset: changeset)
+            return Change(list: list.name, version: try store.bumpVersion(of: list, recording: changeset, db: db), changeset: changeset)
         }
         isOpen = false
         return change

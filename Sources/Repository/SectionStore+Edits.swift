@@ -71,13 +71,17 @@ extension SectionStore {
         return try write { db in
             let record = try db.listRecord(named: list)
             let outcome = try perform(edit, in: record, db: db)
-            let version = outcome.changeset.isEmpty && outcome.createdID == nil ? record.version : try bumpVersion(of: record, db: db)
+            let version =
+                outcome.changeset.isEmpty && outcome.createdID == nil
+                ? record.version : try bumpVersion(of: record, recording: outcome.changeset, db: db)
             return Change(list: record.name, version: version, createdID: outcome.createdID, changeset: outcome.changeset)
         }
     }
 
-    func bumpVersion(of list: ListRecord, db: Connection) throws -> Int64 {
-        try db.queryFirst("UPDATE lists SET version = version + 1 WHERE id = ? RETURNING version", list.id) { $0.int64(0) }!
+    /// Bumps the list's version by one and journals `changeset` under the new version.
+    /// - Returns: the new version.
+    func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: Connection) throws -> Int64 {
+        try Journal.commit(changeset, to: list, db: db)
     }
 
     /// Carries out `edit` inside the caller's transaction, without touching the version.

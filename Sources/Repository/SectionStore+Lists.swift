@@ -22,7 +22,9 @@ extension SectionStore {
         try read { db in try db.snapshot(of: db.listRecord(named: list), editing: editing) }
     }
 
-    /// Creates an empty list. Its version starts at 0.
+    /// Creates an empty list. Its version starts at 0 — or, when a list of that name existed and
+    /// was deleted, just past the last version that one reached, so a list name and a version
+    /// always name one state.
     @discardableResult
     public func createList(named name: String) throws -> Change {
         try Self.validateListName(name)
@@ -30,8 +32,8 @@ extension SectionStore {
             if try db.scalarInt("SELECT count(*) FROM lists WHERE name = ?", name) != 0 {
                 throw RepositoryError.listExists(name)
             }
-            let id = try db.queryFirst("INSERT INTO lists (name) VALUES (?) RETURNING id", name) { $0.int64(0) }
-            return Change(list: name, version: 0, createdID: id)
+            let list = try db.createListRecord(named: name)
+            return Change(list: name, version: list.version, createdID: list.id)
         }
     }
 
@@ -46,7 +48,7 @@ extension SectionStore {
                 throw RepositoryError.listExists(newName)
             }
             try db.run("UPDATE lists SET name = ? WHERE id = ?", newName, list.id)
-            return Change(list: newName, version: try bumpVersion(of: list, db: db))
+            return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))
         }
     }
 

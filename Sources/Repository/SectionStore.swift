@@ -120,13 +120,17 @@ public final class SectionStore: Sendable {
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): commits when it returns, rolls
     /// back when it throws. Before committing, the rank structure is brought back into shape
-    /// (`RankTree.settle`), so every commit leaves it balanced.
+    /// (`RankTree.settle`), so every commit leaves it balanced. The transaction is marked as
+    /// sectionctl's own (`Journal.begin`), so the triggers that notice plain-SQL changes leave it
+    /// alone; bumping a list's version journals the change (`bumpVersion(of:recording:db:)`).
     func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
         return try withConnection { db in
             try db.inTransaction(.immediate) {
+                try Journal.begin(db)
                 let result = try body(db)
                 try RankTree.settle(db)
+                try Journal.end(db)
                 return result
             }
         }

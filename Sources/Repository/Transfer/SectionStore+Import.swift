@@ -8,8 +8,7 @@ extension SectionStore {
         }) {
             return (list, false)
         }
-        let id = try db.queryFirst("INSERT INTO lists (name) VALUES (?) RETURNING id", name) { $0.int64(0) }!
-        return (ListRecord(id: id, name: name, version: 0), true)
+        return (try db.createListRecord(named: name), true)
     }
 
     /// Writes one list of a native document inside the caller's transaction.
@@ -39,7 +38,7 @@ extension SectionStore {
         try appender.finish()
         countPositionWrites(appender.positionWrites)
         changeset.insertedSections = Array(first..<appender.sectionCount)
-        let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, db: db)
+        let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
         return Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset)
     }
 
@@ -59,7 +58,7 @@ extension SectionStore {
         countPositionWrites(appender.positionWrites)
         var changeset = Changeset()
         changeset.insertedSections = Array(first..<appender.sectionCount)
-        let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, db: db)
+        let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
         return Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset)
     }
 }

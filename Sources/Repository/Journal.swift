@@ -1,0 +1,91 @@
+import Foundation
+import SQLite
+
+/// The change journal (`Migrations/0003_journal.sql`): each committed change's changeset, kept
+/// under the version it produced.
+enum Journal {
+    /// How many versions of each list the journal keeps, at least: asking for changes since an
+    /// older version answers "reload".
+    static let keptVersions: Int64 = 1_000
+
+    /// What a journal entry holds when no changeset can say what changed.
+    static let reloadJSON = #"{"reload":true}"#
+
+    /// Marks the transaction as sectionctl's own, so the plain-SQL triggers leave its writes
+    /// alone. Called first thing in every write transaction; `end` undoes it before commit.
+    static func begin(_ db: Connection) throws {
+        try db.run("UPDATE journal_writer SET active = 1 WHERE id = 1")
+    }
+
+    static func end(_ db: Connection) throws {
+        try db.run("UPDATE journal_writer SET active = 0 WHERE id = 1")
+    }
+
+    /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
+    /// changed the list since its last journaled version — then drops entries past what is kept.
+    /// - Returns: the new version.
+    static func commit(_ changeset: Changeset, to list: ListRecord, db: Connection) throws -> Int64 {
+        let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", list.id) == 1
+        let version = try db.queryFirst(
+            "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id
+        ) { $0.int64(0) }!
+        try db.run(
+            "INSERT INTO journal (list_id, version, changes) VALUES (?, ?, ?)", list.id, version,
+            journaled ? changeset.journalJSON : reloadJSON)
+        try db.run("DELETE FROM journal WHERE list_id = ? AND version <= ?", list.id, version - keptVersions)
+        return version
+    }
+}
+
+extension Changeset {
+    /// The changeset in the JSON shape of `sectionctl --json`: `{"sections": {"deleted",
+    /// "inserted", "moved", "updated"}, "rows": {…}}`.
+    var journalJSON: String {
+        func list(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ",") + "]" }
+        func path(_ path: RowPath) -> String { "[\(path.section),\(path.row)]" }
+        func paths(_ values: [RowPath]) -> String { "[" + values.map(path).joined(separator: ",") + "]" }
+        let sectionMoves = movedSections.map { #"{"from":\#($0.from),"to":\#($0.to)}"# }.joined(separator: ",")
+        let rowMoves = movedRows.map { #"{"from":\#(path($0.from)),"to":\#(path($0.to))}"# }.joined(separator: ",")
+        return #"{"sections":{"deleted":\#(list(deletedSections)),"inserted":\#(list(insertedSections)),"#
+            + #""moved":[\#(sectionMoves)],"updated":\#(list(updatedSections))},"#
+            + #""rows":{"deleted":\#(paths(deletedRows)),"inserted":\#(paths(insertedRows)),"#
+            + #""moved":[\#(rowMoves)],"updated":\#(paths(updatedRows))}}"#
+    }
+
+    /// Reads a changeset written by `journalJSON`; `nil` for a reload entry or anything else.
+    init?(journalJSON text: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let sections = object["sections"] as? [String: Any], let rows = object["rows"] as? [String: Any]
+        else { return nil }
+        func ints(_ value: Any?) -> [Int]? { value as? [Int] }
+        func path(_ value: Any?) -> RowPath? {
+            guard let pair = value as? [Int], pair.count == 2 else { return nil }
+            return RowPath(section: pair[0], row: pair[1])
+        }
+        func paths(_ value: Any?) -> [RowPath]? {
+            guard let array = value as? [Any] else { return nil }
+            let result = array.compactMap(path)
+            return result.count == array.count ? result : nil
+        }
+        guard let deletedSections = ints(sections["deleted"]), let insertedSections = ints(sections["inserted"]),
+            let updatedSections = ints(sections["updated"]), let sectionMoves = sections["moved"] as? [[String: Int]],
+            let deletedRows = paths(rows["deleted"]), let insertedRows = paths(rows["inserted"]),
+            let updatedRows = paths(rows["updated"]), let rowMoves = rows["moved"] as? [[String: Any]]
+        else { return nil }
+        self.init()
+        self.deletedSections = deletedSections
+        self.insertedSections = insertedSections
+        self.updatedSections = updatedSections
+        self.deletedRows = deletedRows
+        self.insertedRows = insertedRows
+        self.updatedRows = updatedRows
+        for move in sectionMoves {
+            guard let from = move["from"], let to = move["to"] else { return nil }
+            movedSections.append(Move(from: from, to: to))
+        }
+        for move in rowMoves {
+            guard let from = path(move["from"]), let to = path(move["to"]) else { return nil }
+            movedRows.append(Move(from: from, to: to))
+        }
+    }
+}

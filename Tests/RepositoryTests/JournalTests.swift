@@ -1,0 +1,143 @@
+import Foundation
+import SQLite
+import Testing
+
+@testable import Repository
+
+/// The change journal: each committed change's changeset under its version, plain-SQL changes
+/// noticed, a bounded history, and list identity across deletion.
+@Suite("Journal")
+struct JournalTests {
+    /// The journal's entries for list #1, oldest first.
+    func entries(_ store: SectionStore, list: Int64 = 1) throws -> [(version: Int64, changes: String)] {
+        try store.read { db in
+            try db.query("SELECT version, changes FROM journal WHERE list_id = ? ORDER BY version", list) { ($0.int64(0), $0.string(1)) }
+        }
+    }
+
+    @Test("every committed change journals its changeset under its version", arguments: propertySeeds([31, 32]))
+    func everyChangeIsJournaled(seed: UInt64) throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        var generator = SeededGenerator(seed: seed)
+        var changes: [Change] = []
+        for title in ["A", "B", "C"] { changes.append(try store.apply(.addSection(title: title))) }
+        for step in 0..<300 {
+            let outline = try store.outline()
+            let section = outline.sections.randomElement(using: &generator)!
+            let edit: Edit
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0, 1: edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
+            case 2 where section.rowCount > 0: edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
+            case 3 where section.rowCount > 0:
+                let target = outline.sections.randomElement(using: &generator)!
+                let others = target.rowCount - (target.id == section.id ? 1 : 0)
+                edit = .moveRow(
+                    .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
+                    to: .at(target.index, Int.random(in: 0...others, using: &generator)))
+            case 4: edit = .moveSection(.index(section.index), to: Int.random(in: 0..<outline.sections.count, using: &generator))
+            default: edit = .renameSection(.index(section.index), title: "t\(step)")
+            }
+            changes.append(try store.apply(edit))
+        }
+        let committed = changes.filter { !$0.changeset.isEmpty }
+        let journal = try entries(store)
+        #expect(journal.map(\.version) == committed.map(\.version), "seed \(seed): one entry per committed version")
+        for (entry, change) in zip(journal, committed) {
+            #expect(Changeset(journalJSON: entry.changes) == change.changeset, "seed \(seed): version \(entry.version)")
+        }
+    }
+
+    @Test func aSavedSessionIsOneEntry() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        let session = try store.beginEditing()
+        for index in 0..<10 { try session.apply(.addRow(.text("\(index)"), to: .at(0, 0))) }
+        let saved = try session.save()
+        let journal = try entries(store)
+        #expect(journal.map(\.version) == [1, 2])
+        #expect(Changeset(journalJSON: journal[1].changes) == saved.changeset)
+    }
+
+    @Test func aPlainSQLChangeMakesTheNextEntryAReload() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addRow(.text("a"), to: .at(0, 0)))
+        let journaled = { try store.read { db in try db.scalarInt("SELECT journaled FROM lists WHERE id = 1") } }
+        #expect(try journaled() == 1)
+        // What someone types into the sqlite3 shell.
+        let shell = try Connection(path: fixture.path, mode: .readWrite)
+        try shell.execute(script: "UPDATE rows SET title = 'changed behind its back'")
+        #expect(try journaled() == 0)
+        let next = try store.apply(.addRow(.text("b"), to: .at(0, 1)))
+        #expect(try journaled() == 1)
+        let journal = try entries(store)
+        #expect(journal.last?.version == next.version)
+        #expect(journal.last?.changes == Journal.reloadJSON)
+        #expect(Changeset(journalJSON: journal[journal.count - 2].changes) != nil)
+        // Every kind of plain write is noticed: sections, and the list row itself.
+        for script in [
+            "INSERT INTO sections (list_id, position, title) VALUES (1, 99, 'x')",
+            "UPDATE sections SET title = 'y' WHERE position = 99",
+            "DELETE FROM sections WHERE position = 99",
+            "DELETE FROM rows WHERE title = 'b'",
+            "UPDATE lists SET name = 'renamed' WHERE id = 1",
+        ] {
+            try store.apply(.renameSection(.index(0), title: "t \(script.count)"))
+            #expect(try journaled() == 1)
+            try shell.execute(script: script)
+            #expect(try journaled() == 0, "\(script)")
+            try shell.execute(script: "UPDATE lists SET name = 'default' WHERE id = 1")
+        }
+    }
+
+    @Test func theJournalKeepsTheLastThousandVersions() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        for index in 0..<1_050 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        let journal = try entries(store)
+        #expect(journal.count == Int(Journal.keptVersions))
+        #expect(journal.first?.version == 1_051 - Journal.keptVersions + 1)
+        #expect(journal.last?.version == 1_051)
+    }
+
+    @Test func aListMadeAnewNeverReusesAVersion() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
+        #expect(try store.outline().version == 3)
+        try store.deleteList("default", force: true)
+        let created = try store.createList(named: "default")
+        #expect(created.version == 4, "versions jump past the deleted list's, not restart")
+        #expect(try store.outline().version == 4)
+        #expect(try store.apply(.addSection(title: "again")).version == 5)
+        // Renaming another list onto a retired name jumps it past that name's versions too.
+        try store.createList(named: "other")
+        try store.deleteList("default", force: true)
+        let renamed = try store.renameList("other", to: "default")
+        #expect(renamed.version == 7)
+    }
+
+    @Test("the journal's JSON reads back as the same changeset", arguments: propertySeeds([33]))
+    func journalJSONRoundTrips(seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        for _ in 0..<200 {
+            var changeset = Changeset()
+            func index() -> Int { Int.random(in: 0..<50, using: &generator) }
+            func path() -> RowPath { RowPath(section: index(), row: index()) }
+            changeset.deletedSections = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in index() }
+            changeset.insertedSections = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in index() }
+            changeset.movedSections = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in .init(from: index(), to: index()) }
+            changeset.updatedSections = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in index() }
+            changeset.deletedRows = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in path() }
+            changeset.insertedRows = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in path() }
+            changeset.movedRows = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in .init(from: path(), to: path()) }
+            changeset.updatedRows = (0..<Int.random(in: 0..<4, using: &generator)).map { _ in path() }
+            #expect(Changeset(journalJSON: changeset.journalJSON) == changeset, "seed \(seed)")
+        }
+        #expect(Changeset(journalJSON: Journal.reloadJSON) == nil)
+    }
+}
