@@ -124,6 +124,22 @@ enum JSONShapes {
         ])
     }
 
+    /// `watch`: `{"list", "list_id", "version", "changes": {…}}`, or `"reload": true` instead of
+    /// `"changes"` when no changeset says what changed (and `"deleted": true` when the list was
+    /// deleted).
+    static func update(_ update: ListUpdate) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("list", .string(update.list)), ("list_id", .int(update.listID)), ("version", .int(update.version)),
+        ]
+        if let changeset = update.changeset {
+            fields.append(("changes", JSONShapes.changeset(changeset)))
+        } else {
+            fields.append(("reload", .bool(true)))
+            if update.isDeleted { fields.append(("deleted", .bool(true))) }
+        }
+        return .object(fields)
+    }
+
     /// `show --from PATH --limit N`: `show`'s shape holding only the sections the window touches,
     /// each with `"index"` and `"row_count"`, each row with `"index"` (within its section).
     static func window(_ window: ListWindow) -> JSONValue {

@@ -95,6 +95,8 @@ public enum SectionCLI {
             try ListEdits.run(parsed, context: context)
         case "check":
             try CheckCommand.run(parsed, context: context)
+        case "watch":
+            try WatchCommand.run(parsed, context: context)
         case "edit":
             try EditCommand.run(parsed, context: context)
         case "import":

@@ -17,7 +17,7 @@ enum Catalog {
         root: CommandSpec(
             name: "sectionctl",
             summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
-            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, help],
+            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, watch, help],
             isRunnable: true,
             examples: [
                 "init",
@@ -233,6 +233,16 @@ enum Catalog {
             Reads the whole database: each section's row count, every node of the rank structure
             (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
             quick_check. Prints ok, or each problem and exits 1.
+            """)
+
+    static let watch = CommandSpec(
+        name: "watch", summary: "print one line per committed version of the list, until interrupted",
+        examples: ["watch", "--list work --json watch"],
+        discussion: """
+            Follows changes made by any process: each version's changes, or, for a change made
+            with plain SQL, a line saying to read the list afresh. Checks 40 times a second and
+            reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
+            the list's deletion, after a last line.
             """)
 
     static let help = CommandSpec(

@@ -1,0 +1,156 @@
+import Foundation
+import SQLite
+
+/// One committed version of a list, as an observer receives it: the changeset from the version
+/// before, or a reload when no changeset can say what changed.
+public struct ListUpdate: Hashable, Sendable {
+    /// The list's stable id.
+    public var listID: Int64
+    /// The list's name when the update was read.
+    public var list: String
+    /// The version this update brings the list to.
+    public var version: Int64
+    /// The changes from the version before; `nil` when the observer must reload: plain SQL changed
+    /// the list, the journal no longer holds the entry, or the list was deleted.
+    public var changeset: Changeset?
+    /// Whether the list was deleted (then `changeset` is `nil` and no more updates follow).
+    public var isDeleted: Bool
+
+    /// Creates an update.
+    public init(listID: Int64, list: String, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
+        self.listID = listID
+        self.list = list
+        self.version = version
+        self.changeset = changeset
+        self.isDeleted = isDeleted
+    }
+
+    /// Whether the observer must read the list afresh instead of applying a changeset.
+    public var isReload: Bool { changeset == nil }
+}
+
+/// Follows one list's committed versions, whichever connection or process commits them, by
+/// polling `PRAGMA data_version` on a connection of its own: a poll that finds nothing new costs
+/// one pragma and reads nothing of the list. Not `Sendable`: one thread or task polls it.
+///
+/// `SectionStore.updates(of:)` wraps it as an `AsyncSequence`; `sectionctl watch` polls it.
+public final class ListWatcher {
+    private let connection: Connection
+    private let path: String
+    private let listID: Int64
+    private var name: String
+    private var dataVersion: Int64 = -1
+    /// The last version delivered.
+    public private(set) var version: Int64
+    private var reportedPlainWrite = false
+    private var ended = false
+
+    /// Starts watching `list` in the database at `path`, from its current version (or from
+    /// `version`, to catch up on what came after it first).
+    public init(path: String, list: String, from version: Int64? = nil) throws {
+        do {
+            let connection = try Connection(path: path, mode: .readOnly)
+            connection.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+            let record = try connection.inTransaction(.deferred) { try connection.listRecord(named: list) }
+            self.connection = connection
+            self.path = path
+            listID = record.id
+            name = record.name
+            self.version = version ?? record.version
+        } catch let error as SQLiteError {
+            throw SectionStore.repositoryError(error, path: path)
+        }
+    }
+
+    /// The updates committed since the last call, oldest first; empty when nothing changed. After
+    /// the list is deleted, one last update says so and later calls return nothing.
+    /// - Complexity: O(1) when nothing was committed; otherwise O(size of the new entries).
+    public func poll() throws -> [ListUpdate] {
+        guard !ended else { return [] }
+        do {
+            let current = try connection.scalarInt("PRAGMA data_version") ?? 0
+            guard current != dataVersion else { return [] }
+            dataVersion = current
+            return try connection.inTransaction(.deferred) { try readUpdates() }
+        } catch let error as SQLiteError {
+            throw SectionStore.repositoryError(error, path: path)
+        }
+    }
+
+    private func readUpdates() throws -> [ListUpdate] {
+        guard
+            let (name, latest, journaled) = try connection.queryFirst(
+                "SELECT name, version, journaled FROM lists WHERE id = ?", listID, row: { ($0.string(0), $0.int64(1), $0.int(2) == 1) })
+        else {
+            ended = true
+            return [ListUpdate(listID: listID, list: self.name, version: version, changeset: nil, isDeleted: true)]
+        }
+        self.name = name
+        var updates: [ListUpdate] = []
+        if latest > version {
+            let entries = try connection.query(
+                "SELECT version, changes FROM journal WHERE list_id = ? AND version > ? AND version <= ? ORDER BY version",
+                listID, version, latest
+            ) { ($0.int64(0), $0.string(1)) }
+            if entries.count != Int(latest - version) || entries.first?.0 != version + 1 {
+                // Pruned away, or a gap: the journal cannot say what happened.
+                updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
+            } else {
+                updates += entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: Changeset(journalJSON: $0.1)) }
+            }
+            version = latest
+            reportedPlainWrite = false
+        }
+        if !journaled && !reportedPlainWrite {
+            // Plain SQL changed the list after its last version.
+            updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
+            reportedPlainWrite = true
+        }
+        return updates
+    }
+}
+
+extension SectionStore {
+    /// How often an observer asks whether anything was committed.
+    public static let observationInterval: Duration = .milliseconds(25)
+
+    /// The list's committed versions as they happen, from this process or any other: one
+    /// `ListUpdate` per version, in order, with its changeset (or a reload for a plain-SQL
+    /// change). Cheap when idle: a `PRAGMA data_version` every `observationInterval` on a
+    /// connection of the sequence's own; the list itself is never re-read.
+    ///
+    /// ```swift
+    /// for try await update in store.updates(of: "default") {
+    ///     if let changeset = update.changeset { tableView.apply(changeset) } else { reload() }
+    /// }
+    /// ```
+    /// The sequence ends after the update that reports the list deleted, and when the task
+    /// iterating it is cancelled.
+    /// - Parameter version: deliver what came after this version first (default: the current one).
+    public func updates(of list: String = SectionStore.defaultList, from version: Int64? = nil) -> AsyncThrowingStream<ListUpdate, Error> {
+        let path = self.path
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let watcher = try ListWatcher(path: path, list: list, from: version)
+                    while !Task.isCancelled {
+                        for update in try watcher.poll() {
+                            continuation.yield(update)
+                            if update.isDeleted {
+                                continuation.finish()
+                                return
+                            }
+                        }
+                        try await Task.sleep(for: Self.observationInterval)
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

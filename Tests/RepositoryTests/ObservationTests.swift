@@ -1,0 +1,140 @@
+import Foundation
+import SQLite
+import Testing
+
+@testable import Repository
+
+/// Observers get one update per committed version, in order, from any connection; applying each
+/// changeset to the snapshot they hold gives the list at that version, as a table view would.
+@Suite("Observation")
+struct ObservationTests {
+    /// Random edits by a second connection; the snapshot after each committed version.
+    func randomEdits(_ store: SectionStore, count: Int, seed: UInt64) throws -> [Int64: ListSnapshot] {
+        var generator = SeededGenerator(seed: seed)
+        var snapshots: [Int64: ListSnapshot] = [:]
+        for step in 0..<count {
+            let outline = try store.outline()
+            let edit: Edit
+            if outline.sections.isEmpty || Int.random(in: 0..<8, using: &generator) == 0 {
+                edit = .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
+            } else {
+                let section = outline.sections.randomElement(using: &generator)!
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0, 1:
+                    edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
+                case 2 where section.rowCount > 0:
+                    edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
+                case 3 where section.rowCount > 0:
+                    let target = outline.sections.randomElement(using: &generator)!
+                    let others = target.rowCount - (target.id == section.id ? 1 : 0)
+                    edit = .moveRow(
+                        .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
+                        to: .at(target.index, Int.random(in: 0...others, using: &generator)))
+                case 4:
+                    edit = .deleteSection(.index(section.index), force: true)
+                default:
+                    edit = .renameSection(.index(section.index), title: "t\(step)")
+                }
+            }
+            let change = try store.apply(edit)
+            if !change.changeset.isEmpty { snapshots[change.version] = try store.snapshot() }
+        }
+        return snapshots
+    }
+
+    /// Collects updates from `stream` until one reaches `version` (or `limit` seconds pass).
+    func collect(_ stream: AsyncThrowingStream<ListUpdate, Error>, until version: Int64, limit: Double = 20) async throws -> [ListUpdate] {
+        try await withThrowingTaskGroup(of: [ListUpdate]?.self) { group in
+            group.addTask {
+                var updates: [ListUpdate] = []
+                for try await update in stream {
+                    updates.append(update)
+                    if update.version >= version || update.isDeleted { break }
+                }
+                return updates
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(limit))
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return first ?? []
+        }
+    }
+
+    @Test("a table view applying every update stays equal to the list", arguments: propertySeeds([41, 42]))
+    func aTableViewFollowsEveryVersion(seed: UInt64) async throws {
+        let fixture = try StoreFixture()
+        let viewStore = fixture.store
+        let start = try viewStore.snapshot()
+        let stream = viewStore.updates(from: start.version)
+        // Another connection (as another process would) makes the changes.
+        let writer = try fixture.reopen()
+        let snapshots = try randomEdits(writer, count: 300, seed: seed)
+        let last = snapshots.keys.max()!
+        let updates = try await collect(stream, until: last)
+        #expect(updates.map(\.version) == Array((start.version + 1)...last), "seed \(seed): one update per version, in order")
+        var view = start
+        for update in updates {
+            let changeset = try #require(update.changeset, "seed \(seed): version \(update.version) has a changeset")
+            let expected = snapshots[update.version]!
+            view = try applying(changeset, to: view, contentFrom: expected)
+            view.version = update.version
+            #expect(view == expected, "seed \(seed): the view at version \(update.version)")
+        }
+    }
+
+    @Test func updatesArriveWhileTheObserverWaits() async throws {
+        let fixture = try StoreFixture()
+        let stream = fixture.store.updates()
+        let writer = try fixture.reopen()
+        let writing = Task.detached {
+            try await Task.sleep(for: .milliseconds(100))
+            for index in 0..<5 {
+                try writer.apply(.addSection(title: "\(index)"))
+                try await Task.sleep(for: .milliseconds(30))
+            }
+        }
+        let updates = try await collect(stream, until: 5)
+        try await writing.value
+        #expect(updates.map(\.version) == [1, 2, 3, 4, 5])
+        #expect(updates.map { $0.changeset?.insertedSections } == (0..<5).map { [$0] })
+    }
+
+    @Test func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        let watcher = try ListWatcher(path: fixture.path, list: "default")
+        #expect(try watcher.poll().isEmpty)
+        let shell = try Connection(path: fixture.path, mode: .readWrite)
+        try shell.execute(script: "UPDATE sections SET title = 'B'")
+        let reload = try watcher.poll()
+        #expect(reload.map(\.isReload) == [true])
+        #expect(reload.first?.version == 1)
+        #expect(try watcher.poll().isEmpty, "the same plain change is reported once")
+        try store.apply(.addSection(title: "C"))
+        let next = try watcher.poll()
+        #expect(next.map(\.version) == [2] && next.first?.isReload == true, "the change after plain SQL is a reload too")
+        try store.apply(.addSection(title: "D"))
+        #expect(try watcher.poll().first?.changeset?.insertedSections == [2])
+        try store.deleteList("default", force: true)
+        let deleted = try watcher.poll()
+        #expect(deleted.map(\.isDeleted) == [true])
+        #expect(try watcher.poll().isEmpty)
+    }
+
+    @Test func catchingUpFromAPrunedVersionIsAReload() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        for index in 0..<1_005 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        let watcher = try ListWatcher(path: fixture.path, list: "default", from: 2)
+        let updates = try watcher.poll()
+        #expect(updates.count == 1)
+        #expect(updates.first?.isReload == true && updates.first?.version == 1_006)
+        let recent = try ListWatcher(path: fixture.path, list: "default", from: 1_000)
+        #expect(try recent.poll().map(\.version) == Array(1_001...1_006))
+    }
+}
