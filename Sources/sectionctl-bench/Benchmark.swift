@@ -39,6 +39,7 @@ final class Benchmark {
         case .seed: return try seedDesignRows()
         case .import: return try importRows()
         case .reads: return try readRows()
+        case .observe: return try observeRows()
         }
     }
 

@@ -14,6 +14,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case `import`
     /// 7. Reads at any size: a row, a row's path, a window and a deep move, 1K vs 1M rows.
     case reads
+    /// 8. Change delivery: an observer's latency for another process's commits, and its idle cost.
+    case observe
 
     var summary: String {
         switch self {
@@ -24,6 +26,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .seed: return "a move vs the seed-001 design (whole list rewritten as JSON)"
         case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
         case .reads: return "row at n/2, its path by id, a 50-row window, a deep move: 1K vs 1M rows"
+        case .observe: return "an observer's latency for another process's commits, and its idle CPU"
         }
     }
 }
@@ -118,6 +121,9 @@ struct Plan {
     let deepMovesPerRound: Int
     /// Lookups timed in each round (scenario 7).
     let readsPerRound: Int
+    /// Scenario 8.
+    let observedChanges: Int
+    let idleObserverSeconds: Int
     /// Scenario 2.
     let randomSectionRows: Int
     let randomMoves: Int
@@ -144,6 +150,8 @@ struct Plan {
         movesPerRound = quick ? 20 : 50
         deepMovesPerRound = quick ? 2 : 4
         readsPerRound = quick ? 200 : 1_000
+        observedChanges = quick ? 20 : 100
+        idleObserverSeconds = quick ? 2 : 10
         randomSectionRows = 1_000
         randomMoves = quick ? 5_000 : 100_000
         adversarialSectionRows = 1_000

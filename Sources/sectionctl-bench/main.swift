@@ -16,6 +16,10 @@ if arguments.first == ChildImport.option {
     exit(ChildImport.run(database: arguments[1], input: arguments[2]))
 }
 
+if arguments.first == ChildWriter.option {
+    exit(ChildWriter.run(Array(arguments.dropFirst())))
+}
+
 let options: Options
 do {
     options = try Options.parse(arguments)
