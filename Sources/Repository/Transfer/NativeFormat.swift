@@ -22,28 +22,9 @@ struct NativeSection: Hashable, Sendable {
 
 // MARK: - Writing
 
-extension NativeDocument {
-    /// The document as pretty-printed JSON with a final newline. Keys come in a fixed order and
-    /// each row takes one line, so the same lists always give the same text.
-    func json() -> String {
-        var text = ""
-        var writer = NativeWriter { text += $0 }
-        try? writer.begin()
-        for list in lists {
-            try? writer.beginList(list.name)
-            for section in list.sections {
-                try? writer.section(title: section.title, emptyText: section.emptyText)
-                for row in section.rows { try? writer.row(row) }
-            }
-            try? writer.endList()
-        }
-        try? writer.end()
-        return text
-    }
-}
-
 /// Writes a native document a piece at a time, handing the text to `sink` in chunks of about
-/// 64 KiB: what `export` streams, and byte for byte what `NativeDocument.json()` gives.
+/// 64 KiB as the lists, sections and rows come. Keys come in a fixed order and each row takes
+/// one line, so the same lists always give the same text.
 struct NativeWriter {
     static let chunkSize = 64 * 1024
 
