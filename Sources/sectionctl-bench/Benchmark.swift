@@ -38,6 +38,8 @@ final class Benchmark {
         case .session: return try sessionRows()
         case .seed: return try seedDesignRows()
         case .import: return try importRows()
+        case .stream: return try streamRows()
+        case .native: return try nativeImportRows()
         }
     }
 

@@ -12,6 +12,10 @@ enum Scenario: String, CaseIterable, Sendable {
     case seed
     /// 6. Bulk insert rate (C), import rate vs that, and `--nl` import peak memory.
     case `import`
+    /// 7. Whole `show`, `show --json` and `export` at 10K and 1M rows: peak memory, time vs C.
+    case stream
+    /// 8. Native import of a 5 MB and a 50 MB document: peak memory.
+    case native
 
     var summary: String {
         switch self {
@@ -21,6 +25,8 @@ enum Scenario: String, CaseIterable, Sendable {
         case .session: return "a session of 1,000 moves saved as one transaction"
         case .seed: return "a move vs the seed-001 design (whole list rewritten as JSON)"
         case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
+        case .stream: return "show, show --json, export at 10K and 1M rows: peak memory, time vs C SELECT"
+        case .native: return "native import of a 5 MB and a 50 MB document: peak memory"
         }
     }
 }
@@ -127,6 +133,12 @@ struct Plan {
     let fieldsPerRecord: Int
     let memorySmallRecords: Int
     let memoryLargeRecords: Int
+    /// Scenario 7.
+    let streamSmallRows: Int
+    let streamLargeRows: Int
+    /// Scenario 8.
+    let nativeSmallBytes: Int
+    let nativeLargeBytes: Int
 
     init(options: Options) {
         let quick = options.quick
@@ -147,6 +159,10 @@ struct Plan {
         fieldsPerRecord = 5
         memorySmallRecords = quick ? 1_000 : 10_000
         memoryLargeRecords = quick ? 30_000 : 300_000
+        streamSmallRows = 10_000
+        streamLargeRows = quick ? 100_000 : 1_000_000
+        nativeSmallBytes = quick ? 500_000 : 5_000_000
+        nativeLargeBytes = quick ? 5_000_000 : 50_000_000
     }
 }
 
