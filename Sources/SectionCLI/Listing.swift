@@ -116,24 +116,45 @@ struct ListingWriter {
     /// Writes the block of rows, field values starting in one column across it.
     private mutating func flush() {
         guard !block.isEmpty else { return }
-        let labelColumn = block.filter { $0.row.kind == .field }
-            .map { DisplayWidth.of(TextEscaping.escaped($0.row.title)) }.max() ?? 0
+        var labelColumn = 0
+        var labels: [String?] = []
+        labels.reserveCapacity(block.count)
+        for (_, row) in block {
+            guard row.kind == .field else {
+                labels.append(nil)
+                continue
+            }
+            let label = TextEscaping.escaped(row.title)
+            labelColumn = max(labelColumn, DisplayWidth.of(label))
+            labels.append(label)
+        }
         var text = ""
-        for (path, row) in block {
-            let shownPath = DisplayWidth.padded("\(path.section):\(path.row)", to: pathWidth)
-            let title = TextEscaping.escaped(row.title)
-            let content: String
+        text.reserveCapacity(block.count * 48)
+        for (index, (path, row)) in block.enumerated() {
+            // Paths are ASCII: one cell per byte.
+            var shownPath = "\(path.section):\(path.row)"
+            let missing = pathWidth - shownPath.utf8.count
+            if missing > 0 { shownPath += String(repeating: " ", count: missing) }
+            text += margin
+            text += style.dim(shownPath)
+            text += gap
             switch row.kind {
             case .text:
-                content = title
+                text += TextEscaping.escaped(row.title)
             case .topic:
-                content = style.bold("# " + title)
+                text += style.bold("# " + TextEscaping.escaped(row.title))
             case .field:
-                let label = DisplayWidth.padded(title, to: labelColumn)
-                let value = row.value.map(TextEscaping.escaped)
-                content = style.yellow(label) + gap + (value ?? style.dim("-"))
+                let label = DisplayWidth.padded(labels[index] ?? "", to: labelColumn)
+                text += style.yellow(label)
+                text += gap
+                if let value = row.value {
+                    text += TextEscaping.escaped(value)
+                } else {
+                    text += style.dim("-")
+                }
             }
-            text += margin + style.dim(shownPath) + gap + content + id(row.id) + "\n"
+            text += id(row.id)
+            text += "\n"
         }
         write(text)
         block.removeAll(keepingCapacity: true)

@@ -34,26 +34,48 @@ struct SnapshotJSONWriter {
 
     mutating func begin(_ header: ListHeader) {
         editing = header.isEditing
-        pending = "{\"list\":" + JSONValue.string(header.name).rendered + ",\"version\":\(header.version),\"editing\":"
-            + (header.isEditing ? "true" : "false") + ",\"sections\":["
+        pending = "{\"list\":"
+        Self.append(header.name, to: &pending)
+        pending += ",\"version\":\(header.version),\"editing\":" + (header.isEditing ? "true" : "false") + ",\"sections\":["
+    }
+
+    /// Appends `text` as a JSON string, exactly as `JSONValue.rendered` writes it; text with
+    /// nothing to escape (the usual case) is copied whole.
+    static func append(_ text: String?, to output: inout String) {
+        guard let text else {
+            output += "null"
+            return
+        }
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            output += JSONValue.string(text).rendered
+        } else {
+            output += "\""
+            output += text
+            output += "\""
+        }
     }
 
     mutating func take(_ item: ListItem) {
         switch item {
         case .section(let section):
             if sectionCount > 0 { pending += "]}," }
-            pending += "{\"id\":\(section.id),\"title\":" + JSONValue.string(section.title).rendered + ",\"footer\":"
-                + JSONValue.string(section.footer(editing: editing)).rendered + ",\"rows\":["
+            pending += "{\"id\":\(section.id),\"title\":"
+            Self.append(section.title, to: &pending)
+            pending += ",\"footer\":"
+            Self.append(section.footer(editing: editing), to: &pending)
+            pending += ",\"rows\":["
             sectionCount += 1
             rowCount = 0
         case .row(let row, _):
-            if rowCount > 0 { pending += "," }
-            pending += JSONValue.object([
-                ("id", .int(row.id)),
-                ("kind", .string(row.kind.rawValue)),
-                ("title", .string(row.title)),
-                ("value", .string(row.value)),
-            ]).rendered
+            pending += rowCount > 0 ? ",{\"id\":" : "{\"id\":"
+            pending += String(row.id)
+            pending += ",\"kind\":\""
+            pending += row.kind.rawValue
+            pending += "\",\"title\":"
+            Self.append(row.title, to: &pending)
+            pending += ",\"value\":"
+            Self.append(row.value, to: &pending)
+            pending += "}"
             rowCount += 1
         }
         if pending.utf8.count >= 16 * 1024 { flush() }
