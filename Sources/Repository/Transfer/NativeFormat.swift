@@ -1,19 +1,13 @@
 import Foundation
 import SQLite
 
-/// A native JSON document: lists with their sections and rows, ids and versions aside.
-/// `docs/formats.md` documents the format.
-struct NativeDocument: Hashable, Sendable {
+/// The native JSON format: lists with their sections and rows, ids and versions aside.
+/// `docs/formats.md` documents it; `NativeWriter` writes it and `NativeReader` reads it.
+enum NativeDocument {
     static let formatName = "sectionctl"
-
-    var lists: [NativeList]
 }
 
-struct NativeList: Hashable, Sendable {
-    var name: String
-    var sections: [NativeSection] = []
-}
-
+/// A section of a native document held in memory: only while its list's name is not yet known.
 struct NativeSection: Hashable, Sendable {
     var title: String
     var emptyText: String?
