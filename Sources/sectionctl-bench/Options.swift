@@ -26,7 +26,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .seed: return "a move vs the seed-001 design (whole list rewritten as JSON)"
         case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
         case .stream: return "show, show --json, export at 10K and 1M rows: peak memory, time vs C SELECT"
-        case .native: return "native import of a 5 MB and a 50 MB document: peak memory"
+        case .native: return "native import of a 5 MB and a 50 MB document: peak memory; linear in lists and sections"
         }
     }
 }
@@ -139,6 +139,8 @@ struct Plan {
     /// Scenario 8.
     let nativeSmallBytes: Int
     let nativeLargeBytes: Int
+    /// Lists (and sections) of the smaller import of scenario 8's scaling rows.
+    let nativeScalingSmall: Int
 
     init(options: Options) {
         let quick = options.quick
@@ -163,6 +165,7 @@ struct Plan {
         streamLargeRows = quick ? 100_000 : 1_000_000
         nativeSmallBytes = quick ? 500_000 : 5_000_000
         nativeLargeBytes = quick ? 5_000_000 : 50_000_000
+        nativeScalingSmall = quick ? 1_000 : 10_000
     }
 }
 

@@ -99,6 +99,9 @@ extension Benchmark {
                 scratch.removeDatabase(database)
             }
             let bound = 2 * peaks[0] + 64 * 1_048_576
+            let scaling = try [("lists", true), ("sections", false)].map { name, asLists in
+                try scalingRow(name, asLists: asLists, sectionctl: sectionctl, scratch: scratch)
+            }
             return [
                 ResultRow(
                     scenario: scenario,
@@ -107,8 +110,45 @@ extension Benchmark {
                         + " vs \(Format.duration(seconds[1])); sectionctl binary",
                     ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x", target: "≤ 2x + 64 MiB",
                     verdict: peaks[1] <= bound ? .pass : .fail)
-            ]
+            ] + scaling
         }
+    }
+
+    /// The time per list (or per section) of a native import of `nativeScalingSmall` and of ten
+    /// times as many empty lists (or sections of one list), each a whole `sectionctl import`:
+    /// linear when the ratio stays near 1 (target ≤ 1.5).
+    private func scalingRow(_ what: String, asLists: Bool, sectionctl: String, scratch: Scratch) throws -> ResultRow {
+        var perItem: [Double] = []
+        let counts = [plan.nativeScalingSmall, plan.nativeScalingSmall * 10]
+        for count in counts {
+            let file = scratch.file("scaling-\(what)-\(count).json")
+            var text = "{\"lists\": ["
+            text.reserveCapacity(count * 40)
+            if asLists {
+                text += (0..<count).map { #"{"name": "list \#($0)", "sections": [{"title": "s"}]}"# }.joined(separator: ",\n")
+            } else {
+                text += #"{"name": "default", "sections": ["#
+                text += (0..<count).map { #"{"title": "section \#($0)"}"# }.joined(separator: ",\n") + "]}"
+            }
+            text += "]}\n"
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            let database = scratch.file("scaling-\(what)-\(count).db")
+            _ = try Self.createDatabase(at: database)
+            Log.progress("  sectionctl import of \(Format.count(count)) \(what)…")
+            let outcome = try ChildProcess.run(sectionctl, ["--db", database, "import", file], errorFile: database + ".err")
+            guard outcome.status == 0 else {
+                throw BenchmarkError("sectionctl import of \(count) \(what) exited \(outcome.status): \(outcome.firstErrorLine)")
+            }
+            let stored = try Baseline(path: database).queryInt("SELECT count(*) FROM sections")
+            guard stored == Int64(count) else { throw BenchmarkError("the import stored \(stored) sections, not \(count)") }
+            perItem.append(outcome.seconds / Double(count))
+            scratch.removeDatabase(database)
+        }
+        return .atMost(
+            "8. native import of \(Format.shortCount(counts[1])) vs \(Format.shortCount(counts[0])) \(what), time per item",
+            measured: "\(Format.duration(perItem[0] * Double(counts[0]))) for \(Format.count(counts[0])),"
+                + " \(Format.duration(perItem[1] * Double(counts[1]))) for \(Format.count(counts[1])); whole process",
+            ratio: perItem[1] / perItem[0], limit: 1.5, suffix: "x")
     }
 
     /// Writes a native document of at least `bytes` bytes, shaped as `export` writes it: sections
