@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 @testable import Repository
@@ -243,6 +244,36 @@ struct StreamingTests {
                 #expect(got.kinds == expected.kinds, "seed \(seed), pieces up to \(largest) bytes")
                 #expect(got.error == expected.error, "seed \(seed), pieces up to \(largest) bytes")
             }
+        }
+    }
+
+    /// Each node as (ordinal of its parent, key, kind, text), ids aside: what both walks agree on.
+    static func shape(_ nodes: [JSONTreeNode]) -> [String] {
+        var ordinals: [Int64: Int] = [:]
+        return nodes.enumerated().map { offset, node in
+            ordinals[node.id] = offset
+            let parent = node.parent.flatMap { ordinals[$0] }.map(String.init) ?? "-"
+            return "\(parent) \(node.key ?? "<none>") \(node.kind) \(node.text ?? "<none>")"
+        }
+    }
+
+    @Test(arguments: seeds) func theStreamGivesTheNodesJSONTreeGives(seed: UInt64) throws {
+        var generator = Generator(state: seed)
+        let fixture = try TransferFixture()
+        try Self.fillRandomLists(fixture.store, using: &generator)
+        let documents = [
+            try fixture.store.exportAllJSON(),
+            #"{"a": [1, 1.50, -0.0e+1, 12345678901234567890, true, false, null, {}, [], "\u0000x", {"\u0000": "é"}], "b": {"c": [[]]}}"#,
+        ]
+        for document in documents {
+            let bytes = Array(document.utf8)
+            let checked = try bytes.withUnsafeBufferPointer { try JSONScanner.scanDocument($0).json }
+            var expected: [JSONTreeNode] = []
+            try JSONTree.forEachNode(in: checked, arrayText: false, db: Connection.scratch()) { expected.append($0) }
+            var stream = JSONStream(data: Data(bytes))
+            var got: [JSONTreeNode] = []
+            try stream.forEachNode { got.append($0) }
+            #expect(Self.shape(got) == Self.shape(expected), "seed \(seed)")
         }
     }
 
