@@ -216,3 +216,44 @@ int baseline_checkpoint_truncate(baseline_connection *connection) {
     int code = sqlite3_wal_checkpoint_v2(connection->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     return code == SQLITE_OK ? SQLITE_OK : fail(connection, code, "wal_checkpoint(TRUNCATE)");
 }
+
+int baseline_select_list(baseline_connection *connection, int64_t list_id, int64_t *rows, int64_t *bytes) {
+    *rows = 0;
+    *bytes = 0;
+    sqlite3_stmt *statement = NULL;
+    int code = prepare(connection,
+                       "SELECT s.id, s.title, s.empty_text, s.row_count, r.id, r.kind, r.title, r.value "
+                       "FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id "
+                       "WHERE s.list_id = ? ORDER BY s.position, r.position",
+                       &statement);
+    if (code != SQLITE_OK) return code;
+    code = sqlite3_exec(connection->db, "BEGIN", NULL, NULL, NULL);
+    if (code != SQLITE_OK) {
+        sqlite3_finalize(statement);
+        return fail(connection, code, "BEGIN");
+    }
+    sqlite3_bind_int64(statement, 1, list_id);
+    int64_t count = 0;
+    int64_t total = 0;
+    while ((code = sqlite3_step(statement)) == SQLITE_ROW) {
+        total += sqlite3_column_int64(statement, 0) + sqlite3_column_int64(statement, 3) + sqlite3_column_int64(statement, 4);
+        for (int column = 1; column < 8; column++) {
+            if (column == 3 || column == 4) continue;
+            const unsigned char *text = sqlite3_column_text(statement, column);
+            if (text != NULL) total += sqlite3_column_bytes(statement, column);
+        }
+        count++;
+    }
+    if (code != SQLITE_DONE) {
+        fail(connection, code, "SELECT of a list");
+        sqlite3_finalize(statement);
+        rollback(connection);
+        return code;
+    }
+    sqlite3_finalize(statement);
+    code = sqlite3_exec(connection->db, "COMMIT", NULL, NULL, NULL);
+    if (code != SQLITE_OK) return fail(connection, code, "COMMIT");
+    *rows = count;
+    *bytes = total;
+    return SQLITE_OK;
+}

@@ -23,59 +23,145 @@ import Repository
 /// by display width across the section; an absent value is `-`. In an editing view an empty
 /// section shows its footer in parentheses: it has no path, it is not a row. All user text is
 /// escaped (`TextEscaping`) before it is measured and printed.
+///
+/// The listing is written as the rows come (`ListingWriter`), so a list of any size is printed
+/// in the memory of a few rows: paths are as wide as the list's widest (known from its header),
+/// and field labels are aligned over a section's rows, in blocks of `ListingWriter.blockSize`
+/// rows for a longer section.
 struct Listing {
     /// Colours, or none.
     var style: Style
 
     /// The whole listing, ending with a line break.
     func render(_ snapshot: ListSnapshot, header: String? = nil) -> String {
-        var lines: [String] = []
-        let state = snapshot.isEditing ? ", editing" : ""
-        lines.append(header ?? style.bold(TextEscaping.escaped(snapshot.name)) + " (version \(snapshot.version)\(state))")
-        if snapshot.sections.isEmpty {
-            lines.append("")
-            lines.append(style.dim("(no sections yet; add one with: section add TITLE)"))
-        }
+        var text = ""
+        var writer = ListingWriter(style: style) { text += $0 }
         // Paths take at least "0:0"'s width, so that footers line up however many rows there are.
         let pathWidth = snapshot.sections.enumerated().map { index, section in
             section.rows.isEmpty ? 3 : "\(index):\(section.rows.count - 1)".count
         }.max() ?? 3
-        for (index, section) in snapshot.sections.enumerated() {
-            lines.append("")
-            lines += render(section, at: index, pathWidth: pathWidth, editing: snapshot.isEditing)
+        writer.begin(
+            ListHeader(
+                listID: 0, name: snapshot.name, version: snapshot.version, isEditing: snapshot.isEditing,
+                sectionCount: snapshot.sections.count, rowCount: snapshot.rowCount, pathWidth: pathWidth),
+            title: header)
+        for (sectionIndex, section) in snapshot.sections.enumerated() {
+            writer.take(
+                .section(
+                    SectionInfo(
+                        id: section.id, index: sectionIndex, title: section.title, emptyText: section.emptyText,
+                        rowCount: section.rows.count)))
+            for (rowIndex, row) in section.rows.enumerated() {
+                writer.take(.row(row, at: RowPath(section: sectionIndex, row: rowIndex)))
+            }
         }
-        return lines.joined(separator: "\n") + "\n"
+        writer.finish()
+        return text
+    }
+}
+
+/// Writes the listing of a list a line at a time as its sections and rows come: what `show`
+/// streams, and what `Listing.render` collects.
+struct ListingWriter {
+    /// Rows whose field labels are aligned together, at most.
+    static let blockSize = 1_000
+
+    let style: Style
+    private let write: (String) -> Void
+    private var editing = false
+    private var pathWidth = 3
+    private var block: [(path: RowPath, row: Row)] = []
+
+    init(style: Style, write: @escaping (String) -> Void) {
+        self.style = style
+        self.write = write
     }
 
-    private func render(_ section: Section, at index: Int, pathWidth: Int, editing: Bool) -> [String] {
-        var lines = [style.cyan("[\(index)]") + " " + style.bold(TextEscaping.escaped(section.title)) + id(section.id)]
-        let margin = "  "
-        let gap = "  "
-        if let footer = section.footer(editing: editing) {
-            let indent = margin + String(repeating: " ", count: pathWidth) + gap
-            lines.append(indent + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
-            return lines
+    /// The list's header line (or `title` instead), and a hint when it has no sections.
+    mutating func begin(_ header: ListHeader, title: String? = nil) {
+        editing = header.isEditing
+        pathWidth = max(3, header.pathWidth)
+        let state = header.isEditing ? ", editing" : ""
+        line(title ?? style.bold(TextEscaping.escaped(header.name)) + " (version \(header.version)\(state))")
+        if header.sectionCount == 0 {
+            line("")
+            line(style.dim("(no sections yet; add one with: section add TITLE)"))
         }
-        // Field values start in one column across the section.
-        let labelColumn = section.rows.filter { $0.kind == .field }
-            .map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
-        for (rowIndex, row) in section.rows.enumerated() {
-            let path = DisplayWidth.padded("\(index):\(rowIndex)", to: pathWidth)
-            let title = TextEscaping.escaped(row.title)
-            let content: String
+    }
+
+    mutating func take(_ item: ListItem) {
+        switch item {
+        case .section(let section):
+            flush()
+            line("")
+            line(style.cyan("[\(section.index)]") + " " + style.bold(TextEscaping.escaped(section.title)) + id(section.id))
+            if let footer = section.footer(editing: editing) {
+                let indent = margin + String(repeating: " ", count: pathWidth) + gap
+                line(indent + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
+            }
+        case .row(let row, let path):
+            block.append((path, row))
+            if block.count == Self.blockSize { flush() }
+        }
+    }
+
+    /// Writes the rows still waiting.
+    mutating func finish() {
+        flush()
+    }
+
+    private let margin = "  "
+    private let gap = "  "
+
+    /// Writes the block of rows, field values starting in one column across it.
+    private mutating func flush() {
+        guard !block.isEmpty else { return }
+        var labelColumn = 0
+        var labels: [String?] = []
+        labels.reserveCapacity(block.count)
+        for (_, row) in block {
+            guard row.kind == .field else {
+                labels.append(nil)
+                continue
+            }
+            let label = TextEscaping.escaped(row.title)
+            labelColumn = max(labelColumn, DisplayWidth.of(label))
+            labels.append(label)
+        }
+        var text = ""
+        text.reserveCapacity(block.count * 48)
+        for (index, (path, row)) in block.enumerated() {
+            // Paths are ASCII: one cell per byte.
+            var shownPath = "\(path.section):\(path.row)"
+            let missing = pathWidth - shownPath.utf8.count
+            if missing > 0 { shownPath += String(repeating: " ", count: missing) }
+            text += margin
+            text += style.dim(shownPath)
+            text += gap
             switch row.kind {
             case .text:
-                content = title
+                text += TextEscaping.escaped(row.title)
             case .topic:
-                content = style.bold("# " + title)
+                text += style.bold("# " + TextEscaping.escaped(row.title))
             case .field:
-                let label = DisplayWidth.padded(title, to: labelColumn)
-                let value = row.value.map(TextEscaping.escaped)
-                content = style.yellow(label) + gap + (value ?? style.dim("-"))
+                let label = DisplayWidth.padded(labels[index] ?? "", to: labelColumn)
+                text += style.yellow(label)
+                text += gap
+                if let value = row.value {
+                    text += TextEscaping.escaped(value)
+                } else {
+                    text += style.dim("-")
+                }
             }
-            lines.append(margin + style.dim(path) + gap + content + id(row.id))
+            text += id(row.id)
+            text += "\n"
         }
-        return lines
+        write(text)
+        block.removeAll(keepingCapacity: true)
+    }
+
+    private func line(_ text: String) {
+        write(text + "\n")
     }
 
     private func id(_ id: Int64) -> String {

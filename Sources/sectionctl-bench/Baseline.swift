@@ -64,6 +64,14 @@ final class Baseline {
         try check(baseline_insert_records(connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step))
     }
 
+    /// Reads a whole list with one SELECT in one read transaction; returns the result rows.
+    func selectList(_ listID: Int64) throws -> Int {
+        var rows: Int64 = 0
+        var bytes: Int64 = 0
+        try check(baseline_select_list(connection, listID, &rows, &bytes))
+        return Int(rows)
+    }
+
     /// Checkpoints the write-ahead log and truncates it to zero bytes.
     func checkpoint() throws {
         try check(baseline_checkpoint_truncate(connection))

@@ -40,6 +40,8 @@ final class Benchmark {
         case .import: return try importRows()
         case .reads: return try readRows()
         case .observe: return try observeRows()
+        case .stream: return try streamRows()
+        case .native: return try nativeImportRows()
         }
     }
 

@@ -16,6 +16,10 @@ enum Scenario: String, CaseIterable, Sendable {
     case reads
     /// 8. Change delivery: an observer's latency for another process's commits, and its idle cost.
     case observe
+    /// 9. Whole `show`, `show --json` and `export` at 10K and 1M rows: peak memory, time vs C.
+    case stream
+    /// 10. Native import of a 5 MB and a 50 MB document: peak memory.
+    case native
 
     var summary: String {
         switch self {
@@ -27,6 +31,8 @@ enum Scenario: String, CaseIterable, Sendable {
         case .import: return "bulk insert rate (C), import rate vs it, --nl import peak memory"
         case .reads: return "row at n/2, its path by id, a 50-row window, a deep move: 1K vs 1M rows"
         case .observe: return "an observer's latency for another process's commits, and its idle CPU"
+        case .stream: return "show, show --json, export at 10K and 1M rows: peak memory, time vs C SELECT"
+        case .native: return "native import of a 5 MB and a 50 MB document: peak memory; linear in lists and sections"
         }
     }
 }
@@ -141,6 +147,14 @@ struct Plan {
     let fieldsPerRecord: Int
     let memorySmallRecords: Int
     let memoryLargeRecords: Int
+    /// Scenario 7.
+    let streamSmallRows: Int
+    let streamLargeRows: Int
+    /// Scenario 8.
+    let nativeSmallBytes: Int
+    let nativeLargeBytes: Int
+    /// Lists (and sections) of the smaller import of scenario 8's scaling rows.
+    let nativeScalingSmall: Int
 
     init(options: Options) {
         let quick = options.quick
@@ -164,6 +178,11 @@ struct Plan {
         fieldsPerRecord = 5
         memorySmallRecords = quick ? 1_000 : 10_000
         memoryLargeRecords = quick ? 30_000 : 300_000
+        streamSmallRows = 10_000
+        streamLargeRows = quick ? 100_000 : 1_000_000
+        nativeSmallBytes = quick ? 500_000 : 5_000_000
+        nativeLargeBytes = quick ? 5_000_000 : 50_000_000
+        nativeScalingSmall = quick ? 1_000 : 10_000
     }
 }
 

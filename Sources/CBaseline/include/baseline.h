@@ -51,6 +51,12 @@ int baseline_update_positions(baseline_connection *connection, const int64_t *ro
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
                             int64_t fields, int64_t first_position, int64_t step);
 
+/// Reads a whole list in order in one read transaction, as a listing or an export does: one
+/// prepared SELECT of every section joined with its rows (ids, titles, kinds, values), each
+/// column fetched as the statement steps. `rows` gets the number of result rows, `bytes` the
+/// number of text bytes fetched.
+int baseline_select_list(baseline_connection *connection, int64_t list_id, int64_t *rows, int64_t *bytes);
+
 /// Copies the write-ahead log into the database file and truncates the log to zero bytes.
 int baseline_checkpoint_truncate(baseline_connection *connection);
 

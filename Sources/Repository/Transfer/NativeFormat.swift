@@ -1,19 +1,13 @@
 import Foundation
 import SQLite
 
-/// A native JSON document: lists with their sections and rows, ids and versions aside.
-/// `docs/formats.md` documents the format.
-struct NativeDocument: Hashable, Sendable {
+/// The native JSON format: lists with their sections and rows, ids and versions aside.
+/// `docs/formats.md` documents it; `NativeWriter` writes it and `NativeReader` reads it.
+enum NativeDocument {
     static let formatName = "sectionctl"
-
-    var lists: [NativeList]
 }
 
-struct NativeList: Hashable, Sendable {
-    var name: String
-    var sections: [NativeSection] = []
-}
-
+/// A section of a native document held in memory: only while its list's name is not yet known.
 struct NativeSection: Hashable, Sendable {
     var title: String
     var emptyText: String?
@@ -22,39 +16,85 @@ struct NativeSection: Hashable, Sendable {
 
 // MARK: - Writing
 
-extension NativeDocument {
-    /// The document as pretty-printed JSON with a final newline. Keys come in a fixed order and
-    /// each row takes one line, so the same lists always give the same text.
-    func json() -> String {
-        var out = JSONWriter()
+/// Writes a native document a piece at a time, handing the text to `sink` in chunks of about
+/// 64 KiB as the lists, sections and rows come. Keys come in a fixed order and each row takes
+/// one line, so the same lists always give the same text.
+struct NativeWriter {
+    static let chunkSize = 64 * 1024
+
+    private var out = JSONWriter()
+    private let sink: (String) throws -> Void
+    private var listCount = 0
+    private var sectionCount = 0
+    private var rowCount = 0
+    private var sectionOpen = false
+
+    init(sink: @escaping (String) throws -> Void) {
+        self.sink = sink
+        out.text.reserveCapacity(Self.chunkSize + 1024)
+    }
+
+    mutating func begin() throws {
         out.text += "{\n  \"format\": "
-        out.string(Self.formatName)
+        out.string(NativeDocument.formatName)
         out.text += ",\n  \"version\": \(SectionStore.nativeFormatVersion),\n  \"lists\": ["
-        for (listIndex, list) in lists.enumerated() {
-            out.text += listIndex == 0 ? "\n    {\n      \"name\": " : ",\n    {\n      \"name\": "
-            out.string(list.name)
-            out.text += ",\n      \"sections\": ["
-            for (sectionIndex, section) in list.sections.enumerated() {
-                out.text += sectionIndex == 0 ? "\n        {\n          \"title\": " : ",\n        {\n          \"title\": "
-                out.string(section.title)
-                out.text += ",\n          \"empty_text\": "
-                out.optionalString(section.emptyText)
-                out.text += ",\n          \"rows\": ["
-                for (rowIndex, row) in section.rows.enumerated() {
-                    out.text += rowIndex == 0 ? "\n            {\"kind\": " : ",\n            {\"kind\": "
-                    out.string(row.kind.rawValue)
-                    out.text += ", \"title\": "
-                    out.string(row.title)
-                    out.text += ", \"value\": "
-                    out.optionalString(row.value)
-                    out.text += "}"
-                }
-                out.text += section.rows.isEmpty ? "]\n        }" : "\n          ]\n        }"
-            }
-            out.text += list.sections.isEmpty ? "]\n    }" : "\n      ]\n    }"
-        }
-        out.text += lists.isEmpty ? "]\n}\n" : "\n  ]\n}\n"
-        return out.text
+    }
+
+    mutating func beginList(_ name: String) throws {
+        out.text += listCount == 0 ? "\n    {\n      \"name\": " : ",\n    {\n      \"name\": "
+        out.string(name)
+        out.text += ",\n      \"sections\": ["
+        listCount += 1
+        sectionCount = 0
+    }
+
+    mutating func section(title: String, emptyText: String?) throws {
+        closeSection()
+        out.text += sectionCount == 0 ? "\n        {\n          \"title\": " : ",\n        {\n          \"title\": "
+        out.string(title)
+        out.text += ",\n          \"empty_text\": "
+        out.optionalString(emptyText)
+        out.text += ",\n          \"rows\": ["
+        sectionCount += 1
+        rowCount = 0
+        sectionOpen = true
+    }
+
+    mutating func row(_ row: RowContent) throws {
+        out.text += rowCount == 0 ? "\n            {\"kind\": " : ",\n            {\"kind\": "
+        out.string(row.kind.rawValue)
+        out.text += ", \"title\": "
+        out.string(row.title)
+        out.text += ", \"value\": "
+        out.optionalString(row.value)
+        out.text += "}"
+        rowCount += 1
+        if out.text.utf8.count >= Self.chunkSize { try flush() }
+    }
+
+    mutating func endList() throws {
+        closeSection()
+        out.text += sectionCount == 0 ? "]\n    }" : "\n      ]\n    }"
+        sectionCount = 0
+        try flush()
+    }
+
+    mutating func end() throws {
+        out.text += listCount == 0 ? "]\n}\n" : "\n  ]\n}\n"
+        try flush()
+    }
+
+    /// Closes the section written last, if any.
+    private mutating func closeSection() {
+        guard sectionOpen else { return }
+        out.text += rowCount == 0 ? "]\n        }" : "\n          ]\n        }"
+        sectionOpen = false
+    }
+
+    private mutating func flush() throws {
+        guard !out.text.isEmpty else { return }
+        try sink(out.text)
+        out.text.removeAll(keepingCapacity: true)
     }
 }
 
@@ -99,9 +139,9 @@ struct JSONWriter {
 }
 
 extension Connection {
-    /// A list's sections and rows, in order, for export.
-    func exportedList(_ list: ListRecord) throws -> NativeList {
-        var exported = NativeList(name: list.name)
+    /// Writes a list's sections and rows, in order, as the query steps.
+    func writeExported(_ list: ListRecord, to writer: inout NativeWriter) throws {
+        try writer.beginList(list.name)
         let statement = try statement(
             """
             SELECT s.id, s.title, s.empty_text, r.kind, r.title, r.value, r.id IS NULL
@@ -115,15 +155,15 @@ extension Connection {
             let sectionID = statement.int64(0)
             if sectionID != currentSection {
                 currentSection = sectionID
-                exported.sections.append(NativeSection(title: statement.string(1), emptyText: statement.optionalString(2)))
+                try writer.section(title: statement.string(1), emptyText: statement.optionalString(2))
             }
             if statement.int(6) == 0 {
-                let content = RowContent(
-                    kind: RowKind(rawValue: statement.string(3)) ?? .text, title: statement.string(4),
-                    value: statement.optionalString(5))
-                exported.sections[exported.sections.count - 1].rows.append(content)
+                try writer.row(
+                    RowContent(
+                        kind: RowKind(rawValue: statement.string(3)) ?? .text, title: statement.string(4),
+                        value: statement.optionalString(5)))
             }
         }
-        return exported
+        try writer.endList()
     }
 }

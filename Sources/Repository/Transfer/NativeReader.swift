@@ -1,42 +1,12 @@
 import Foundation
 import SQLite
 
-extension NativeDocument {
-    /// Reads a native JSON document.
-    /// - Throws: `RepositoryError.invalidData` naming the place of the first problem: line,
-    ///   column and byte offset for malformed JSON and invalid UTF-8, the JSON path (such as
-    ///   `$.lists[0].sections[2].rows[1].kind`) for a document of the wrong shape.
-    init(data: Data) throws {
-        self = try data.withUnsafeBytes { raw in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            let document: JSONScanner.Document
-            do {
-                document = try JSONScanner.scanDocument(bytes)
-            } catch let error as JSONSyntaxError {
-                throw error.invalidData(in: bytes)
-            }
-            guard document.kind == .object else {
-                throw RepositoryError.invalidData(
-                    "the document is \(document.kind.rawValue); a sectionctl export is an object with a \"lists\" array"
-                        + (document.kind == .array ? " (an array of records is imported with records import, --records)" : ""))
-            }
-            var reader = NativeReader()
-            do {
-                try JSONTree.forEachNode(in: document.json, arrayText: false, db: Connection.scratch()) {
-                    try reader.take($0)
-                }
-            } catch let error as SQLiteError {
-                throw RepositoryError.invalidData("SQLite could not read the document: \(error.message)")
-            }
-            return try reader.finish()
-        }
-    }
-}
-
-/// Builds a `NativeDocument` from `json_tree`'s nodes as they come, checking the shape and
-/// naming the JSON path of anything wrong. Unknown members are skipped, so that documents from
-/// a newer sectionctl that only add members still import.
-private struct NativeReader {
+/// Reads a native document from its nodes as they come (`JSONStream`), checking the shape,
+/// naming the JSON path of anything wrong, and handing lists, sections and rows to the importer
+/// as soon as each is known. Unknown members are skipped, so that documents from a newer
+/// sectionctl that only add members still import. Only a list whose name comes after its
+/// sections, or a section whose title comes after its rows, is held until then.
+struct NativeReader {
     private enum Role {
         case document, lists, list, sections, section, rows, row, skipped
     }
@@ -58,23 +28,50 @@ private struct NativeReader {
         }
     }
 
+    private let importer: NativeImporter
+    /// The list every list of the document fills instead of its own (only one may come).
+    private let listOverride: String?
     private var stack: [Frame] = []
-    private var lists: [NativeList] = []
     private var sawLists = false
+    /// Lists begun so far, and the names of those finished.
+    private var listCount = 0
+    private var listNames: Set<String> = []
     private var listName: String?
+    /// Whether the importer is filling the current list (its name is known).
+    private var listStarted = false
+    /// The current list's sections read before its name.
+    private var pendingSections: [NativeSection] = []
+    /// Sections of the current list finished so far.
+    private var sectionCount = 0
+    /// The current section; its `rows` hold only rows read before its title.
     private var section: NativeSection?
     private var sectionHasTitle = false
+    /// Whether the current section was handed to the importer, and with which empty text.
+    private var sectionWritten = false
+    private var writtenEmptyText: String?
+    /// Rows of the current section finished so far.
+    private var rowCount = 0
     private var row: (kind: RowKind?, title: String?, value: String?) = (nil, nil, nil)
 
-    private var listPath: String { "$.lists[\(lists.count - 1)]" }
-    private var sectionPath: String { "\(listPath).sections[\(lists[lists.count - 1].sections.count)]" }
-    private var rowPath: String { "\(sectionPath).rows[\(section?.rows.count ?? 0)]" }
+    private var listPath: String { "$.lists[\(listCount - 1)]" }
+    private var sectionPath: String { "\(listPath).sections[\(sectionCount)]" }
+    private var rowPath: String { "\(sectionPath).rows[\(rowCount)]" }
+
+    init(importer: NativeImporter, listName: String?) {
+        self.importer = importer
+        self.listOverride = listName
+    }
 
     mutating func take(_ node: JSONTreeNode) throws {
         while let top = stack.last, top.id != node.parent {
             try close(stack.removeLast())
         }
         guard let parent = stack.last else {
+            guard node.kind == .object else {
+                throw RepositoryError.invalidData(
+                    "the document is \(node.kind.described); a sectionctl export is an object with a \"lists\" array"
+                        + (node.kind == .array ? " (an array of records is imported with records import, --records)" : ""))
+            }
             stack.append(Frame(id: node.id, role: .document))
             return
         }
@@ -103,13 +100,25 @@ private struct NativeReader {
             sawLists = true
             stack.append(Frame(id: node.id, role: .lists))
         case (.lists, _):
-            try expect(node, .object, at: "$.lists[\(lists.count)]")
-            lists.append(NativeList(name: ""))
+            try expect(node, .object, at: "$.lists[\(listCount)]")
+            if listOverride != nil && listCount > 0 {
+                throw RepositoryError.invalidInput(
+                    "the document holds more than one list; a list name can be given only for a document with one list")
+            }
+            listCount += 1
             listName = nil
+            listStarted = false
+            pendingSections = []
+            sectionCount = 0
             stack.append(Frame(id: node.id, role: .list))
         case (.list, "name"):
             listName = try text(node, at: "\(listPath).name")
-            guard listName?.isEmpty == false else { throw invalid("\(listPath).name cannot be empty") }
+            guard let name = listName, !name.isEmpty else { throw invalid("\(listPath).name cannot be empty") }
+            try checkLength(name, at: "\(listPath).name")
+            if !listNames.insert(name).inserted {
+                throw invalid("\(listPath).name: the list \(jsonQuoted(name)) appears twice in the document")
+            }
+            try startList(listOverride ?? name)
         case (.list, "sections"):
             try expect(node, .array, at: "\(listPath).sections")
             stack.append(Frame(id: node.id, role: .sections))
@@ -117,11 +126,15 @@ private struct NativeReader {
             try expect(node, .object, at: sectionPath)
             section = NativeSection(title: "")
             sectionHasTitle = false
+            sectionWritten = false
+            rowCount = 0
             stack.append(Frame(id: node.id, role: .section))
         case (.section, "title"):
             let title = try text(node, at: "\(sectionPath).title")
+            try checkLength(title, at: "\(sectionPath).title")
             section?.title = title
             sectionHasTitle = true
+            if listStarted && section?.rows.isEmpty == false { try writeSection() }
         case (.section, "empty_text"):
             let emptyText = try optionalText(node, at: "\(sectionPath).empty_text")
             section?.emptyText = emptyText
@@ -151,12 +164,33 @@ private struct NativeReader {
         }
     }
 
-    mutating func finish() throws -> NativeDocument {
+    mutating func finish() throws {
         while let frame = stack.popLast() {
             try close(frame)
         }
         guard sawLists else { throw invalid("the document has no \"lists\" array; a sectionctl export has one") }
-        return NativeDocument(lists: lists)
+    }
+
+    /// The list's name is known: the importer begins it, with the sections read before.
+    private mutating func startList(_ name: String) throws {
+        try importer.beginList(name)
+        listStarted = true
+        for pending in pendingSections {
+            try importer.appendSection(title: pending.title, emptyText: pending.emptyText)
+            for row in pending.rows { try importer.appendRow(row) }
+        }
+        pendingSections = []
+    }
+
+    /// Hands the current section, with the rows read before its title, to the importer.
+    private mutating func writeSection() throws {
+        guard var current = section else { return }
+        try importer.appendSection(title: current.title, emptyText: current.emptyText)
+        for row in current.rows { try importer.appendRow(row) }
+        current.rows = []
+        section = current
+        sectionWritten = true
+        writtenEmptyText = current.emptyText
     }
 
     /// Completes the list, section or row that `frame` was.
@@ -170,20 +204,29 @@ private struct NativeReader {
             }
             try checkLength(title, at: "\(rowPath).title")
             if let value = row.value { try checkLength(value, at: "\(rowPath).value") }
-            section?.rows.append(RowContent(kind: kind, title: title, value: row.value))
+            let content = RowContent(kind: kind, title: title, value: row.value)
+            if !sectionWritten && listStarted && sectionHasTitle { try writeSection() }
+            if sectionWritten {
+                try importer.appendRow(content)
+            } else {
+                section?.rows.append(content)
+            }
+            rowCount += 1
         case .section:
             guard let finished = section, sectionHasTitle else { throw invalid("\(sectionPath) has no \"title\"") }
-            try checkLength(finished.title, at: "\(sectionPath).title")
             if let emptyText = finished.emptyText { try checkLength(emptyText, at: "\(sectionPath).empty_text") }
-            lists[lists.count - 1].sections.append(finished)
+            if !listStarted {
+                pendingSections.append(finished)
+            } else if !sectionWritten {
+                try writeSection()
+            } else if finished.emptyText != writtenEmptyText {
+                try importer.setEmptyText(finished.emptyText)
+            }
+            sectionCount += 1
             section = nil
         case .list:
-            guard let name = listName else { throw invalid("\(listPath) has no \"name\"") }
-            try checkLength(name, at: "\(listPath).name")
-            if lists.dropLast().contains(where: { $0.name == name }) {
-                throw invalid("\(listPath).name: the list \(jsonQuoted(name)) appears twice in the document")
-            }
-            lists[lists.count - 1].name = name
+            guard listName != nil, listStarted else { throw invalid("\(listPath) has no \"name\"") }
+            try importer.endList()
         case .document, .lists, .sections, .rows, .skipped:
             break
         }

@@ -11,10 +11,44 @@ extension SectionStore {
         return (try db.createListRecord(named: name), true)
     }
 
-    /// Writes one list of a native document inside the caller's transaction.
-    func importList(_ imported: NativeList, policy: ImportConflictPolicy, db: Connection) throws -> Change {
-        let (list, created) = try listForImport(named: imported.name, db: db)
-        var changeset = Changeset()
+    /// Reads a native document from `stream` and writes each list as it comes, inside the
+    /// caller's transaction.
+    func importNative(from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, db: Connection) throws
+        -> [Change]
+    {
+        let importer = NativeImporter(store: self, policy: policy, db: db)
+        var reader = NativeReader(importer: importer, listName: list)
+        try stream.forEachNode { try reader.take($0) }
+        try reader.finish()
+        return importer.changes
+    }
+}
+
+/// Writes the lists of a native document as `NativeReader` finds them: sections and rows
+/// appended in bulk, one list at a time, inside the caller's transaction.
+final class NativeImporter {
+    private let store: SectionStore
+    private let policy: ImportConflictPolicy
+    private let db: Connection
+    /// One change per list finished, in the document's order.
+    private(set) var changes: [Change] = []
+    private var list: ListRecord?
+    private var created = false
+    private var changeset = Changeset()
+    private var appender: BulkAppender?
+    private var firstSection = 0
+
+    init(store: SectionStore, policy: ImportConflictPolicy, db: Connection) {
+        self.store = store
+        self.policy = policy
+        self.db = db
+    }
+
+    /// Starts filling the list named `name`: created when absent; when it has sections,
+    /// handled by the policy.
+    func beginList(_ name: String) throws {
+        let (list, created) = try store.listForImport(named: name, db: db)
+        changeset = Changeset()
         let existing = try db.sectionCount(of: list)
         if existing > 0 {
             switch policy {
@@ -27,21 +61,44 @@ extension SectionStore {
                 break
             }
         }
-        var appender = try BulkAppender(list: list, db: db)
-        let first = appender.sectionCount
-        for section in imported.sections {
-            try appender.appendSection(title: section.title, emptyText: section.emptyText)
-            for row in section.rows {
-                try appender.appendRow(row)
-            }
-        }
-        try appender.finish()
-        countPositionWrites(appender.positionWrites)
-        changeset.insertedSections = Array(first..<appender.sectionCount)
-        let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
-        return Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset)
+        let appender = try BulkAppender(list: list, db: db)
+        firstSection = appender.sectionCount
+        self.list = list
+        self.created = created
+        self.appender = appender
     }
 
+    func appendSection(title: String, emptyText: String?) throws {
+        try appender?.appendSection(title: title, emptyText: emptyText)
+    }
+
+    /// Sets the empty text of the section appended last (when the document gives it after the
+    /// section's rows).
+    func setEmptyText(_ emptyText: String?) throws {
+        guard let list else { return }
+        try db.run(
+            "UPDATE sections SET empty_text = ? WHERE id = (SELECT id FROM sections WHERE list_id = ? ORDER BY position DESC LIMIT 1)",
+            emptyText, list.id)
+    }
+
+    func appendRow(_ row: RowContent) throws {
+        try appender?.appendRow(row)
+    }
+
+    /// Writes what is pending and notes the list's change.
+    func endList() throws {
+        guard let list, var appender else { return }
+        try appender.finish()
+        store.countPositionWrites(appender.positionWrites)
+        changeset.insertedSections = Array(firstSection..<appender.sectionCount)
+        let version = changeset.isEmpty ? list.version : try store.bumpVersion(of: list, recording: changeset, db: db)
+        changes.append(Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset))
+        self.list = nil
+        self.appender = nil
+    }
+}
+
+extension SectionStore {
     /// Writes records as sections appended to `options.list`, inside the caller's transaction.
     func importRecords(from source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> Change {
         try Self.validateListName(options.list)

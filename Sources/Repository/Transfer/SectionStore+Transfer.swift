@@ -40,19 +40,57 @@ extension SectionStore {
     /// Ids and versions are not part of the document. The text is UTF-8, pretty-printed with
     /// two-space indentation and a final newline, and the same state always gives the same text.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list.
+    /// - Complexity: O(n) time and memory in the list's rows; `exportJSON(list:to:)` streams.
     public func exportJSON(list: String = SectionStore.defaultList) throws -> String {
-        let document = try read { db in try NativeDocument(lists: [db.exportedList(db.listRecord(named: list))]) }
-        return document.json()
+        var text = ""
+        try exportJSON(list: list) { text += $0 }
+        return text
+    }
+
+    /// Writes one list as a native JSON document, exactly the text of `exportJSON(list:)`,
+    /// handing it to `write` a piece at a time (about 64 KiB each) as the rows are read, in one
+    /// read transaction. `write` runs while the store's connection is held: it must not call this
+    /// store. Nothing is handed to it when the list does not exist.
+    /// - Throws: `RepositoryError.listNotFound` when there is no such list; what `write` throws.
+    /// - Complexity: O(n) time in the list's rows, O(1) memory in its size.
+    public func exportJSON(list: String = SectionStore.defaultList, to write: (String) throws -> Void) throws {
+        try withoutActuallyEscaping(write) { write in
+            try read { db in
+                let record = try db.listRecord(named: list)
+                var writer = NativeWriter(sink: write)
+                try writer.begin()
+                try db.writeExported(record, to: &writer)
+                try writer.end()
+            }
+        }
     }
 
     /// Every list, ordered by name, as one native JSON document.
+    /// - Complexity: O(n) time and memory in all rows; `exportAllJSON(to:)` streams.
     public func exportAllJSON() throws -> String {
-        let document = try read { db in
-            try NativeDocument(lists: db.query("SELECT id, name, version FROM lists ORDER BY name") {
-                ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
-            }.map { try db.exportedList($0) })
+        var text = ""
+        try exportAllJSON { text += $0 }
+        return text
+    }
+
+    /// Writes every list, ordered by name, as one native JSON document, exactly the text of
+    /// `exportAllJSON()`, handing it to `write` a piece at a time as the rows are read, in one
+    /// read transaction. `write` must not call this store.
+    /// - Complexity: O(n) time in all rows, O(1) memory in their number.
+    public func exportAllJSON(to write: (String) throws -> Void) throws {
+        try withoutActuallyEscaping(write) { write in
+            try read { db in
+                var writer = NativeWriter(sink: write)
+                try writer.begin()
+                let lists = try db.statement("SELECT id, name, version FROM lists ORDER BY name -- export")
+                try lists.bind([])
+                defer { lists.reset() }
+                while try lists.step() {
+                    try db.writeExported(ListRecord(id: lists.int64(0), name: lists.string(1), version: lists.int64(2)), to: &writer)
+                }
+                try writer.end()
+            }
         }
-        return document.json()
     }
 
     /// Imports a native JSON document, as written by `exportJSON` or `exportAllJSON`, in one
@@ -68,21 +106,38 @@ extension SectionStore {
     /// - Throws: `RepositoryError.invalidData` for bad input (malformed JSON with its line,
     ///   column and byte offset; invalid UTF-8; a document of the wrong shape, naming the JSON
     ///   path); `RepositoryError.importIntoNonEmptyList` when a list already has sections and
-    ///   `policy` is `.refuse`; `RepositoryError.invalidInput` when `list` is given for a document with several lists. Nothing is written
-    ///   when it throws.
+    ///   `policy` is `.refuse`; `RepositoryError.invalidInput` when `list` is given for a
+    ///   document with several lists. Nothing is written when it throws.
+    /// - Complexity: O(input) time; `importJSON(from:list:policy:)` reads from a file handle in
+    ///   memory flat in the size of the input.
     @discardableResult
     public func importJSON(_ data: Data, list: String? = nil, policy: ImportConflictPolicy = .refuse) throws -> [Change] {
-        var document = try NativeDocument(data: data)
-        if let list {
-            guard document.lists.count == 1 else {
-                throw RepositoryError.invalidInput(
-                    "the document holds \(document.lists.count) lists; a list name can be given only for a document with one list")
-            }
-            try Self.validateListName(list)
-            document.lists[0].name = list
-        }
-        let lists = document.lists
-        return try write { db in try lists.map { try importList($0, policy: policy, db: db) } }
+        var stream = JSONStream(data: data)
+        return try importJSON(from: &stream, list: list, policy: policy)
+    }
+
+    /// Imports a native JSON document read from `handle` a piece at a time, in one transaction,
+    /// exactly as `importJSON(_:list:policy:)` does: the document is never held in memory, and
+    /// each list is written as it is read. Endless or oversized input is refused as it comes:
+    /// a string or number longer than 8 MiB as written (`docs/formats.md`), or anything that is
+    /// not JSON (such as a NUL byte). The write lock is held while the input is read.
+    ///
+    /// A list whose `name` comes after its `sections`, or a section whose `title` comes after its
+    /// `rows` (which `export` never writes), is held in memory until the name or title comes.
+    /// - Returns: one `Change` per list, in the document's order.
+    /// - Throws: as `importJSON(_:list:policy:)`; nothing is written when it throws.
+    /// - Complexity: O(input) time; memory flat in the size of the input.
+    @discardableResult
+    public func importJSON(from handle: FileHandle, list: String? = nil, policy: ImportConflictPolicy = .refuse) throws
+        -> [Change]
+    {
+        var stream = JSONStream(handle: handle)
+        return try importJSON(from: &stream, list: list, policy: policy)
+    }
+
+    private func importJSON(from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy) throws -> [Change] {
+        if let list { try Self.validateListName(list) }
+        return try write { db in try importNative(from: &stream, list: list, policy: policy, db: db) }
     }
 
     /// Imports records — a JSON array of objects — as sections appended to `options.list`, one

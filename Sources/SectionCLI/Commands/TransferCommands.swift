@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Repository
 
 /// `import FILE|-`: a native JSON document as written by `export` (`--replace`/`--append` for a
@@ -35,8 +36,7 @@ enum ImportCommand {
             report(change, context: context)
         } else {
             let policy: ImportConflictPolicy = parsed.has("--replace") ? .replace : parsed.has("--append") ? .append : .refuse
-            let changes = try store.importJSON(
-                try readInput(source, what: "input file"), list: context.options.listName, policy: policy)
+            let changes = try store.importJSON(from: try openInput(source), list: context.options.listName, policy: policy)
             for change in changes { report(change, context: context) }
         }
     }
@@ -50,25 +50,26 @@ enum ImportCommand {
             "Created list \"\(TextEscaping.escaped(change.list))\" (#\(listID)). " + ChangeReport.sentence(for: sentence))
     }
 
-    /// All of a file, or of standard input for `-`. A missing file exits 66.
+    /// All of a file, or of standard input for `-`, read as a stream: a pipe, a FIFO or
+    /// `<(…)` reads as a file does. A missing file exits 66.
     static func readInput(_ path: String, what: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        try checkExists(path, what: what)
+        let handle = try openInput(path, what: what)
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return try handle.readToEnd() ?? Data()
         } catch {
             throw CLIError("cannot read \(path): \(error.localizedDescription)")
         }
     }
 
     /// A file opened for reading a piece at a time, or standard input for `-`.
-    static func openInput(_ path: String) throws -> FileHandle {
+    static func openInput(_ path: String, what: String = "input file") throws -> FileHandle {
         if path == "-" { return FileHandle.standardInput }
-        try checkExists(path, what: "input file")
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CLIError("cannot open \(path) for reading")
+        try checkExists(path, what: what)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CLIError("cannot open \(path) for reading: \(String(cString: strerror(errno)))")
         }
-        return handle
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     private static func checkExists(_ path: String, what: String) throws(CLIError) {
@@ -80,20 +81,31 @@ enum ImportCommand {
     }
 }
 
-/// `export [-o FILE] [--all]`: the list (or every list) as native JSON.
+/// `export [-o FILE] [--all]`: the list (or every list) as native JSON, written as the rows are
+/// read.
 enum ExportCommand {
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
         let all = parsed.has("--all")
-        let text = all ? try store.exportAllJSON() : try store.exportJSON(list: context.listName)
+        let export = { (write: (String) throws -> Void) throws in
+            if all {
+                try store.exportAllJSON(to: write)
+            } else {
+                try store.exportJSON(list: context.listName, to: write)
+            }
+        }
         guard let output = parsed.value("--output") else {
-            context.console.write(text)
+            let console = context.console
+            try export { console.write($0) }
             return
         }
+        let file = OutputFile(path: output)
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            try export { try file.write($0) }
+            try file.commit()
         } catch {
-            throw CLIError("cannot write \(output): \(error.localizedDescription)")
+            file.abandon()
+            throw error
         }
         let what = all ? "every list" : "list \"\(TextEscaping.escaped(context.listName))\""
         if context.json {
@@ -102,5 +114,112 @@ enum ExportCommand {
         } else {
             context.console.writeLine("Wrote \(what) to \(TextEscaping.escaped(output)).")
         }
+    }
+}
+
+/// Where `-o PATH` writes: through a symlink to its target; straight into anything that is not
+/// a regular file (a FIFO, a device, `/dev/stdout`); and by atomic replace — a temporary file in
+/// the same directory, renamed over the target — for a regular file or a new path, so that a
+/// reader never sees half a file. Nothing is opened before the first write, so a command that
+/// fails before writing leaves PATH as it was.
+final class OutputFile {
+    let path: String
+    private var descriptor: Int32 = -1
+    /// For an atomic replace: the temporary file and the path it is renamed to.
+    private var temporary: String?
+    private var target: String?
+    private var mode: mode_t = 0o666
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Appends `text`, opening the output first if needed.
+    func write(_ text: String) throws {
+        if descriptor < 0 { try open() }
+        var text = text
+        try text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("cannot write \(path)")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Finishes the output: syncs and renames the temporary file into place, or closes.
+    func commit() throws {
+        if descriptor < 0 { try open() }
+        if let temporary, let target {
+            guard fchmod(descriptor, mode) == 0, fsync(descriptor) == 0 else { throw failure("cannot write \(path)") }
+            close(descriptor)
+            descriptor = -1
+            guard rename(temporary, target) == 0 else { throw failure("cannot replace \(path)") }
+            self.temporary = nil
+        } else {
+            close(descriptor)
+            descriptor = -1
+        }
+    }
+
+    /// Closes and removes what was written to a temporary file; a direct output keeps what it got.
+    func abandon() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        if let temporary { unlink(temporary) }
+        temporary = nil
+    }
+
+    private func open() throws {
+        var status = stat()
+        if stat(path, &status) == 0 {
+            let isRegular = (status.st_mode & S_IFMT) == S_IFREG
+            let resolved = realpath(path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            }
+            let isSpecial = [path, resolved ?? path].contains { $0.hasPrefix("/dev/") || $0.hasPrefix("/proc/") }
+            if isRegular && !isSpecial, let resolved {
+                mode = status.st_mode & 0o7777
+                try openTemporary(replacing: resolved)
+            } else {
+                try openDirect()
+            }
+        } else if errno == ENOENT {
+            var link = stat()
+            if lstat(path, &link) == 0 {
+                try openDirect()  // a symlink to nothing yet: create its target
+            } else {
+                let mask = umask(0)
+                umask(mask)
+                mode = 0o666 & ~mask
+                try openTemporary(replacing: path)
+            }
+        } else {
+            throw failure("cannot write \(path)")
+        }
+    }
+
+    private func openDirect() throws {
+        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw failure("cannot write \(path)") }
+    }
+
+    private func openTemporary(replacing target: String) throws {
+        let url = URL(fileURLWithPath: target)
+        var template = Array((url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
+        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else { throw failure("cannot write \(path)") }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self.target = target
+    }
+
+    private func failure(_ message: String) -> CLIError {
+        CLIError("\(message): \(String(cString: strerror(errno)))")
     }
 }

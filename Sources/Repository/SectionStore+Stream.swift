@@ -1,0 +1,118 @@
+import SQLite
+
+/// What a whole-list read starts with: the list itself, before any of its sections or rows.
+public struct ListHeader: Hashable, Sendable {
+    /// The list's stable id.
+    public var listID: Int64
+    /// The list's name.
+    public var name: String
+    /// The list's version.
+    public var version: Int64
+    /// Whether this is an editing view, in which empty sections show their footer.
+    public var isEditing: Bool
+    /// How many sections the list has.
+    public var sectionCount: Int
+    /// How many rows the list has in all.
+    public var rowCount: Int
+    /// The width in characters of the longest index path `S:R` the list has, counting `0:0`'s
+    /// width (3) for an empty section: what a listing needs to align paths before the rows come.
+    public var pathWidth: Int
+
+    /// Creates a header.
+    public init(
+        listID: Int64, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int = 0, rowCount: Int = 0,
+        pathWidth: Int = 3
+    ) {
+        self.listID = listID
+        self.name = name
+        self.version = version
+        self.isEditing = isEditing
+        self.sectionCount = sectionCount
+        self.rowCount = rowCount
+        self.pathWidth = pathWidth
+    }
+}
+
+/// One step of a whole-list read, in the list's order: each section, then each of its rows.
+public enum ListItem: Hashable, Sendable {
+    /// A section begins; its rows (`rowCount` of them) follow.
+    case section(SectionInfo)
+    /// A row of the section delivered last, with its index path.
+    case row(Row, at: RowPath)
+}
+
+extension SectionStore {
+    /// Reads a whole list in order, handing each section and each row to `body` as the query
+    /// steps, in one read transaction: the list is never held in memory, so a list of millions
+    /// of rows is read in the memory of one. `start` gets the list's header first.
+    ///
+    /// The closures run while the store's connection is held: they must not call this store
+    /// (write what they get somewhere else instead). An error they throw ends the read and is
+    /// rethrown.
+    /// - Throws: `RepositoryError.listNotFound` when there is no such list (before `start`).
+    /// - Complexity: O(n + s) time for n rows and s sections; O(1) memory in the list's size.
+    public func forEachItem(
+        of list: String = SectionStore.defaultList, editing: Bool = false, start: (ListHeader) throws -> Void = { _ in },
+        _ body: (ListItem) throws -> Void
+    ) throws {
+        try read { db in
+            let record = try db.listRecord(named: list)
+            try start(db.listHeader(of: record, editing: editing))
+            try db.forEachItem(of: record, body)
+        }
+    }
+
+    /// The list's header alone: name, version, counts.
+    /// - Complexity: O(s) in the number of sections; independent of the number of rows.
+    public func header(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListHeader {
+        try read { db in try db.listHeader(of: db.listRecord(named: list), editing: editing) }
+    }
+}
+
+extension Connection {
+    func listHeader(of list: ListRecord, editing: Bool) throws -> ListHeader {
+        let sql = """
+            SELECT count(*), coalesce(sum(c), 0), coalesce(max(CASE WHEN c = 0 THEN 3 ELSE length((i - 1) || ':' || (c - 1)) END), 3)
+            FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?)
+            """
+        let (sections, rows, width) = try queryFirst(sql, list.id) { ($0.int(0), $0.int(1), $0.int(2)) }!
+        return ListHeader(
+            listID: list.id, name: list.name, version: list.version, isEditing: editing, sectionCount: sections,
+            rowCount: rows, pathWidth: max(3, width))
+    }
+
+    /// Steps one query over the list's sections and rows, in order, handing each to `body`.
+    func forEachItem(of list: ListRecord, _ body: (ListItem) throws -> Void) throws {
+        let statement = try statement(
+            """
+            SELECT s.id, s.title, s.empty_text, s.row_count, r.id, r.kind, r.title, r.value
+            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
+            WHERE s.list_id = ? ORDER BY s.position, r.position
+            """)
+        try statement.bind([list.id])
+        defer { statement.reset() }
+        var currentSection: Int64?
+        var sectionIndex = -1
+        var rowIndex = 0
+        while try statement.step() {
+            let sectionID = statement.int64(0)
+            if sectionID != currentSection {
+                currentSection = sectionID
+                sectionIndex += 1
+                rowIndex = 0
+                try body(
+                    .section(
+                        SectionInfo(
+                            id: sectionID, index: sectionIndex, title: statement.string(1), emptyText: statement.optionalString(2),
+                            rowCount: statement.int(3))))
+            }
+            if !statement.isNull(4) {
+                let content = RowContent(
+                    kind: RowKind(rawValue: statement.string(5)) ?? .text, title: statement.string(6),
+                    value: statement.optionalString(7))
+                try body(.row(Row(id: statement.int64(4), content: content), at: RowPath(section: sectionIndex, row: rowIndex)))
+                rowIndex += 1
+            }
+        }
+    }
+}
