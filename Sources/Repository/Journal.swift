@@ -14,7 +14,7 @@ enum Journal {
     /// Marks the transaction as sectionctl's own, so the plain-SQL triggers leave its writes
     /// alone. Called first thing in every write transaction; `end` undoes it before commit.
     static func begin(_ db: Connection) throws {
-        try db.run("UPDATE journal_writer SET active = 1 WHERE id = 1")
+        try db.run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
     }
 
     static func end(_ db: Connection) throws {
@@ -22,9 +22,10 @@ enum Journal {
     }
 
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
-    /// changed the list since its last journaled version — then drops entries past what is kept.
+    /// changed the list since its last journaled version — then drops entries past what is kept,
+    /// and files the version in the list's undo history.
     /// - Returns: the new version.
-    static func commit(_ changeset: Changeset, to list: ListRecord, db: Connection) throws -> Int64 {
+    static func commit(_ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: Connection) throws -> Int64 {
         let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", list.id) == 1
         let version = try db.queryFirst(
             "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id
@@ -33,6 +34,7 @@ enum Journal {
             "INSERT INTO journal (list_id, version, changes) VALUES (?, ?, ?)", list.id, version,
             journaled ? changeset.journalJSON : reloadJSON)
         try db.run("DELETE FROM journal WHERE list_id = ? AND version <= ?", list.id, version - keptVersions)
+        try record(history, version: version, of: list, db: db)
         return version
     }
 }

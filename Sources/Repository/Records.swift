@@ -37,6 +37,13 @@ extension Connection {
         throw RepositoryError.listNotFound(name, available: try query("SELECT name FROM lists ORDER BY name") { $0.string(0) })
     }
 
+    /// The list with this id (it must exist).
+    func listRecord(id: Int64) throws -> ListRecord {
+        try queryFirst("SELECT id, name, version FROM lists WHERE id = ?", id) {
+            ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
+        }!
+    }
+
     /// Inserts a list and reads it back (its first version may be past 0: see `createList`).
     func createListRecord(named name: String) throws -> ListRecord {
         let id = try queryFirst("INSERT INTO lists (name) VALUES (?) RETURNING id", name) { $0.int64(0) }!

@@ -31,6 +31,13 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case conflict(list: String, sessionVersion: Int64, currentVersion: Int64?)
     /// The edit session was already saved or cancelled.
     case sessionClosed
+    /// The list has no change left to undo (none made, or all of the last ones undone already).
+    case nothingToUndo(list: String)
+    /// The list has nothing to redo: nothing was undone, or a change came after the undo.
+    case nothingToRedo(list: String)
+    /// The list's last change cannot be taken back (or an undone one reapplied); `reason` says why.
+    /// Nothing was written.
+    case cannotUndo(list: String, reason: String)
     /// Another connection kept the database locked past the busy timeout; try again.
     case busy
     /// The database was written by a newer sectionctl, whose schema this build does not know.
@@ -100,6 +107,12 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "list \(quoted(list)) was changed by someone else since this edit session began (version \(sessionVersion), now \(currentVersion)); nothing was saved"
         case .sessionClosed:
             return "the edit session is already closed"
+        case .nothingToUndo(let list):
+            return "list \(quoted(list)) has no change to undo"
+        case .nothingToRedo(let list):
+            return "list \(quoted(list)) has nothing to redo: nothing was undone since its last change"
+        case .cannotUndo(let list, let reason):
+            return "cannot undo in list \(quoted(list)): \(reason); nothing was written"
         case .busy:
             return "the database is busy (another process holds its lock); try again"
         case .newerSchema(let path, let found, let known):

@@ -53,3 +53,33 @@ import Testing
             ])
     }
 }
+
+/// `undo` and `redo` through the binary: one command is one step, JSON prints the changeset.
+@Suite struct UndoCommandTests {
+    @Test func undoTakesBackADeleteAndRedoDoesItAgain() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "A"])
+        try cli.ok(["row", "add", "A", "Buy milk"])
+        try cli.ok(["row", "add", "A", "Call Aiko"])
+        try cli.ok(["row", "delete", "0:0"])
+        #expect(try cli.ok(["undo"]) == "Undone: Added row 0:0; list \"default\" is at version 5.\n")
+        #expect(try cli.ok(["show"]).contains("  0:0  Buy milk  #1\n  0:1  Call Aiko  #2\n"))
+        let redo = try cli.run(["--json", "redo"]).json()
+        #expect(redo["version"] as? Int == 6)
+        let rows = try #require((redo["changes"] as? [String: Any])?["rows"] as? [String: Any])
+        #expect(rows["deleted"] as? [[Int]] == [[0, 0]])
+        let nothing = try cli.run(["redo"])
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr == "sectionctl: error: list \"default\" has nothing to redo: nothing was undone since its last change\n")
+    }
+
+    @Test func undoWithNothingToUndoExits1AndWritesNothing() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        let result = try cli.run(["undo"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "sectionctl: error: list \"default\" has no change to undo\n")
+        #expect(try cli.run(["--json", "show"]).json()["version"] as? Int == 0)
+    }
+}

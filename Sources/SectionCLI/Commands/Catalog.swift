@@ -17,7 +17,7 @@ enum Catalog {
         root: CommandSpec(
             name: "sectionctl",
             summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
-            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, watch, help],
+            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, watch, undo, redo, help],
             isRunnable: true,
             examples: [
                 "init",
@@ -244,6 +244,21 @@ enum Catalog {
             reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
             the list's deletion, after a last line.
             """)
+
+    static let undo = CommandSpec(
+        name: "undo", summary: "take back the list's last change, as a new change",
+        examples: ["undo", "--json undo"],
+        discussion: """
+            One command, or one saved edit session, is one step; undo again to take back the one
+            before (at least 100 are kept). A deleted row comes back in its place with its id.
+            Refused, writing nothing, when there is nothing to undo or the list was changed with
+            plain SQL since.
+            """)
+
+    static let redo = CommandSpec(
+        name: "redo", summary: "reapply the change the last undo took back",
+        examples: ["redo"],
+        discussion: "Possible until a new change is made to the list, which clears what could be redone.")
 
     static let help = CommandSpec(
         name: "help", summary: "show help for a command",

@@ -1,0 +1,90 @@
+extension Changeset {
+    /// The changeset that takes the new snapshot back to the old one: insertions and deletions
+    /// trade places, moves run backwards, and updates are listed at their old paths.
+    /// - Complexity: O(c log c) in the number of entries.
+    public func inverted() -> Changeset {
+        var inverse = Changeset()
+        inverse.deletedSections = insertedSections
+        inverse.insertedSections = deletedSections
+        inverse.movedSections = movedSections.map { Move(from: $0.to, to: $0.from) }
+        inverse.deletedRows = insertedRows
+        inverse.insertedRows = deletedRows
+        inverse.movedRows = movedRows.map { Move(from: $0.to, to: $0.from) }
+
+        let sections = SectionIndexMap(self)
+        inverse.updatedSections = updatedSections.map { sections.oldIndex(ofNew: $0) }
+        let rows = RowPathMap(self, sections: sections)
+        inverse.updatedRows = updatedRows.map { rows.oldPath(ofNew: $0) }
+
+        inverse.deletedSections.sort()
+        inverse.insertedSections.sort()
+        inverse.movedSections.sort { $0.to < $1.to }
+        inverse.updatedSections.sort()
+        inverse.deletedRows.sort()
+        inverse.insertedRows.sort()
+        inverse.movedRows.sort { $0.to < $1.to }
+        inverse.updatedRows.sort()
+        return inverse
+    }
+}
+
+/// The k-th item that a changeset leaves in place, found from either side: in the old order, the
+/// items not deleted or moved away; in the new order, the places not taken by an insertion or a
+/// move. Such items keep their relative order, so the k-th on one side is the k-th on the other.
+private func untouchedRank(of index: Int, skipping taken: [Int]) -> Int {
+    index - taken.count { $0 < index }
+}
+
+private func index(ofUntouchedRank rank: Int, skipping removed: [Int]) -> Int {
+    // The smallest index i not in `removed` with exactly `rank` such indexes before it.
+    var index = rank
+    for removed in removed.sorted() where removed <= index { index += 1 }
+    return index
+}
+
+/// Maps sections' new indexes to old ones through a changeset.
+private struct SectionIndexMap {
+    let moves: [Int: Int]  // new → old
+    let taken: [Int]  // new indexes of inserted and moved-in sections
+    let removed: [Int]  // old indexes of deleted and moved-out sections
+
+    init(_ changeset: Changeset) {
+        moves = Dictionary(changeset.movedSections.map { ($0.to, $0.from) }, uniquingKeysWith: { first, _ in first })
+        taken = changeset.insertedSections + changeset.movedSections.map(\.to)
+        removed = changeset.deletedSections + changeset.movedSections.map(\.from)
+    }
+
+    /// The old index of the section at `new`, which must not be an inserted one.
+    func oldIndex(ofNew new: Int) -> Int {
+        if let moved = moves[new] { return moved }
+        return index(ofUntouchedRank: untouchedRank(of: new, skipping: taken), skipping: removed)
+    }
+}
+
+/// Maps rows' new paths to old ones through a changeset.
+private struct RowPathMap {
+    let sections: SectionIndexMap
+    let moves: [RowPath: RowPath]  // new → old
+    let taken: [Int: [Int]]  // new section → new rows taken by insertions and moves in
+    let removed: [Int: [Int]]  // old section → old rows removed by deletions and moves out
+
+    init(_ changeset: Changeset, sections: SectionIndexMap) {
+        self.sections = sections
+        moves = Dictionary(changeset.movedRows.map { ($0.to, $0.from) }, uniquingKeysWith: { first, _ in first })
+        var taken: [Int: [Int]] = [:]
+        for path in changeset.insertedRows + changeset.movedRows.map(\.to) { taken[path.section, default: []].append(path.row) }
+        var removed: [Int: [Int]] = [:]
+        for path in changeset.deletedRows + changeset.movedRows.map(\.from) { removed[path.section, default: []].append(path.row) }
+        self.taken = taken
+        self.removed = removed
+    }
+
+    /// The old path of the row at `new`, which must not be an inserted one (nor in an inserted
+    /// section).
+    func oldPath(ofNew new: RowPath) -> RowPath {
+        if let moved = moves[new] { return moved }
+        let oldSection = sections.oldIndex(ofNew: new.section)
+        let rank = untouchedRank(of: new.row, skipping: taken[new.section] ?? [])
+        return RowPath(section: oldSection, row: index(ofUntouchedRank: rank, skipping: removed[oldSection] ?? []))
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import SQLite
+import Testing
+
+@testable import Repository
+
+/// Undo and redo against a plain model: a stack of the states before each change. An undo gives
+/// back exactly the state before the change it takes back — ids, order and content — and its
+/// changeset turns the state before the undo into the state after.
+@Suite("Undo and redo")
+struct UndoTests {
+    /// The list's state, version aside.
+    func state(_ store: SectionStore) throws -> ListSnapshot {
+        var snapshot = try store.snapshot()
+        snapshot.version = 0
+        return snapshot
+    }
+
+    func randomEdit(_ outline: ListOutline, step: Int, using generator: inout SeededGenerator) -> Edit {
+        if outline.sections.isEmpty || Int.random(in: 0..<8, using: &generator) == 0 {
+            return .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
+        }
+        let section = outline.sections.randomElement(using: &generator)!
+        switch Int.random(in: 0..<8, using: &generator) {
+        case 0, 1, 2:
+            return .addRow(
+                RowContent(kind: .field, title: "r\(step)", value: Bool.random(using: &generator) ? "v" : nil),
+                to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
+        case 3 where section.rowCount > 0:
+            return .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
+        case 4 where section.rowCount > 0:
+            let target = outline.sections.randomElement(using: &generator)!
+            let others = target.rowCount - (target.id == section.id ? 1 : 0)
+            return .moveRow(
+                .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
+                to: .at(target.index, Int.random(in: 0...others, using: &generator)))
+        case 5 where section.rowCount > 0:
+            return .updateRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)), title: "u\(step)", value: .set("w"))
+        case 6:
+            return .deleteSection(.index(section.index), force: true)
+        default:
+            return .moveSection(.index(section.index), to: Int.random(in: 0..<outline.sections.count, using: &generator))
+        }
+    }
+
+    @Test("random changes, undos and redos match a stack of states", arguments: propertySeeds([51, 52, 53]))
+    func undoAndRedoMatchTheModel(seed: UInt64) throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        let other = try fixture.reopen()  // another writer, whose changes are undone like any other
+        var generator = SeededGenerator(seed: seed)
+        var undoStack: [ListSnapshot] = []
+        var redoStack: [ListSnapshot] = []
+        for step in 0..<400 {
+            let before = try state(store)
+            let beforeWithVersion = try store.snapshot()
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0, 1, 2:
+                guard let expected = undoStack.popLast() else {
+                    #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }
+                    continue
+                }
+                let change = try store.undo()
+                #expect(try state(store) == expected, "seed \(seed), step \(step): undo gives back the state before the change")
+                var after = try store.snapshot()
+                #expect(try applying(change.changeset, to: beforeWithVersion, contentFrom: after).sections == after.sections, "seed \(seed), step \(step): the undo's changeset")
+                after.version = 0
+                redoStack.append(before)
+            case 3:
+                guard let expected = redoStack.popLast() else {
+                    #expect(throws: RepositoryError.nothingToRedo(list: "default")) { try store.redo() }
+                    continue
+                }
+                let change = try store.redo()
+                #expect(try state(store) == expected, "seed \(seed), step \(step): redo gives back the state before the undo")
+                let after = try store.snapshot()
+                #expect(try applying(change.changeset, to: beforeWithVersion, contentFrom: after).sections == after.sections, "seed \(seed), step \(step): the redo's changeset")
+                undoStack.append(before)
+            case 4:
+                // A session of a few edits is one step.
+                let session = try store.beginEditing()
+                for index in 0..<3 {
+                    _ = try? session.apply(randomEdit(try store.outline(), step: step * 10 + index, using: &generator))
+                }
+                if try !session.save().changeset.isEmpty {
+                    undoStack.append(before)
+                    redoStack.removeAll()
+                }
+            default:
+                let writer = Bool.random(using: &generator) ? store : other
+                let change = try writer.apply(randomEdit(try store.outline(), step: step, using: &generator))
+                if !change.changeset.isEmpty {
+                    undoStack.append(before)
+                    redoStack.removeAll()
+                }
+            }
+            // The store keeps the last hundred steps; so does the model.
+            if undoStack.count > Journal.keptUndoSteps { undoStack.removeFirst() }
+        }
+        #expect(try store.check() == [], "seed \(seed)")
+        // Every kept step can be taken back, and the ids come back as they were.
+        while let expected = undoStack.popLast() {
+            try store.undo()
+            #expect(try state(store) == expected, "seed \(seed): unwinding")
+        }
+        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }
+    }
+
+    @Test func anUndoneDeleteBringsTheRowBackWithItsID() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        let ids = try (0..<3).map { try store.apply(.addRow(.text("\($0)"), to: .at(0, $0))).createdID! }
+        let deleted = try store.apply(.deleteRow(.at(0, 1)))
+        let undone = try store.undo()
+        #expect(undone.version == deleted.version + 1)
+        #expect(undone.changeset.insertedRows == [RowPath(section: 0, row: 1)])
+        #expect(try store.snapshot().sections[0].rows.map(\.id) == ids)
+        // The undo is journaled like any change.
+        let journal = try store.read { db in try db.scalarInt("SELECT count(*) FROM journal WHERE version = ?", undone.version) }
+        #expect(journal == 1)
+    }
+
+    @Test func anUndoAfterAPlainSQLChangeIsRefusedAndWritesNothing() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addRow(.text("a"), to: .at(0, 0)))
+        let shell = try Connection(path: fixture.path, mode: .readWrite)
+        try shell.execute(script: "UPDATE rows SET title = 'b'")
+        let before = try store.snapshot()
+        #expect(
+            throws: RepositoryError.cannotUndo(list: "default", reason: "the list was changed outside sectionctl since its last change")
+        ) { try store.undo() }
+        #expect(try store.snapshot() == before)
+    }
+
+    @Test func aNewChangeClearsRedoAndAtLeastAHundredStepsAreKept() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        for index in 0..<130 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        for _ in 0..<Journal.keptUndoSteps { try store.undo() }
+        #expect(try store.snapshot().sections[0].title == "29")
+        try store.redo()
+        try store.apply(.renameSection(.index(0), title: "new"))
+        #expect(throws: RepositoryError.nothingToRedo(list: "default")) { try store.redo() }
+        // Logs of what can no longer be undone or redone are dropped.
+        let steps = try store.read { db in
+            try db.scalarInt("SELECT count(DISTINCT step) FROM undo_log WHERE list_id = 1")
+        }
+        let undoable = try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_steps") }
+        #expect(steps == undoable)
+    }
+}
