@@ -27,6 +27,8 @@ CREATE TABLE undo_log (
     value      TEXT
 ) STRICT;
 CREATE INDEX undo_log_step ON undo_log (list_id, step);
+-- For undo_row_insert's question "was this row's section added in this step?", once per row.
+CREATE INDEX undo_log_item ON undo_log (step, item_id);
 
 CREATE TABLE undo_steps (
     list_id INTEGER NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
