@@ -169,10 +169,40 @@ int baseline_update_positions(baseline_connection *connection, const int64_t *ro
     return code;
 }
 
+/* Rows per multi-row INSERT, as the Repository's bulk appender writes them (BulkAppender.batchSize). */
+#define BASELINE_BATCH 50
+
+static int flush_rows(baseline_connection *connection, sqlite3_stmt *batch, sqlite3_stmt *single, int64_t *section_ids,
+                      int64_t *positions, char (*labels)[32], int *label_lengths, char (*values)[48], int *value_lengths,
+                      int count) {
+    int code = SQLITE_OK;
+    if (count == BASELINE_BATCH) {
+        for (int i = 0; i < count; i++) {
+            sqlite3_bind_int64(batch, i * 4 + 1, section_ids[i]);
+            sqlite3_bind_int64(batch, i * 4 + 2, positions[i]);
+            sqlite3_bind_text(batch, i * 4 + 3, labels[i], label_lengths[i], SQLITE_STATIC);
+            sqlite3_bind_text(batch, i * 4 + 4, values[i], value_lengths[i], SQLITE_STATIC);
+        }
+        return run(connection, batch);
+    }
+    for (int i = 0; code == SQLITE_OK && i < count; i++) {
+        sqlite3_bind_int64(single, 1, section_ids[i]);
+        sqlite3_bind_int64(single, 2, positions[i]);
+        sqlite3_bind_text(single, 3, labels[i], label_lengths[i], SQLITE_STATIC);
+        sqlite3_bind_text(single, 4, values[i], value_lengths[i], SQLITE_STATIC);
+        code = run(connection, single);
+    }
+    return code;
+}
+
+/* Inserts `records` sections of `fields` field rows the way an import does: in one transaction
+ * marked as sectionctl's own (journal_writer.active, so the same triggers run), rows fifty to a
+ * multi-row INSERT, the remainder one by one. */
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
                             int64_t fields, int64_t first_position, int64_t step) {
     sqlite3_stmt *insert_section = NULL;
     sqlite3_stmt *insert_row = NULL;
+    sqlite3_stmt *insert_batch = NULL;
     int code = prepare(connection, "INSERT INTO sections (list_id, position, title) VALUES (?, ?, ?)",
                        &insert_section);
     if (code == SQLITE_OK) {
@@ -180,10 +210,23 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
                        "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, 'field', ?, ?)",
                        &insert_row);
     }
+    if (code == SQLITE_OK) {
+        char sql[4096] = "INSERT INTO rows (section_id, position, kind, title, value) VALUES ";
+        for (int i = 0; i < BASELINE_BATCH; i++) strcat(sql, i == 0 ? "(?, ?, 'field', ?, ?)" : ", (?, ?, 'field', ?, ?)");
+        code = prepare(connection, sql, &insert_batch);
+    }
     if (code == SQLITE_OK) code = run(connection, connection->begin);
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1", NULL, NULL, NULL);
+    }
     char title[48];
-    char label[32];
-    char value[48];
+    int64_t section_ids[BASELINE_BATCH];
+    int64_t positions[BASELINE_BATCH];
+    char labels[BASELINE_BATCH][32];
+    int label_lengths[BASELINE_BATCH];
+    char values[BASELINE_BATCH][48];
+    int value_lengths[BASELINE_BATCH];
+    int pending = 0;
     for (int64_t record = 0; code == SQLITE_OK && record < records; record++) {
         int length = snprintf(title, sizeof title, "Record %lld", (long long)(record + 1));
         sqlite3_bind_int64(insert_section, 1, list_id);
@@ -192,15 +235,24 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
         code = run(connection, insert_section);
         int64_t section_id = sqlite3_last_insert_rowid(connection->db);
         for (int64_t field = 0; code == SQLITE_OK && field < fields; field++) {
-            int label_length = snprintf(label, sizeof label, "field%lld", (long long)(field + 1));
-            int value_length = snprintf(value, sizeof value, "value-%lld-%lld", (long long)(record + 1),
-                                        (long long)(field + 1));
-            sqlite3_bind_int64(insert_row, 1, section_id);
-            sqlite3_bind_int64(insert_row, 2, first_position + field * step);
-            sqlite3_bind_text(insert_row, 3, label, label_length, SQLITE_STATIC);
-            sqlite3_bind_text(insert_row, 4, value, value_length, SQLITE_STATIC);
-            code = run(connection, insert_row);
+            section_ids[pending] = section_id;
+            positions[pending] = first_position + field * step;
+            label_lengths[pending] = snprintf(labels[pending], sizeof labels[pending], "field%lld", (long long)(field + 1));
+            value_lengths[pending] = snprintf(values[pending], sizeof values[pending], "value-%lld-%lld",
+                                              (long long)(record + 1), (long long)(field + 1));
+            if (++pending == BASELINE_BATCH) {
+                code = flush_rows(connection, insert_batch, insert_row, section_ids, positions, labels, label_lengths,
+                                  values, value_lengths, pending);
+                pending = 0;
+            }
         }
+    }
+    if (code == SQLITE_OK && pending > 0) {
+        code = flush_rows(connection, insert_batch, insert_row, section_ids, positions, labels, label_lengths, values,
+                          value_lengths, pending);
+    }
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 0 WHERE id = 1", NULL, NULL, NULL);
     }
     if (code == SQLITE_OK) {
         code = run(connection, connection->commit);
@@ -209,6 +261,7 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
     }
     sqlite3_finalize(insert_section);
     sqlite3_finalize(insert_row);
+    sqlite3_finalize(insert_batch);
     return code;
 }
 
