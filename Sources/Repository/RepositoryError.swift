@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything the `Repository` module reports as a failure. Switch on the case to decide what
 /// to do; `description` is a one-line message for people, naming what was wrong and, where
 /// there is one, the valid choice.
@@ -72,9 +74,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
         case .listExists(let name):
             return "a list named \(quoted(name)) already exists"
         case .listNotEmpty(let name, let count):
-            return "list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content"
+            return "list \(quoted(name)) has \(plural(count, "section")); deleting it would delete them too, and was not forced"
         case .importIntoNonEmptyList(let name, let count):
-            return "list \(quoted(name)) already has \(plural(count, "section")); import with --replace to replace them or --append to add after them"
+            return "list \(quoted(name)) already has \(plural(count, "section")); an import into it must replace them or append after them"
         case .sectionNotFound(let ref, let list, let titles):
             let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
             switch ref {
@@ -91,12 +93,12 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "section index \(index) is out of range (valid: \(range(valid)))"
         case .rowIndexOutOfRange(let index, let section, let valid):
             guard let valid else {
-                // A negative index comes from `S:end` in an empty section.
+                // A negative index comes from `RowIndex.end` in an empty section.
                 return index < 0 ? "section \(section) has no rows" : "row index \(index) is out of range: section \(section) has no rows"
             }
             return "row index \(index) is out of range for section \(section) (valid: \(range(valid)))"
         case .sectionNotEmpty(let title, let count):
-            return "section \(quoted(title)) has \(plural(count, "row")); use --force to delete it with its rows"
+            return "section \(quoted(title)) has \(plural(count, "row")); deleting it would delete them too, and was not forced"
         case .conflict(let list, let sessionVersion, let currentVersion):
             guard let currentVersion else {
                 return "list \(quoted(list)) was deleted or replaced since this edit session began; nothing was saved"
@@ -137,6 +139,11 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "database error \(code): \(message)"
         }
     }
+}
+
+extension RepositoryError: LocalizedError {
+    /// The one-line message, as `description` gives it.
+    public var errorDescription: String? { description }
 }
 
 private func quoted(_ text: String) -> String { "\"\(text)\"" }

@@ -57,10 +57,21 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError(error.description, hint: "create it with: sectionctl\(option) init", exitCode: .noInput)
         case .busy, .conflict:
             return CLIError(error.description, exitCode: .temporaryFailure)
+        // The library says what was refused; the command line says which option would do it.
+        case .listNotEmpty(let name, let count):
+            return CLIError("list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content")
+        case .sectionNotEmpty(let title, let count):
+            return CLIError("section \(quoted(title)) has \(plural(count, "row")); use --force to delete it with its rows")
+        case .importIntoNonEmptyList(let name, let count):
+            return CLIError(
+                "list \(quoted(name)) already has \(plural(count, "section")); import with --replace to replace them or --append to add after them")
         default:
             return CLIError(error.description, exitCode: .failure)
         }
     }
+
+    private static func quoted(_ text: String) -> String { "\"\(text)\"" }
+    private static func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
 
     /// Any error as the CLI reports it.
     static func from(_ error: any Error, databaseOption: String? = nil) -> CLIError {
