@@ -34,7 +34,7 @@ extension Benchmark {
                 var change: Change?
                 saveTimes.append(try Measurement.time { change = try session.save() })
                 let log = try WriteAheadLog.read(fixture.path + "-wal")
-                let versionStep = change!.version - session.base.version
+                let versionStep = change!.version - session.baseVersion
                 findings.insert("\(log.commits) commit, version +\(versionStep)")
                 if log.commits != 1 || versionStep != 1 { oneTransactionEach = false }
                 movedEntries.append(change!.changeset.movedRows.count)

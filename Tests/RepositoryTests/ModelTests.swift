@@ -288,7 +288,7 @@ struct ModelTests {
                 }
                 let direct = try directSide.store.snapshot()
                 try #require(
-                    session.draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
+                    (try session.snapshot()).sections.map(contentOnly) == direct.sections.map(contentOnly),
                     "the draft differs from the directly edited list. \(context)")
                 }
             #expect(session.editCount == applied)

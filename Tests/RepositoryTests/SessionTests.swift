@@ -44,11 +44,13 @@ struct SessionTests {
     @Test func theDraftIsAnEditingViewAndTheDatabaseWaits() throws {
         let fixture = try makeList()
         let session = try fixture.store.beginEditing()
-        #expect(session.draft.isEditing)
-        #expect(session.draft.footer(ofSection: 1) == "No Data")
+        #expect(try session.snapshot().isEditing && session.outline.isEditing)
+        #expect(try session.snapshot().footer(ofSection: 1) == "No Data")
+        #expect(session.outline.sections[1].footer(editing: session.outline.isEditing) == "No Data")
         try session.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
-        #expect(session.draft.footer(ofSection: 1) == nil)
-        #expect(session.draft.sections[1].rows.map(\.title) == ["b"])
+        #expect(try session.snapshot().footer(ofSection: 1) == nil)
+        #expect(session.outline.sections[1].footer(editing: true) == nil)
+        #expect(try session.snapshot().sections[1].rows.map(\.title) == ["b"])
         #expect(try fixture.store.snapshot().sections[1].rows.isEmpty)
         #expect(session.pendingChanges.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
     }
@@ -102,7 +104,7 @@ struct SessionTests {
         try other.createList(named: "default")
         for index in 0..<5 { try other.apply(.addSection(title: "new \(index)")) }
         let replaced = try fixture.store.snapshot()
-        #expect(replaced.version == session.base.version + 6)
+        #expect(replaced.version == session.baseVersion + 6)
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: nil)) { try session.save() }
         #expect(try fixture.store.snapshot() == replaced)
     }
@@ -150,11 +152,11 @@ struct SessionTests {
         let fixture = try makeList()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
-        let draft = session.draft
+        let draft = try session.snapshot()
         #expect(throws: RepositoryError.rowIndexOutOfRange(9, section: 1, valid: 0...1)) {
             try session.apply(.moveRow(.at(0, 0), to: .at(1, 9)))
         }
-        #expect(session.draft == draft && session.editCount == 1 && session.isOpen)
+        #expect(try session.snapshot() == draft && session.editCount == 1 && session.isOpen)
     }
 
     @Test func aSessionOfAThousandMovesSavesAtOnce() throws {
@@ -170,7 +172,7 @@ struct SessionTests {
             let to = Int.random(in: 0..<50, using: &random)
             try session.apply(.moveRow(.at(1, from), to: .at(1, to)))
         }
-        let draft = session.draft
+        let draft = try session.snapshot()
         let change = try session.save()
         let after = try fixture.store.snapshot()
         #expect(after.sections == draft.sections)
