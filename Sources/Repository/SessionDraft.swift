@@ -162,6 +162,18 @@ struct SessionDraft {
         }
     }
 
+    /// The id of the row at a valid path, without its content.
+    func rowID(at path: RowPath) throws -> Int64 {
+        let (piece, offset) = locate(path.row, in: path.section)
+        switch sections[path.section].pieces[piece] {
+        case .held(let rows):
+            return rows[offset].id
+        case .stored(let range):
+            let base = sections[path.section].base!
+            return try OrderedTable.rows.item(at: range.lowerBound + offset, of: base.id, count: base.rowCount, in: db)!.id
+        }
+    }
+
     /// The stored row at an index of a stored section, with the session's new content if any.
     private func storedRow(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> Row {
         let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db)!
@@ -402,7 +414,7 @@ struct SessionDraft {
         func id(_ index: Int) throws -> Int64? {
             guard index >= 0 && index < count else { return nil }
             let original = skipping.map { index >= $0 ? index + 1 : index } ?? index
-            return try row(at: RowPath(section: section, row: original)).id
+            return try rowID(at: RowPath(section: section, row: original))
         }
         return Neighbours(before: try id(slot - 1), after: try id(slot))
     }
