@@ -195,15 +195,22 @@ struct SessionDraft {
             case .held(let rows):
                 result += rows[offset..<min(rows.count, offset + wanted)]
             case .stored(let range):
-                let base = draftSection.base!
-                let record = SectionRecord(id: base.id, index: section, title: "", emptyText: nil, rowCount: base.rowCount, position: 0)
-                let stored = try db.rows(of: record, from: range.lowerBound + offset, limit: min(range.count - offset, wanted))
+                let stored = try storedRows(of: draftSection.base!, from: range.lowerBound + offset, limit: min(range.count - offset, wanted))
                 result += stored.map { row in overrides[row.id].map { Row(id: row.id, content: $0) } ?? row }
             }
             piece += 1
             offset = 0
         }
         return result
+    }
+
+    /// Up to `limit` consecutive rows of a stored section from the index `first` on, as stored.
+    private func storedRows(of base: (id: Int64, rowCount: Int), from first: Int, limit: Int) throws -> [Row] {
+        guard let start = try OrderedTable.rows.item(at: first, of: base.id, count: base.rowCount, in: db) else { return [] }
+        return try db.query(
+            "SELECT id, kind, title, value FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
+            base.id, start.position, limit
+        ) { Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3))) }
     }
 
     /// Every row of a section.
