@@ -189,15 +189,32 @@ public final class EditSession {
     /// editing view.
     /// - Complexity: O(log n + e + limit + sections passed).
     public func window(from start: RowPath, limit: Int) throws -> ListWindow {
+        try window(startingAt: .at(start.section, start.row), limit: limit)
+    }
+
+    /// `window(from:limit:)` starting at a row reference: `S:R` (`R` may be the section's row
+    /// count), `S:end` (the section's last row) or `#ID`, as
+    /// `SectionStore.window(startingAt:limit:in:editing:)` takes it.
+    /// - Complexity: O(log n + e + limit + sections passed).
+    public func window(startingAt start: RowRef, limit: Int) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
         return try reading {
-            var section = try overlay.sectionIndex(.index(start.section))
-            let count = overlay.sections[section].rowCount
-            guard start.row >= 0 && start.row <= count else {
-                throw RepositoryError.rowIndexOutOfRange(start.row, section: start.section, valid: 0...count)
+            var section: Int
+            var firstRow: Int
+            switch start {
+            case .path(let sectionRef, .index(let index)):
+                section = try overlay.sectionIndex(sectionRef)
+                let count = overlay.sections[section].rowCount
+                guard index >= 0 && index <= count else {
+                    throw RepositoryError.rowIndexOutOfRange(index, section: section, valid: 0...count)
+                }
+                firstRow = index
+            case .path(_, .end), .id:
+                let path = try overlay.rowPath(start)
+                section = path.section
+                firstRow = path.row
             }
             var window = ListWindow(listID: listID, name: name, version: baseVersion, isEditing: true)
-            var firstRow = start.row
             var remaining = limit
             while true {
                 var rows: [Row] = []

@@ -365,12 +365,20 @@ struct ModelTests {
                 { var window = try session.window(from: path, limit: limit); window.version = 0; return window },
                 { var window = try store.window(from: path, limit: limit, editing: true); window.version = 0; return window },
                 map: ids.direct, "window from \(path), \(limit) rows")
+            try same(
+                { var window = try session.window(startingAt: .path(.index(sectionIndex), .end), limit: limit); window.version = 0; return window },
+                { var window = try store.window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true); window.version = 0; return window },
+                map: ids.direct, "window from \(sectionIndex):end, \(limit) rows")
         }
         let storedIDs = direct.sections.flatMap { $0.rows.map(\.id) }
         for _ in 0..<3 {
             let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : Int64(generator.int(-5...9000))
             try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.path(ofRow: id) }, map: { $0 }, "path of #\(id)")
             try same({ try session.row(.id(ids.draftRow(id))) }, { try store.row(.id(id)) }, map: ids.direct, "row #\(id)")
+            try same(
+                { var window = try session.window(startingAt: .id(ids.draftRow(id)), limit: 3); window.version = 0; return window },
+                { var window = try store.window(startingAt: .id(id), limit: 3, editing: true); window.version = 0; return window },
+                map: ids.direct, "window from #\(id)")
         }
     }
 }
