@@ -9,8 +9,8 @@ extension Changeset {
     /// row moved into a section that was inserted becomes a deletion, and updates are listed at
     /// final paths (a row updated and then deleted is only deleted; one inserted and then
     /// updated is only inserted). A section or row inserted and then deleted does not appear, and
-    /// an item moved away and back again is not listed as moved. Moves are fewer than or as few
-    /// as the inputs', but not always the fewest `init(from:to:)` would find.
+    /// an item moved away and back again is not listed as moved. The moves listed are not always
+    /// the fewest that `init(from:to:)` would find.
     ///
     /// The changesets must be consecutive: each one's old state is the previous one's new state.
     ///
