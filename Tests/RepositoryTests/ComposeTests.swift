@@ -18,6 +18,12 @@ struct ComposeTests {
         #expect(sortedDistinct(changeset.movedRows.map(\.to)), "\(context)")
         #expect(Set(changeset.updatedRows).isDisjoint(with: changeset.insertedRows), "an inserted row is not also updated. \(context)")
         #expect(Set(changeset.updatedSections).isDisjoint(with: changeset.insertedSections), "\(context)")
+        let inserted = Set(changeset.insertedSections)
+        let deleted = Set(changeset.deletedSections)
+        let arriving = changeset.insertedRows + changeset.updatedRows + changeset.movedRows.map(\.to)
+        #expect(arriving.allSatisfy { !inserted.contains($0.section) }, "rows of inserted sections are not listed. \(context)")
+        let leaving = changeset.deletedRows + changeset.movedRows.map(\.from)
+        #expect(leaving.allSatisfy { !deleted.contains($0.section) }, "rows of deleted sections are not listed. \(context)")
     }
 
     @Test func movedAwayAndBackIsNoChange() {
