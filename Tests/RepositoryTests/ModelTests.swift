@@ -309,9 +309,12 @@ struct ModelTests {
                     applied += 1
                 }
                 let direct = try directSide.store.snapshot()
+                let draft = try session.snapshot()
                 try #require(
-                    (try session.snapshot()).sections.map(contentOnly) == direct.sections.map(contentOnly),
+                    draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
                     "the draft differs from the directly edited list. \(context)")
+                // The pending changes, composed edit by edit, turn the start into the draft.
+                try requireChangeset(session.pendingChanges, turns: start, into: draft, context)
                 try compareReads(session, directSide.store, direct: direct, ids: ids, generator: &generator, context)
             }
             #expect(session.editCount == applied)
