@@ -2,11 +2,25 @@ import SQLite
 
 /// An edit session: the "reorder mode" of a table view, as data.
 ///
-/// Beginning one takes no lock; others keep reading and writing. Edits apply to an in-memory
-/// draft, never to the database. `save()` writes them all in one transaction — refused with
+/// Beginning one takes no lock; others keep reading and writing. Edits apply to a draft, never
+/// to the database. `save()` writes them all in one transaction — refused with
 /// `RepositoryError.conflict` if the list changed since the session began — and returns one
 /// changeset from the state at the start to the saved state. `cancel()`, or dropping the
 /// session, writes nothing.
+///
+/// A session holds only what it changes. It reads the stored list through its own connection,
+/// inside a read transaction kept open from `beginEditing` to `save` or `cancel`, so it keeps
+/// seeing the list as it was when it began while others write (SQLite's write-ahead log keeps
+/// that state for it). Beginning reads the list's version and its sections with their row
+/// counts, not its rows. The draft is that stored state with the session's edits laid over it:
+/// per section, runs of stored rows and the rows the session inserted or moved. An edit finds
+/// what it names through the stored list's O(log n) lookups and the session's own edits, so it
+/// costs O(log n + e) for e edits so far (plus O(s) in the number of sections); memory grows
+/// with the sections and the edits, not the rows. The pending changeset is composed from the
+/// edits' changesets, and `save` writes O(e) rows.
+///
+/// The session's reads (`outline`, `row(_:)`, `path(ofRow:)`, `window(from:limit:)`) are the
+/// store's reads on the draft, in an editing view. Only `snapshot()` reads the whole list.
 ///
 /// A session is a reference type used by one thread at a time.
 public final class EditSession {
@@ -14,69 +28,83 @@ public final class EditSession {
     public let store: SectionStore
     /// The stored id of the list, so that a list deleted and made anew under the same name is
     /// not mistaken for this one.
-    let listID: Int64
-    /// The list as it was when the session began.
-    public let base: ListSnapshot
-    /// The list with the session's edits applied: an editing view (empty sections show footers).
-    /// Rows and sections created in the session have negative ids until it is saved.
-    public private(set) var draft: ListSnapshot
+    public let listID: Int64
+    /// The list's name when the session began.
+    public let name: String
+    /// The list's version when the session began: the state the draft starts from.
+    public let baseVersion: Int64
     /// Whether the session can still take edits (it has not been saved or cancelled).
     public private(set) var isOpen = true
 
+    private var overlay: SessionDraft
     private var steps: [ReplayStep] = []
+    private var composer = ChangesetComposer()
     private var nextDraftID: Int64 = -1
 
-    init(store: SectionStore, listID: Int64, base: ListSnapshot) {
+    init(store: SectionStore, overlay: SessionDraft) {
         self.store = store
-        self.listID = listID
-        self.base = base
-        var draft = base
-        draft.isEditing = true
-        self.draft = draft
+        self.overlay = overlay
+        self.listID = overlay.list.id
+        self.name = overlay.list.name
+        self.baseVersion = overlay.list.version
+    }
+
+    deinit {
+        endReading()
+    }
+
+    /// Ends the session's read transaction.
+    private func endReading() {
+        if !overlay.db.isAutocommit { try? overlay.db.execute(script: "ROLLBACK") }
     }
 
     /// The number of edits applied so far.
     public var editCount: Int { steps.count }
 
-    /// What saving now would change: the changeset from `base` to `draft`.
-    public var pendingChanges: Changeset { Changeset(from: base, to: draft) }
+    /// What saving now would change: the changeset from the list at the session's start to the
+    /// draft, composed from the changesets of the edits.
+    /// - Complexity: O(t log t) in the number t of sections and rows the edits touched.
+    public var pendingChanges: Changeset { composer.changeset }
 
     /// Applies an edit to the draft. Failing edits change nothing and leave the session open.
     /// - Returns: what the edit changed in the draft, and the (draft) id of what it created.
+    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the number of sections.
     @discardableResult
     public func apply(_ edit: Edit) throws -> (changeset: Changeset, createdID: Int64?) {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        // In place: applyDraft checks everything before it changes anything.
-        let (outcome, step) = try draft.applyDraft(edit, nextID: &nextDraftID)
+        let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
         steps.append(step)
+        if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
         return (outcome.changeset, outcome.createdID)
     }
 
     /// Writes every edit in one transaction and closes the session.
     ///
     /// - Returns: the list's new version (one step, however many edits) and the changeset from
-    ///   `base` to the saved state. A session whose edits add up to no change writes nothing and
-    ///   leaves the version as it was.
+    ///   the session's start to the saved state. A session whose edits add up to no change writes
+    ///   nothing and leaves the version as it was.
     /// - Throws: `RepositoryError.conflict` when the list changed since the session began;
     ///   nothing is written and the session stays open, so the caller can cancel it.
+    /// - Complexity: O(e log n) for e edits.
     @discardableResult
     public func save() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let steps = self.steps
-        let base = self.base
+        let name = self.name
+        let baseVersion = self.baseVersion
         let listID = self.listID
         let changeset = pendingChanges
         // Edits that add up to nothing (a move there and back) have nothing to write.
         guard !changeset.isEmpty else {
-            isOpen = false
-            return Change(list: base.name, version: base.version)
+            close()
+            return Change(list: name, version: baseVersion)
         }
         let change = try store.write { db in
             let list = try db.queryFirst("SELECT id, name, version FROM lists WHERE id = ?", listID) {
                 ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
             }
-            guard let list, list.version == base.version else {
-                throw RepositoryError.conflict(list: base.name, sessionVersion: base.version, currentVersion: list?.version)
+            guard let list, list.version == baseVersion else {
+                throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list?.version)
             }
             var replay = Replay(list: list, db: db)
             do {
@@ -85,29 +113,183 @@ public final class EditSession {
                 }
             } catch Replay.Mismatch.mismatch {
                 // What the session saw is gone: changed by SQL that did not bump the version.
-                throw RepositoryError.conflict(list: base.name, sessionVersion: base.version, currentVersion: list.version)
+                throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list.version)
             }
             store.countPositionWrites(replay.positionWrites)
             return Change(list: list.name, version: try store.bumpVersion(of: list, recording: changeset, db: db), changeset: changeset)
         }
-        isOpen = false
+        close()
         return change
     }
 
     /// Discards the draft and closes the session. Nothing is written.
     public func cancel() {
+        close()
+    }
+
+    private func close() {
         isOpen = false
+        endReading()
+    }
+
+    // MARK: - Reading the draft
+
+    /// Runs a read of the draft, mapping database failures to `RepositoryError`.
+    private func reading<T>(_ body: () throws -> T) throws -> T {
+        guard isOpen else { throw RepositoryError.sessionClosed }
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw SectionStore.repositoryError(error, path: store.path)
+        }
+    }
+
+    /// The draft's sections with their row counts, but no rows: an editing view, at the
+    /// session's base version.
+    /// - Complexity: O(s) in the number of sections.
+    public var outline: ListOutline {
+        ListOutline(
+            listID: listID, name: name, version: baseVersion, isEditing: true,
+            sections: overlay.sections.indices.map(overlay.info(ofSection:)))
+    }
+
+    /// The number of rows in a section of the draft.
+    /// - Complexity: O(1) for an index, O(s) for an id or title.
+    public func rowCount(of section: SectionRef) throws -> Int {
+        try reading { overlay.sections[try overlay.sectionIndex(section)].rowCount }
+    }
+
+    /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
+    /// section; the same errors as `SectionStore.row(_:in:)`.
+    /// - Complexity: O(log n + e) for e edits so far, plus O(s) for a section named by id or
+    ///   title.
+    public func row(_ ref: RowRef) throws -> LocatedRow {
+        try reading {
+            let path = try overlay.rowPath(ref)
+            return LocatedRow(path: path, row: try overlay.row(at: path), section: overlay.info(ofSection: path.section))
+        }
+    }
+
+    /// The draft's row at an index path.
+    /// - Complexity: O(log n + e).
+    public func row(at path: RowPath) throws -> LocatedRow {
+        try row(.at(path.section, path.row))
+    }
+
+    /// The index path in the draft of the row with this id (a draft id for a row created in
+    /// the session).
+    /// - Throws: `RepositoryError.rowNotFound` when the draft has no such row.
+    /// - Complexity: O(log n + e).
+    public func path(ofRow id: Int64) throws -> RowPath {
+        try reading { try overlay.rowPath(.id(id)) }
+    }
+
+    /// Up to `limit` consecutive rows of the draft starting at `start`, crossing into the
+    /// following sections, as `SectionStore.window(from:limit:in:editing:)` gives them, in an
+    /// editing view.
+    /// - Complexity: O(log n + e + limit + sections passed).
+    public func window(from start: RowPath, limit: Int) throws -> ListWindow {
+        try window(startingAt: .at(start.section, start.row), limit: limit)
+    }
+
+    /// `window(from:limit:)` starting at a row reference: `S:R` (`R` may be the section's row
+    /// count), `S:end` (the section's last row) or `#ID`, as
+    /// `SectionStore.window(startingAt:limit:in:editing:)` takes it.
+    /// - Complexity: O(log n + e + limit + sections passed).
+    public func window(startingAt start: RowRef, limit: Int) throws -> ListWindow {
+        guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
+        return try reading {
+            var section: Int
+            var firstRow: Int
+            switch start {
+            case .path(let sectionRef, .index(let index)):
+                section = try overlay.sectionIndex(sectionRef)
+                let count = overlay.sections[section].rowCount
+                guard index >= 0 && index <= count else {
+                    throw RepositoryError.rowIndexOutOfRange(index, section: section, valid: 0...count)
+                }
+                firstRow = index
+            case .path(_, .end), .id:
+                let path = try overlay.rowPath(start)
+                section = path.section
+                firstRow = path.row
+            }
+            var window = ListWindow(listID: listID, name: name, version: baseVersion, isEditing: true)
+            var remaining = limit
+            while true {
+                var rows: [Row] = []
+                if remaining > 0 && firstRow < overlay.sections[section].rowCount {
+                    rows = try overlay.rows(ofSection: section, from: firstRow, limit: remaining)
+                }
+                window.parts.append(ListWindow.Part(section: overlay.info(ofSection: section), firstRow: firstRow, rows: rows))
+                remaining -= rows.count
+                guard remaining > 0, section + 1 < overlay.sections.count else { break }
+                section += 1
+                firstRow = 0
+            }
+            return window
+        }
+    }
+
+    /// The whole draft: an editing view, at the session's base version. Rows and sections
+    /// created in the session have negative ids until it is saved.
+    /// - Complexity: O(n): it reads every row of the list.
+    public func snapshot() throws -> ListSnapshot {
+        try reading {
+            var sections: [Section] = []
+            sections.reserveCapacity(overlay.sections.count)
+            for (index, section) in overlay.sections.enumerated() {
+                sections.append(
+                    Section(id: section.id, title: section.title, emptyText: section.emptyText, rows: try overlay.allRows(ofSection: index)))
+            }
+            return ListSnapshot(name: name, version: baseVersion, isEditing: true, sections: sections)
+        }
+    }
+
+    /// The whole draft, as `snapshot()` gives it.
+    /// - Complexity: O(n): it reads every row of the list. Prefer the windowed reads.
+    public var draft: ListSnapshot {
+        get throws { try snapshot() }
+    }
+
+    /// The whole list as it was when the session began (not an editing view).
+    /// - Complexity: O(n): it reads every row of the list.
+    public func baseSnapshot() throws -> ListSnapshot {
+        try reading { try overlay.db.snapshot(of: overlay.list, editing: false) }
     }
 }
 
 extension SectionStore {
-    /// Begins an edit session on a list. Takes no lock.
+    /// Begins an edit session on a list. Takes no lock: the session reads through a connection of
+    /// its own, in a read transaction that keeps the list as it was while others write.
+    /// - Complexity: O(s) in the number of sections: it reads the list's version and its
+    ///   sections with their row counts, not its rows.
     public func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
-        let (id, base) = try read { db in
-            let record = try db.listRecord(named: list)
-            return (record.id, try db.snapshot(of: record, editing: false))
+        do {
+            return try beginEditing(list, immutable: false)
+        } catch let error as SQLiteError where isReadOnly && (error.isCannotOpen || error.isReadOnly) {
+            // A database only readable as immutable (see `open`): so is the session's connection.
+            do {
+                return try beginEditing(list, immutable: true)
+            } catch let error as SQLiteError {
+                throw Self.repositoryError(error, path: path)
+            }
+        } catch let error as SQLiteError {
+            throw Self.repositoryError(error, path: path)
         }
-        return EditSession(store: self, listID: id, base: base)
+    }
+
+    private func beginEditing(_ list: String, immutable: Bool) throws -> EditSession {
+        let db = try openReader(immutable: immutable)
+        do {
+            try db.execute(script: "BEGIN")
+            // The first read fixes the state the session sees.
+            let record = try db.listRecord(named: list)
+            return EditSession(store: self, overlay: try SessionDraft(db: db, list: record))
+        } catch {
+            if !db.isAutocommit { try? db.execute(script: "ROLLBACK") }
+            throw error
+        }
     }
 }
 

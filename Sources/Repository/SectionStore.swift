@@ -111,6 +111,20 @@ public final class SectionStore: Sendable {
         positionWriteCounter.add(count, ordering: .relaxed)
     }
 
+    /// A second connection on the file, with the store's settings, for a reader that keeps its
+    /// own read transaction open (an edit session). `immutable` for a database that can only be
+    /// read as a file nothing changes (see `open`).
+    func openReader(immutable: Bool = false) throws -> Connection {
+        do {
+            let db = try Connection(path: path, mode: isReadOnly ? .readOnly : .readWrite, immutable: immutable)
+            db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+            try db.execute(script: "PRAGMA foreign_keys = ON;")
+            return db
+        } catch let error as SQLiteError {
+            throw Self.repositoryError(error, path: path)
+        }
+    }
+
     // MARK: - Running work on the connection
 
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state.

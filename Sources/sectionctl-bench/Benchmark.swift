@@ -42,6 +42,7 @@ final class Benchmark {
         case .observe: return try observeRows()
         case .stream: return try streamRows()
         case .native: return try nativeImportRows()
+        case .largeSession: return try largeSessionRows()
         }
     }
 

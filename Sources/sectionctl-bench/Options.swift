@@ -20,6 +20,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case stream
     /// 10. Native import of a 5 MB and a 50 MB document: peak memory.
     case native
+    /// 11. A session of one move on 1M rows vs one committed move; its peak memory vs at 10K.
+    case largeSession = "large-session"
 
     var summary: String {
         switch self {
@@ -33,6 +35,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .observe: return "an observer's latency for another process's commits, and its idle CPU"
         case .stream: return "show, show --json, export at 10K and 1M rows: peak memory, time vs C SELECT"
         case .native: return "native import of a 5 MB and a 50 MB document: peak memory; linear in lists and sections"
+        case .largeSession: return "a session of one move on 1M rows vs one move; its peak memory vs 10K"
         }
     }
 }

@@ -15,6 +15,13 @@ if arguments.first == ChildImport.option {
     }
     exit(ChildImport.run(database: arguments[1], input: arguments[2]))
 }
+if arguments.first == ChildSession.option {
+    guard arguments.count == 3, let from = Int(arguments[2]) else {
+        Log.progress("usage: sectionctl-bench \(ChildSession.option) DATABASE FROM")
+        exit(2)
+    }
+    exit(ChildSession.run(database: arguments[1], from: from))
+}
 
 if arguments.first == ChildWriter.option {
     exit(ChildWriter.run(Array(arguments.dropFirst())))

@@ -250,19 +250,43 @@ struct ModelTests {
 
     @Test("a saved session equals the same edits applied one by one", arguments: propertySeeds([11, 12, 13]))
     func sessionsMatchDirectEdits(seed: UInt64) throws {
+        try compareSessionsWithDirectEdits(seed: seed, prefill: 0)
+    }
+
+    @Test("sessions on a list of some size match direct edits, reads included", arguments: propertySeeds([14, 15]))
+    func sessionsOnALargerListMatchDirectEdits(seed: UInt64) throws {
+        try compareSessionsWithDirectEdits(seed: seed, prefill: 300)
+    }
+
+    /// Runs random edits in sessions on one store and directly on another, and requires after
+    /// every edit the same outcome (errors compared in full), the same draft as list, and the
+    /// same answers from the reads at random places.
+    func compareSessionsWithDirectEdits(seed: UInt64, prefill: Int) throws {
         let sessionSide = try StoreFixture()
         let directSide = try StoreFixture()
         var model = ListModel()
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
+        // A start of some size: rows spread over three sections.
+        for index in 0..<(prefill > 0 ? 3 : 0) {
+            let edit = Edit.addSection(title: "Prefilled \(index)")
+            _ = model.apply(edit)
+            try sessionSide.store.apply(edit)
+            try directSide.store.apply(edit)
+        }
+        for index in 0..<prefill {
+            let edit = Edit.addRow(.text("row \(index)"), to: .init(section: .index(generator.int(0...2)), index: .end))
+            _ = model.apply(edit)
+            try sessionSide.store.apply(edit)
+            try directSide.store.apply(edit)
+        }
         for round in 0..<8 {
             // Both sides start equal, ids included.
             let start = try sessionSide.store.snapshot()
             #expect(start.sections == (try directSide.store.snapshot()).sections, "seed \(seed), round \(round)")
             let session = try sessionSide.store.beginEditing()
             var applied = 0
-            // Stored ids on the direct side → draft ids, for sections and rows apart.
-            var draftSectionIDs: [Int64: Int64] = [:]
-            var draftRowIDs: [Int64: Int64] = [:]
+            // Stored ids on the direct side ⇄ draft ids, for sections and rows apart.
+            var ids = IDMap()
             for step in 0..<40 {
                 let edit = generator.edit(model)
                 let context = "seed \(seed), round \(round), step \(step), edit \(edit)"
@@ -272,31 +296,33 @@ struct ModelTests {
                 var draftCreated: Int64?
                 var directCreated: Int64?
                 do {
-                    draftCreated = try session.apply(
-                        edit.mappingIDs(sections: { draftSectionIDs[$0] ?? $0 }, rows: { draftRowIDs[$0] ?? $0 })
-                    ).createdID
+                    draftCreated = try session.apply(edit.mappingIDs(sections: ids.draftSection, rows: ids.draftRow)).createdID
                 } catch let error as RepositoryError { sessionError = error }
                 do { directCreated = try directSide.store.apply(edit).createdID } catch let error as RepositoryError { directError = error }
                 if let draftCreated, let directCreated {
-                    if case .addSection = edit { draftSectionIDs[directCreated] = draftCreated } else { draftRowIDs[directCreated] = draftCreated }
+                    if case .addSection = edit { ids.addSection(draft: draftCreated, direct: directCreated) } else { ids.addRow(draft: draftCreated, direct: directCreated) }
                 }
-                try #require(sessionError?.modelFailure == directError?.modelFailure && (sessionError == nil) == (directError == nil), "session and store disagree. \(context)")
+                try #require(sessionError.map(ids.direct) == directError, "session and store disagree. \(context)")
                 if case .failure(let failure) = expected {
                     try #require(sessionError?.modelFailure == failure, "\(context)")
                 } else {
                     applied += 1
                 }
                 let direct = try directSide.store.snapshot()
+                let draft = try session.snapshot()
                 try #require(
-                    session.draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
+                    draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
                     "the draft differs from the directly edited list. \(context)")
-                }
+                // The pending changes, composed edit by edit, turn the start into the draft.
+                try requireChangeset(session.pendingChanges, turns: start, into: draft, context)
+                try compareReads(session, directSide.store, direct: direct, ids: ids, generator: &generator, context)
+            }
             #expect(session.editCount == applied)
             #expect(try sessionSide.store.snapshot() == start, "a session wrote before save (seed \(seed))")
             if round % 4 == 3 {
                 session.cancel()
                 #expect(try sessionSide.store.snapshot() == start)
-                // Bring the direct side back: replay its state is not possible, so restart both sides' model.
+                // The direct side cannot be brought back, so the run ends here.
                 return
             }
             let change = try session.save()
@@ -304,6 +330,126 @@ struct ModelTests {
             #expect(saved.sections == (try directSide.store.snapshot()).sections, "saved list differs (seed \(seed), round \(round))")
             #expect(change.version == start.version + (applied > 0 ? 1 : 0) && saved.version == change.version)
             try requireChangeset(change.changeset, turns: start, into: saved, "seed \(seed), round \(round)")
+        }
+    }
+
+    /// The session's reads and the store's, at random places, agree in full (draft ids mapped).
+    func compareReads(
+        _ session: EditSession, _ store: SectionStore, direct: ListSnapshot, ids: IDMap, generator: inout EditGenerator,
+        _ context: String
+    ) throws {
+        func same<T: Equatable>(_ draft: () throws -> T, _ stored: () throws -> T, map: (T) -> T, _ what: String) throws {
+            let left = Result { try draft() }.map(map).mapError { ($0 as! RepositoryError) }
+            let right = Result { try stored() }.mapError { ($0 as! RepositoryError) }
+            switch (left, right) {
+            case (.success(let a), .success(let b)):
+                try #require(a == b, "\(what): session \(a), store \(b). \(context)")
+            case (.failure(let a), .failure(let b)):
+                try #require(ids.direct(a) == b, "\(what): session \(a), store \(b). \(context)")
+            default:
+                Issue.record("\(what): session \(left), store \(right). \(context)")
+                throw ChangesetApplicationError.invalid("reads disagree")
+            }
+        }
+        var outline = session.outline
+        var storedOutline = try store.outline(editing: true)
+        outline.version = 0
+        storedOutline.version = 0
+        outline.sections = outline.sections.map(ids.direct)
+        try #require(outline == storedOutline, "outlines differ. \(context)")
+        for _ in 0..<3 {
+            let sectionIndex = generator.int(-1...direct.sections.count)
+            let rows = direct.sections.indices.contains(sectionIndex) ? direct.sections[sectionIndex].rows.count : 2
+            let path = RowPath(section: sectionIndex, row: generator.int(-1...rows))
+            try same({ try session.row(at: path) }, { try store.row(at: path) }, map: ids.direct, "row at \(path)")
+            try same({ try session.row(.path(.index(sectionIndex), .end)) }, { try store.row(.path(.index(sectionIndex), .end)) }, map: ids.direct, "row \(sectionIndex):end")
+            let limit = generator.int(0...7)
+            try same(
+                { var window = try session.window(from: path, limit: limit); window.version = 0; return window },
+                { var window = try store.window(from: path, limit: limit, editing: true); window.version = 0; return window },
+                map: ids.direct, "window from \(path), \(limit) rows")
+            try same(
+                { var window = try session.window(startingAt: .path(.index(sectionIndex), .end), limit: limit); window.version = 0; return window },
+                { var window = try store.window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true); window.version = 0; return window },
+                map: ids.direct, "window from \(sectionIndex):end, \(limit) rows")
+        }
+        let storedIDs = direct.sections.flatMap { $0.rows.map(\.id) }
+        for _ in 0..<3 {
+            let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : Int64(generator.int(-5...9000))
+            try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.path(ofRow: id) }, map: { $0 }, "path of #\(id)")
+            try same({ try session.row(.id(ids.draftRow(id))) }, { try store.row(.id(id)) }, map: ids.direct, "row #\(id)")
+            try same(
+                { var window = try session.window(startingAt: .id(ids.draftRow(id)), limit: 3); window.version = 0; return window },
+                { var window = try store.window(startingAt: .id(id), limit: 3, editing: true); window.version = 0; return window },
+                map: ids.direct, "window from #\(id)")
+        }
+    }
+}
+
+/// Stored ids on the direct side and draft ids of the same things in a session, both ways.
+struct IDMap {
+    private var draftSections: [Int64: Int64] = [:]
+    private var draftRows: [Int64: Int64] = [:]
+    private var directSections: [Int64: Int64] = [:]
+    private var directRows: [Int64: Int64] = [:]
+
+    mutating func addSection(draft: Int64, direct: Int64) {
+        draftSections[direct] = draft
+        directSections[draft] = direct
+    }
+
+    mutating func addRow(draft: Int64, direct: Int64) {
+        draftRows[direct] = draft
+        directRows[draft] = direct
+    }
+
+    func draftSection(_ id: Int64) -> Int64 { draftSections[id] ?? id }
+    func draftRow(_ id: Int64) -> Int64 { draftRows[id] ?? id }
+    func directSection(_ id: Int64) -> Int64 { directSections[id] ?? id }
+    func directRow(_ id: Int64) -> Int64 { directRows[id] ?? id }
+
+    func direct(_ section: SectionInfo) -> SectionInfo {
+        var section = section
+        section.id = directSection(section.id)
+        return section
+    }
+
+    func direct(_ row: Row) -> Row {
+        var row = row
+        row.id = directRow(row.id)
+        return row
+    }
+
+    func direct(_ located: LocatedRow) -> LocatedRow {
+        LocatedRow(path: located.path, row: direct(located.row), section: direct(located.section))
+    }
+
+    func direct(_ window: ListWindow) -> ListWindow {
+        var window = window
+        window.parts = window.parts.map { ListWindow.Part(section: direct($0.section), firstRow: $0.firstRow, rows: $0.rows.map(direct)) }
+        return window
+    }
+
+    /// The error with draft ids in it turned into the direct side's ids.
+    func direct(_ error: RepositoryError) -> RepositoryError {
+        func section(_ ref: SectionRef) -> SectionRef {
+            if case .id(let id) = ref { return .id(directSection(id)) }
+            return ref
+        }
+        switch error {
+        case .sectionNotFound(let ref, let list, let titles):
+            return .sectionNotFound(section(ref), list: list, titles: titles)
+        case .ambiguousSectionTitle(let title, let ids):
+            return .ambiguousSectionTitle(title, ids: ids.map(directSection))
+        case .rowNotFound(let id, let list):
+            return .rowNotFound(directRow(id), list: list)
+        case .invalidInput(let text) where text.hasPrefix("row #"):
+            // "row #ID is a … row": the id is the row's.
+            let digits = text.dropFirst("row #".count).prefix { $0 == "-" || $0.isNumber }
+            guard let id = Int64(digits) else { return error }
+            return .invalidInput("row #\(directRow(id))" + text.dropFirst("row #".count + digits.count))
+        default:
+            return error
         }
     }
 }

@@ -26,7 +26,7 @@ struct ReadmeExampleTests {
         // An edit session: edits go to a draft; save writes them all in one transaction.
         let session = try store.beginEditing()
         try session.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
-        let footer = session.draft.footer(ofSection: 1)  // "No Data": empty while editing
+        let footer = session.outline.sections[1].footer(editing: true)  // "No Data": empty while editing
         let saved = try session.save()  // or session.cancel()
 
         let snapshot = try store.snapshot()

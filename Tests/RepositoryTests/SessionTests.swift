@@ -44,11 +44,13 @@ struct SessionTests {
     @Test func theDraftIsAnEditingViewAndTheDatabaseWaits() throws {
         let fixture = try makeList()
         let session = try fixture.store.beginEditing()
-        #expect(session.draft.isEditing)
-        #expect(session.draft.footer(ofSection: 1) == "No Data")
+        #expect(try session.snapshot().isEditing && session.outline.isEditing)
+        #expect(try session.snapshot().footer(ofSection: 1) == "No Data")
+        #expect(session.outline.sections[1].footer(editing: session.outline.isEditing) == "No Data")
         try session.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
-        #expect(session.draft.footer(ofSection: 1) == nil)
-        #expect(session.draft.sections[1].rows.map(\.title) == ["b"])
+        #expect(try session.snapshot().footer(ofSection: 1) == nil)
+        #expect(session.outline.sections[1].footer(editing: true) == nil)
+        #expect(try session.snapshot().sections[1].rows.map(\.title) == ["b"])
         #expect(try fixture.store.snapshot().sections[1].rows.isEmpty)
         #expect(session.pendingChanges.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
     }
@@ -102,7 +104,7 @@ struct SessionTests {
         try other.createList(named: "default")
         for index in 0..<5 { try other.apply(.addSection(title: "new \(index)")) }
         let replaced = try fixture.store.snapshot()
-        #expect(replaced.version == session.base.version + 6)
+        #expect(replaced.version == session.baseVersion + 6)
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: nil)) { try session.save() }
         #expect(try fixture.store.snapshot() == replaced)
     }
@@ -150,11 +152,11 @@ struct SessionTests {
         let fixture = try makeList()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
-        let draft = session.draft
+        let draft = try session.snapshot()
         #expect(throws: RepositoryError.rowIndexOutOfRange(9, section: 1, valid: 0...1)) {
             try session.apply(.moveRow(.at(0, 0), to: .at(1, 9)))
         }
-        #expect(session.draft == draft && session.editCount == 1 && session.isOpen)
+        #expect(try session.snapshot() == draft && session.editCount == 1 && session.isOpen)
     }
 
     @Test func aSessionOfAThousandMovesSavesAtOnce() throws {
@@ -170,11 +172,84 @@ struct SessionTests {
             let to = Int.random(in: 0..<50, using: &random)
             try session.apply(.moveRow(.at(1, from), to: .at(1, to)))
         }
-        let draft = session.draft
+        let draft = try session.snapshot()
         let change = try session.save()
         let after = try fixture.store.snapshot()
         #expect(after.sections == draft.sections)
         #expect(after.version == before.version + 1)
+        try requireChangeset(change.changeset, turns: before, into: after)
+    }
+
+    @Test func theSessionKeepsSeeingTheListItBeganOnWhileOthersWrite() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
+        let draft = try session.snapshot()
+        // Another connection changes the list while the session is open: nothing waits.
+        let other = try fixture.reopen()
+        try other.apply(.deleteRow(.at(0, 0)))
+        try other.apply(.addSection(title: "Elsewhere", at: 0))
+        try other.apply(.renameSection(.index(1), title: "Renamed"))
+        // The session still reads the list as it began, with its own edits.
+        #expect(try session.snapshot() == draft)
+        #expect(try session.row(at: RowPath(section: 0, row: 0)).row.title == "a")
+        #expect(try session.path(ofRow: before.sections[0].rows[0].id) == RowPath(section: 0, row: 0))
+        #expect(session.outline.sections.map(\.title) == ["To do", "Done"])
+        #expect(try session.window(from: RowPath(section: 0, row: 1), limit: 5).located.map(\.row.title) == ["b", "c"])
+        #expect(try session.baseSnapshot() == before)
+        // Its save is refused, as the list changed.
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 8)) { try session.save() }
+        session.cancel()
+        #expect(throws: RepositoryError.sessionClosed) { try session.snapshot() }
+        #expect(throws: RepositoryError.sessionClosed) { try session.row(at: RowPath(section: 0, row: 0)) }
+    }
+
+    @Test func readsOfTheDraftFollowEveryKindOfEdit() throws {
+        let fixture = try makeList()
+        let session = try fixture.store.beginEditing()
+        let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)  // a, b, c
+        try session.apply(.updateRow(.id(ids[1]), title: "b2"))
+        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID)
+        try session.apply(.moveRow(.id(ids[0]), to: .at(1, 0)))
+        // To do: new, b2, c; Done: a
+        #expect(try session.path(ofRow: added) == RowPath(section: 0, row: 0))
+        #expect(try session.path(ofRow: ids[2]) == RowPath(section: 0, row: 2))
+        #expect(try session.row(.id(ids[1])).path == RowPath(section: 0, row: 1))
+        #expect(try session.row(.id(ids[1])).row.title == "b2")
+        #expect(try session.row(.path(.index(1), .end)).row.id == ids[0])
+        #expect(try session.rowCount(of: .title("Done")) == 1)
+        try session.apply(.deleteRow(.id(ids[2])))
+        #expect(throws: RepositoryError.rowNotFound(ids[2], list: "default")) { try session.path(ofRow: ids[2]) }
+        #expect(throws: RepositoryError.rowIndexOutOfRange(2, section: 0, valid: 0...1)) { try session.row(at: RowPath(section: 0, row: 2)) }
+        let window = try session.window(from: RowPath(section: 0, row: 2), limit: 3)
+        #expect(window.isEditing && window.parts.map(\.section.index) == [0, 1])
+        #expect(window.located.map(\.path) == [RowPath(section: 1, row: 0)])
+        #expect(session.pendingChanges == Changeset(from: try session.baseSnapshot(), to: try session.snapshot()))
+    }
+
+    @Test func aSessionOnALargerListFindsRowsAcrossItsEdits() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "Many"))
+        let session = try fixture.store.beginEditing()
+        for index in 0..<500 { try session.apply(.addRow(.text("row \(index)"), to: .init(section: .index(0), index: .end))) }
+        #expect(try session.save().changeset.insertedRows.count == 500)
+        let before = try fixture.store.snapshot()
+        let edits = try fixture.store.beginEditing()
+        var model = before.sections[0].rows
+        var random = SeededGenerator(seed: 5)
+        for step in 0..<300 {
+            let from = Int.random(in: 0..<model.count, using: &random)
+            let to = Int.random(in: 0..<model.count, using: &random)
+            try edits.apply(.moveRow(.at(0, from), to: .at(0, to)))
+            model.insert(model.remove(at: from), at: to)
+            let probe = Int.random(in: 0..<model.count, using: &random)
+            #expect(try edits.row(at: RowPath(section: 0, row: probe)).row == model[probe], "step \(step)")
+            #expect(try edits.path(ofRow: model[probe].id) == RowPath(section: 0, row: probe), "step \(step)")
+        }
+        let change = try edits.save()
+        let after = try fixture.store.snapshot()
+        #expect(after.sections[0].rows == model)
         try requireChangeset(change.changeset, turns: before, into: after)
     }
 }

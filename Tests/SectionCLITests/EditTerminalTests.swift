@@ -104,4 +104,37 @@ import Testing
         #expect(terminal.transcript.contains("was changed by someone else since this edit session began"))
         #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"], ["Meanwhile"]])
     }
+
+    @Test func aChangeShowsTheRowsAroundItAndShowShowsAll() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let script = (0..<30).map { "row add 0 'row \($0)'" }.joined(separator: "\n") + "\nsave\n"
+        #expect(try cli.run(["edit"], input: script).status == 0)
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        // At the start: the top of the list, and how much is left out.
+        #expect(terminal.transcript.contains("  0:19  row 16  #20\r\n  …\r\n"))
+        #expect(terminal.transcript.contains("(20 of 33 rows shown; type show for the whole list)"))
+        #expect(!terminal.transcript.contains("row 17"))
+        var mark = terminal.transcript.endIndex
+        terminal.type("row move 0:25 1:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        let afterMove = String(terminal.transcript[mark...])
+        // Around the old place, two rows on either side, then the row in its new section.
+        #expect(afterMove.contains("[0] To do  #1\r\n  …\r\n  0:23  row 20  #24\r\n  0:24  row 21  #25\r\n  0:25  row 23  #27\r\n"))
+        #expect(afterMove.contains("[1] Done  #2\r\n  1:0   row 22  #26\r\n"))
+        #expect(!afterMove.contains("row 5 "))
+        mark = terminal.transcript.endIndex
+        terminal.type("row delete 1:0\n")
+        #expect(terminal.waitFor("edit default*> ", count: 2))
+        // The emptied section shows its footer.
+        #expect(String(terminal.transcript[mark...]).contains("[1] Done  #2\r\n       (No Data)\r\n"))
+        mark = terminal.transcript.endIndex
+        terminal.type("show\n")
+        #expect(terminal.waitFor("edit default*> ", count: 3))
+        let shown = String(terminal.transcript[mark...])
+        #expect(shown.contains("  0:5   row 2  #6\r\n") && shown.contains("  0:31  row 29  #33\r\n"))
+        terminal.type("cancel\n")
+        #expect(terminal.finish() == 0)
+    }
 }

@@ -52,6 +52,12 @@ extension ReadOnlyTests {
         let add = try ReadOnlyRunner.run(["--db", cli.databasePath, "section", "add", "x"])
         #expect(add.status == 1)
         #expect(add.stderr.contains("is read-only"))
+        // An edit session reads such a database too (its own connection is immutable as well);
+        // only its save is refused.
+        let session = try ReadOnlyRunner.run(["--db", cli.databasePath, "edit"], input: "row delete 0:0\nshow\nsave\n")
+        #expect(session.stdout.contains("[0] To do  #1\n  0:0  Call Mom  #2\n"), "\(session.stderr)")
+        #expect(session.status == 1)
+        #expect(session.stderr.contains("is read-only"))
     }
 }
 

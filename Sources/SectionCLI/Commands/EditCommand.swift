@@ -6,8 +6,9 @@ import Repository
 /// split into words like a shell's. Changes go to the session's draft; only `save` writes, in
 /// one transaction, and only if nobody changed the list since the session began.
 ///
-/// - At a terminal: a prompt, the editing view after each change, errors reported while the
-///   session goes on; `cancel` or Ctrl-D drops the changes and says how many.
+/// - At a terminal: a prompt, the rows around each change (the whole draft only on `show`),
+///   errors reported while the session goes on; `cancel` or Ctrl-D drops the changes and says
+///   how many.
 /// - From a pipe: `#` comments and blank lines are skipped; the first failing line ends the
 ///   session (`line N: …`) and nothing is written; input that ends without `save` or `cancel`
 ///   writes nothing and fails.
@@ -40,10 +41,10 @@ final class EditCommand {
     private func run() throws {
         if isInteractive {
             console.writeLine(
-                "Editing list \"\(TextEscaping.escaped(session.base.name))\" at version \(session.base.version). "
+                "Editing list \"\(TextEscaping.escaped(session.name))\" at version \(session.baseVersion). "
                     + "Type help for commands, save to write, cancel or Ctrl-D to drop the changes.")
             console.writeLine()
-            showDraft()
+            try showStart()
         }
         var lineNumber = 0
         while true {
@@ -81,7 +82,7 @@ final class EditCommand {
 
     private var prompt: String {
         let pending = session.editCount == 0 ? "" : "*"
-        return "edit \(TextEscaping.escaped(session.base.name))\(pending)> "
+        return "edit \(TextEscaping.escaped(session.name))\(pending)> "
     }
 
     /// Runs one line. Returns whether it ended the session (save or cancel).
@@ -109,7 +110,7 @@ final class EditCommand {
             if context.json {
                 context.printJSON(
                     .object([
-                        ("list", .string(session.base.name)), ("version", .int(session.base.version)),
+                        ("list", .string(session.name)), ("version", .int(session.baseVersion)),
                         ("cancelled", .bool(true)), ("dropped", .int(dropped)),
                     ]))
             } else {
@@ -128,14 +129,14 @@ final class EditCommand {
             return false
         case "show":
             if context.json {
-                context.printJSON(JSONShapes.snapshot(session.draft))
+                context.printJSON(JSONShapes.snapshot(try session.snapshot()))
             } else {
-                showDraft()
+                try showDraft()
             }
             return false
         default:
-            try session.apply(ListEdits.checkedEdit(for: parsed))
-            if isInteractive && !context.json { showDraft() }
+            let (changeset, _) = try session.apply(ListEdits.checkedEdit(for: parsed))
+            if isInteractive && !context.json { try showAround(changeset) }
             return false
         }
     }
@@ -175,7 +176,7 @@ final class EditCommand {
         if context.json {
             context.printJSON(
                 .object([
-                    ("list", .string(session.base.name)), ("version", .int(session.base.version)),
+                    ("list", .string(session.name)), ("version", .int(session.baseVersion)),
                     ("pending", .int(session.editCount)), ("changes", JSONShapes.changeset(pending)),
                 ]))
         } else {
@@ -185,13 +186,77 @@ final class EditCommand {
         }
     }
 
-    private func showDraft() {
-        let draft = session.draft
+    /// The header of every view of the draft.
+    private var draftHeader: String {
         let pending = session.editCount == 0 ? "no changes yet" : plural(session.editCount, "change") + " not saved"
-        let header =
-            context.style.bold(TextEscaping.escaped(draft.name))
-            + " (editing version \(session.base.version), \(pending))"
-        console.write(Listing(style: context.style).render(draft, header: header))
+        return context.style.bold(TextEscaping.escaped(session.name)) + " (editing version \(session.baseVersion), \(pending))"
+    }
+
+    /// The whole draft (`show`): reads every row.
+    private func showDraft() throws {
+        console.write(Listing(style: context.style).render(try session.snapshot(), header: draftHeader))
+    }
+
+    /// Rows shown at the start, from the top of the list.
+    private static let startRows = 20
+    /// Rows shown on either side of a changed row.
+    private static let contextRows = 2
+
+    /// The top of the draft, as the session begins.
+    private func showStart() throws {
+        let outline = session.outline
+        guard !outline.sections.isEmpty else {
+            let empty = ListSnapshot(name: session.name, version: session.baseVersion, isEditing: true)
+            console.write(Listing(style: context.style).render(empty, header: draftHeader))
+            return
+        }
+        var excerpt = Excerpt(style: context.style)
+        excerpt.add(try session.window(from: RowPath(section: 0, row: 0), limit: Self.startRows))
+        var text = excerpt.render(header: draftHeader)
+        let shown = min(outline.rowCount, Self.startRows)
+        if shown < outline.rowCount {
+            text += "\n" + context.style.dim("(\(shown) of \(outline.rowCount) rows shown; type show for the whole list)") + "\n"
+        }
+        console.write(text)
+    }
+
+    /// The rows around what an edit changed, with their sections' headers and footers.
+    private func showAround(_ changeset: Changeset) throws {
+        let outline = session.outline
+        guard !outline.sections.isEmpty else {
+            try showStart()
+            return
+        }
+        var excerpt = Excerpt(style: context.style)
+        func around(_ path: RowPath) throws {
+            guard outline.sections.indices.contains(path.section) else { return }
+            let count = outline.sections[path.section].rowCount
+            let start = RowPath(section: path.section, row: min(max(0, path.row - Self.contextRows), count))
+            excerpt.add(try session.window(from: start, limit: 2 * Self.contextRows + 1))
+        }
+        func header(_ index: Int) {
+            guard outline.sections.indices.contains(index) else { return }
+            excerpt.add(outline.sections[index], editing: true)
+        }
+        for index in changeset.insertedSections + changeset.updatedSections + changeset.movedSections.map(\.to) {
+            header(index)
+            try around(RowPath(section: index, row: 0))
+        }
+        for index in changeset.deletedSections {
+            // The section now in its place, or the last one.
+            let shown = min(index, outline.sections.count - 1)
+            header(shown)
+            try around(RowPath(section: shown, row: 0))
+        }
+        // One edit moves no section and deletes none while it changes rows: old and new paths
+        // name the same sections.
+        for path in changeset.deletedRows + changeset.insertedRows + changeset.updatedRows
+            + changeset.movedRows.flatMap({ [$0.from, $0.to] })
+        {
+            header(path.section)
+            try around(path)
+        }
+        console.write(excerpt.render(header: draftHeader))
     }
 
     private func cancelledSentence(_ dropped: Int) -> String {

@@ -1,0 +1,395 @@
+/// Composing changesets: one changeset for several consecutive ones, found from the changesets
+/// alone, without the snapshots they were made from.
+extension Changeset {
+    /// The changeset of several consecutive changes: given changesets from S0 to S1, S1 to S2,
+    /// …, S(k-1) to Sk, the one changeset from S0 to Sk.
+    ///
+    /// The result obeys every rule a changeset does: rows inside inserted and deleted sections
+    /// are not listed, a row moved out of a section that was deleted becomes an insertion and a
+    /// row moved into a section that was inserted becomes a deletion, and updates are listed at
+    /// final paths (a row updated and then deleted is only deleted; one inserted and then
+    /// updated is only inserted). A section or row inserted and then deleted does not appear, and
+    /// an item moved away and back again is not listed as moved. The moves listed are not always
+    /// the fewest that `init(from:to:)` would find.
+    ///
+    /// The changesets must be consecutive: each one's old state is the previous one's new state.
+    ///
+    /// - Complexity: O(t · (c + log t)) for k changesets, where c is the number of entries of a
+    ///   changeset and t the number of sections and rows touched so far; independent of the
+    ///   size of the list.
+    public init<Changesets: Sequence>(composing changesets: Changesets) where Changesets.Element == Changeset {
+        var composer = ChangesetComposer()
+        for changeset in changesets {
+            composer.append(changeset)
+        }
+        self = composer.changeset
+    }
+
+    /// This changeset followed by `next`, which starts from the state this one ends in.
+    /// - Complexity: O(t · (c + log t)), t and c the entries of both changesets.
+    public func followed(by next: Changeset) -> Changeset {
+        Changeset(composing: [self, next])
+    }
+}
+
+/// Builds a composed changeset one changeset at a time.
+///
+/// It follows only what the changesets touch. Items no changeset touched keep their relative
+/// order through every change, so an untouched item's index maps from one state to the next by
+/// counting the touched items before it. Each container (the list's sections; each section's
+/// rows) has a `Track`: the indexes, in the latest state, of touched items, each with where it
+/// came from (a place in the first state, or nowhere: inserted), and the indexes in the first
+/// state of items that are no longer in their untouched place (deleted, moved or updated).
+struct ChangesetComposer {
+    /// Where a section of the latest state came from.
+    enum SectionLabel {
+        /// Inserted; `key` names its rows' track.
+        case inserted(key: Int)
+        /// The section at this index in the first state, and whether its title or empty text
+        /// changed.
+        case old(Int, updated: Bool)
+
+        var key: Int {
+            switch self {
+            case .inserted(let key): return key
+            case .old(let index, _): return index
+            }
+        }
+    }
+
+    /// Where a row of the latest state came from.
+    enum RowLabel {
+        /// Inserted (in this section, or in any section that did not exist in the first state).
+        case inserted
+        /// The row at this path in the first state, and whether its content changed.
+        case old(RowPath, updated: Bool)
+    }
+
+    /// The touched items of one container.
+    struct Track<Label> {
+        /// Indexes in the latest state of touched items, ascending.
+        var slots: [Int] = []
+        /// What each slot holds (parallel to `slots`).
+        var labels: [Label] = []
+        /// Indexes in the first state of items no longer untouched, ascending (only for a
+        /// container that existed in the first state).
+        var removed: [Int] = []
+
+        /// The touched slot at `index`, if it is one.
+        func slot(at index: Int) -> Int? {
+            let position = lowerBound(slots, index)
+            return position < slots.count && slots[position] == index ? position : nil
+        }
+
+        /// The index in the first state of the untouched item at `index` in the latest state.
+        func origin(ofUntouched index: Int) -> Int {
+            let rank = index - lowerBound(slots, index)
+            return select(rank, skipping: removed)
+        }
+
+        /// The index in the latest state of the untouched item at `origin` in the first state.
+        func current(ofUntouched origin: Int) -> Int {
+            let rank = origin - lowerBound(removed, origin)
+            return select(rank, skipping: slots)
+        }
+
+        /// Marks the origin `index` as no longer untouched.
+        mutating func markRemoved(_ index: Int) {
+            let position = lowerBound(removed, index)
+            if position == removed.count || removed[position] != index { removed.insert(index, at: position) }
+        }
+
+        /// Takes out the items at `indexes` (latest state; ascending, distinct). Untouched items
+        /// must have been marked removed by the caller; touched slots are dropped, and the others
+        /// move down.
+        mutating func takeOut(_ indexes: [Int]) {
+            guard !indexes.isEmpty else { return }
+            var keptSlots: [Int] = []
+            var keptLabels: [Label] = []
+            keptSlots.reserveCapacity(slots.count)
+            var passed = 0
+            for (slot, label) in zip(slots, labels) {
+                while passed < indexes.count && indexes[passed] < slot { passed += 1 }
+                if passed < indexes.count && indexes[passed] == slot { continue }
+                keptSlots.append(slot - passed)
+                keptLabels.append(label)
+            }
+            slots = keptSlots
+            labels = keptLabels
+        }
+
+        /// Puts `arrivals` (indexes in the new state, ascending, distinct) in place; every other
+        /// slot moves up past the arrivals before it.
+        mutating func bringIn(_ arrivals: [(index: Int, label: Label)]) {
+            guard !arrivals.isEmpty else { return }
+            var newSlots: [Int] = []
+            var newLabels: [Label] = []
+            newSlots.reserveCapacity(slots.count + arrivals.count)
+            var passed = 0
+            var next = 0
+            for (slot, label) in zip(slots, labels) {
+                // The slot-th index not taken by an arrival.
+                var index = slot + passed
+                while passed < arrivals.count && arrivals[passed].index <= index {
+                    passed += 1
+                    index = slot + passed
+                }
+                while next < arrivals.count && arrivals[next].index < index {
+                    newSlots.append(arrivals[next].index)
+                    newLabels.append(arrivals[next].label)
+                    next += 1
+                }
+                newSlots.append(index)
+                newLabels.append(label)
+            }
+            for arrival in arrivals[next...] {
+                newSlots.append(arrival.index)
+                newLabels.append(arrival.label)
+            }
+            slots = newSlots
+            labels = newLabels
+        }
+
+        /// Makes the untouched item at `index` (latest state) a touched one with `label`.
+        mutating func touch(at index: Int, origin: Int, label: Label) {
+            markRemoved(origin)
+            let position = lowerBound(slots, index)
+            slots.insert(index, at: position)
+            labels.insert(label, at: position)
+        }
+    }
+
+    private var sections = Track<SectionLabel>()
+    /// Row tracks by section key: a section's index in the first state, or a negative key for a
+    /// section inserted since.
+    private var rows: [Int: Track<RowLabel>] = [:]
+    private var nextKey = -1
+
+    /// The key of the section at `index` in the latest state.
+    private func sectionKey(at index: Int) -> Int {
+        if let slot = sections.slot(at: index) { return sections.labels[slot].key }
+        return sections.origin(ofUntouched: index)
+    }
+
+    /// Resolves the rows at `indexes` (latest state) of the section `key`, marking untouched
+    /// ones removed, and returns what each was.
+    private mutating func resolveRows(_ indexes: [Int], key: Int) -> [RowLabel] {
+        var track = rows[key] ?? Track()
+        var labels: [RowLabel] = []
+        var origins: [Int] = []
+        for index in indexes {
+            if let slot = track.slot(at: index) {
+                labels.append(track.labels[slot])
+            } else if key >= 0 {
+                let origin = track.origin(ofUntouched: index)
+                origins.append(origin)
+                labels.append(.old(RowPath(section: key, row: origin), updated: false))
+            } else {
+                labels.append(.inserted)  // a row that came with an inserted section
+            }
+        }
+        // Marked once all are resolved: every index above names the state before this change.
+        for origin in origins { track.markRemoved(origin) }
+        rows[key] = track
+        return labels
+    }
+
+    /// Adds the next changeset, which starts from the state the previous one ended in.
+    /// - Complexity: O(t · (c + log t)), t the number of touched items, c the changeset's entries.
+    mutating func append(_ change: Changeset) {
+        // 1. Everything that leaves, named by its place in the old state.
+        var rowsLeaving: [Int: [Int]] = [:]  // section key → row indexes
+        for path in change.deletedRows + change.movedRows.map(\.from) {
+            rowsLeaving[sectionKey(at: path.section), default: []].append(path.row)
+        }
+        var rowLabels: [Int: [Int: RowLabel]] = [:]  // section key → row index → label
+        for (key, indexes) in rowsLeaving {
+            let sorted = indexes.sorted()
+            let labels = resolveRows(sorted, key: key)
+            rowLabels[key] = Dictionary(uniqueKeysWithValues: zip(sorted, labels))
+            rows[key]!.takeOut(sorted)
+        }
+        var movedRowLabels: [RowPath: RowLabel] = [:]  // by new path
+        for move in change.movedRows {
+            movedRowLabels[move.to] = rowLabels[sectionKey(at: move.from.section)]![move.from.row]!
+        }
+
+        let sectionsLeaving = (change.deletedSections + change.movedSections.map(\.from)).sorted()
+        var sectionLabels: [Int: SectionLabel] = [:]
+        for index in sectionsLeaving {
+            if let slot = sections.slot(at: index) {
+                sectionLabels[index] = sections.labels[slot]
+            } else {
+                sectionLabels[index] = .old(sections.origin(ofUntouched: index), updated: false)
+            }
+        }
+        for index in sectionsLeaving where sections.slot(at: index) == nil {
+            if case .old(let origin, _) = sectionLabels[index]! { sections.markRemoved(origin) }
+        }
+        for index in change.deletedSections {
+            rows[sectionLabels[index]!.key] = nil
+        }
+        sections.takeOut(sectionsLeaving)
+
+        // 2. Everything that arrives, at its place in the new state.
+        var sectionArrivals: [(index: Int, label: SectionLabel)] = change.movedSections.map { ($0.to, sectionLabels[$0.from]!) }
+        for index in change.insertedSections {
+            sectionArrivals.append((index, .inserted(key: nextKey)))
+            nextKey -= 1
+        }
+        sectionArrivals.sort { $0.index < $1.index }
+        sections.bringIn(sectionArrivals)
+
+        var rowArrivals: [Int: [(index: Int, label: RowLabel)]] = [:]
+        for path in change.insertedRows {
+            rowArrivals[sectionKey(at: path.section), default: []].append((path.row, .inserted))
+        }
+        for (path, label) in movedRowLabels {
+            rowArrivals[sectionKey(at: path.section), default: []].append((path.row, label))
+        }
+        for (key, arrivals) in rowArrivals {
+            rows[key, default: Track()].bringIn(arrivals.sorted { $0.index < $1.index })
+        }
+
+        // 3. Updates, at new places.
+        for index in change.updatedSections {
+            if let slot = sections.slot(at: index) {
+                if case .old(let origin, _) = sections.labels[slot] { sections.labels[slot] = .old(origin, updated: true) }
+            } else {
+                let origin = sections.origin(ofUntouched: index)
+                sections.touch(at: index, origin: origin, label: .old(origin, updated: true))
+            }
+        }
+        for path in change.updatedRows {
+            let key = sectionKey(at: path.section)
+            var track = rows[key] ?? Track()
+            if let slot = track.slot(at: path.row) {
+                if case .old(let origin, _) = track.labels[slot] { track.labels[slot] = .old(origin, updated: true) }
+            } else if key >= 0 {
+                let origin = track.origin(ofUntouched: path.row)
+                track.touch(at: path.row, origin: origin, label: .old(RowPath(section: key, row: origin), updated: true))
+            }
+            rows[key] = track
+        }
+    }
+
+    /// The changeset from the first state to the latest.
+    /// - Complexity: O(t log t + t · r), t the touched items, r those that turn out to be in
+    ///   place again.
+    var changeset: Changeset {
+        var result = Changeset()
+
+        // Sections.
+        var arrivedSections: Set<Int> = []
+        for label in sections.labels {
+            if case .old(let origin, _) = label { arrivedSections.insert(origin) }
+        }
+        result.deletedSections = sections.removed.filter { !arrivedSections.contains($0) }
+        let deletedSections = Set(result.deletedSections)
+        var sectionsInPlace = InPlace(removed: sections.removed)
+        var sectionIndex: [Int: Int] = [:]  // first-state index → latest index, for touched sections
+        for (position, (index, label)) in zip(sections.slots, sections.labels).enumerated() {
+            switch label {
+            case .inserted:
+                result.insertedSections.append(index)
+            case .old(let origin, let updated):
+                sectionIndex[origin] = index
+                if !sectionsInPlace.keeps(origin: origin, at: index, touchedBefore: position) {
+                    result.movedSections.append(.init(from: origin, to: index))
+                }
+                if updated { result.updatedSections.append(index) }
+            }
+        }
+
+        // Rows that reached a surviving section of the first state.
+        var arrivedRows: Set<RowPath> = []
+        for (key, track) in rows where key >= 0 {
+            for label in track.labels {
+                if case .old(let path, _) = label { arrivedRows.insert(path) }
+            }
+        }
+        for (key, track) in rows.sorted(by: { $0.key < $1.key }) where key >= 0 && !deletedSections.contains(key) {
+            let section = sectionIndex[key] ?? sections.current(ofUntouched: key)
+            for row in track.removed where !arrivedRows.contains(RowPath(section: key, row: row)) {
+                result.deletedRows.append(RowPath(section: key, row: row))
+            }
+            var rowsInPlace = InPlace(removed: track.removed)
+            for (position, (index, label)) in zip(track.slots, track.labels).enumerated() {
+                let path = RowPath(section: section, row: index)
+                switch label {
+                case .inserted:
+                    result.insertedRows.append(path)
+                case .old(let origin, let updated):
+                    if deletedSections.contains(origin.section) {
+                        result.insertedRows.append(path)  // out of a deleted section
+                        continue
+                    }
+                    if !(origin.section == key && rowsInPlace.keeps(origin: origin.row, at: index, touchedBefore: position)) {
+                        result.movedRows.append(.init(from: origin, to: path))
+                    }
+                    if updated { result.updatedRows.append(path) }
+                }
+            }
+        }
+
+        result.deletedSections.sort()
+        result.insertedSections.sort()
+        result.movedSections.sort { $0.to < $1.to }
+        result.updatedSections.sort()
+        result.deletedRows.sort()
+        result.insertedRows.sort()
+        result.movedRows.sort { $0.to < $1.to }
+        result.updatedRows.sort()
+        return result
+    }
+}
+
+/// Decides which touched items of a container are back in their untouched place, taking them
+/// in ascending latest index: an item is in place when as many untouched items come before it
+/// in the first state as in the latest. Each item found in place counts as untouched for the
+/// items after it.
+private struct InPlace {
+    let removed: [Int]
+    /// First-state indexes of items found in place so far, ascending.
+    var restored: [Int] = []
+
+    init(removed: [Int]) {
+        self.removed = removed
+    }
+
+    /// Whether the item from `origin`, now at `index` with `touchedBefore` touched items before
+    /// it, is in place; if so it counts as untouched from now on.
+    mutating func keeps(origin: Int, at index: Int, touchedBefore: Int) -> Bool {
+        let restoredBeforeOrigin = lowerBound(restored, origin)
+        let untouchedBeforeOrigin = origin - lowerBound(removed, origin) + restoredBeforeOrigin
+        // Every item restored so far has a smaller latest index.
+        let untouchedBeforeIndex = index - touchedBefore + restored.count
+        guard untouchedBeforeOrigin == untouchedBeforeIndex else { return false }
+        restored.insert(origin, at: restoredBeforeOrigin)
+        return true
+    }
+}
+
+/// The number of elements of ascending `values` below `value`.
+private func lowerBound(_ values: [Int], _ value: Int) -> Int {
+    var low = 0
+    var high = values.count
+    while low < high {
+        let middle = (low + high) / 2
+        if values[middle] < value { low = middle + 1 } else { high = middle }
+    }
+    return low
+}
+
+/// The `rank`-th (0-based) non-negative integer not in ascending `taken`.
+private func select(_ rank: Int, skipping taken: [Int]) -> Int {
+    // The answer is rank + (how many taken values are ≤ it): search for the smallest i with
+    // taken[i] - i > rank; then the answer is rank + i.
+    var low = 0
+    var high = taken.count
+    while low < high {
+        let middle = (low + high) / 2
+        if taken[middle] - middle <= rank { low = middle + 1 } else { high = middle }
+    }
+    return rank + low
+}

@@ -1,0 +1,449 @@
+import SQLite
+
+/// The draft of an edit session: the stored list as it was when the session began, seen
+/// through the session's own read transaction, with the session's edits laid over it.
+///
+/// It holds the sections (titles and counts: the outline) and, per section, a piece table: runs
+/// of the stored section's rows, by their index in the stored section, and the rows the session
+/// inserted or moved, held in memory. Updated stored rows left in place keep their new content
+/// in `overrides`. Finding a row at an index walks the section's pieces, then asks the stored
+/// list for the row at an index (O(log n)); finding a row by id asks the stored list for its
+/// index, then finds the run that holds it. So every edit costs O(log n + the session's edits),
+/// and memory grows with the sections and the edits, never with the rows.
+///
+/// Every check and error matches what `SectionStore.apply(_:to:)` does to the database.
+struct SessionDraft {
+    /// A run of a section's rows.
+    enum Piece {
+        /// Stored rows of the section's base, by their indexes in the stored section.
+        case stored(Range<Int>)
+        /// Rows the session inserted or moved here.
+        case held([Row])
+
+        var count: Int {
+            switch self {
+            case .stored(let range): return range.count
+            case .held(let rows): return rows.count
+            }
+        }
+    }
+
+    /// One section of the draft.
+    struct DraftSection {
+        var id: Int64
+        var title: String
+        var emptyText: String?
+        /// The stored section whose rows this one starts from, with its stored row count;
+        /// `nil` for a section created in the session.
+        var base: (id: Int64, rowCount: Int)?
+        var pieces: [Piece]
+        var rowCount: Int
+    }
+
+    /// The session's connection, inside a read transaction begun with the session.
+    let db: Connection
+    /// The stored list as it was when the session began.
+    let list: ListRecord
+    var sections: [DraftSection]
+    /// New content of stored rows updated in the session that are still in a stored run.
+    var overrides: [Int64: RowContent] = [:]
+    /// Rows in held pieces → the id of the draft section holding them.
+    var heldRows: [Int64: Int64] = [:]
+
+    init(db: Connection, list: ListRecord) throws {
+        self.db = db
+        self.list = list
+        sections = try db.sectionRecords(of: list).map { record in
+            DraftSection(
+                id: record.id, title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
+                pieces: record.rowCount > 0 ? [.stored(0..<record.rowCount)] : [], rowCount: record.rowCount)
+        }
+    }
+
+    var name: String { list.name }
+
+    // MARK: - Finding things
+
+    func sectionIndex(_ ref: SectionRef) throws -> Int {
+        switch ref {
+        case .index(let index):
+            guard sections.indices.contains(index) else {
+                throw RepositoryError.sectionIndexOutOfRange(index, valid: sections.isEmpty ? nil : 0...(sections.count - 1))
+            }
+            return index
+        case .id(let id):
+            guard let index = sections.firstIndex(where: { $0.id == id }) else {
+                throw RepositoryError.sectionNotFound(ref, list: name, titles: sections.map(\.title))
+            }
+            return index
+        case .title(let title):
+            let matches = sections.indices.filter { sections[$0].title == title }
+            guard matches.count == 1 else {
+                if matches.isEmpty { throw RepositoryError.sectionNotFound(ref, list: name, titles: sections.map(\.title)) }
+                throw RepositoryError.ambiguousSectionTitle(title, ids: matches.map { sections[$0].id })
+            }
+            return matches[0]
+        }
+    }
+
+    func rowPath(_ ref: RowRef) throws -> RowPath {
+        switch ref {
+        case .path(let sectionRef, let rowIndex):
+            let section = try sectionIndex(sectionRef)
+            let count = sections[section].rowCount
+            let index: Int
+            switch rowIndex {
+            case .index(let value): index = value
+            case .end: index = count - 1
+            }
+            guard index >= 0 && index < count else {
+                throw RepositoryError.rowIndexOutOfRange(index, section: section, valid: count > 0 ? 0...(count - 1) : nil)
+            }
+            return RowPath(section: section, row: index)
+        case .id(let id):
+            guard let path = try path(ofRow: id) else { throw RepositoryError.rowNotFound(id, list: name) }
+            return path
+        }
+    }
+
+    /// The draft path of the row with this id, if the draft has it.
+    func path(ofRow id: Int64) throws -> RowPath? {
+        if let sectionID = heldRows[id] {
+            let section = sections.firstIndex { $0.id == sectionID }!
+            var start = 0
+            for piece in sections[section].pieces {
+                if case .held(let rows) = piece, let offset = rows.firstIndex(where: { $0.id == id }) {
+                    return RowPath(section: section, row: start + offset)
+                }
+                start += piece.count
+            }
+            preconditionFailure("a held row is in its section's pieces")
+        }
+        guard id > 0 else { return nil }
+        // A stored row, where it was when the session began.
+        let sql = """
+            SELECT r.section_id, r.position FROM rows AS r JOIN sections AS s ON s.id = r.section_id
+            WHERE r.id = ? AND s.list_id = ?
+            """
+        guard let (storedSection, position) = try db.queryFirst(sql, id, list.id, row: { ($0.int64(0), $0.int64(1)) }),
+            let section = sections.firstIndex(where: { $0.base?.id == storedSection })
+        else { return nil }
+        let base = sections[section].base!
+        let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: base.id, count: base.rowCount, in: db)
+        var start = 0
+        for piece in sections[section].pieces {
+            if case .stored(let range) = piece, range.contains(storedIndex) {
+                return RowPath(section: section, row: start + storedIndex - range.lowerBound)
+            }
+            start += piece.count
+        }
+        return nil  // deleted in the session (a moved row is held elsewhere)
+    }
+
+    /// The piece holding the row at `index` of a section, and the row's offset in it;
+    /// `index == rowCount` gives the end (`pieces.count`, 0).
+    private func locate(_ index: Int, in section: Int) -> (piece: Int, offset: Int) {
+        var start = 0
+        for (position, piece) in sections[section].pieces.enumerated() {
+            if index < start + piece.count { return (position, index - start) }
+            start += piece.count
+        }
+        return (sections[section].pieces.count, 0)
+    }
+
+    /// The row at a valid path.
+    func row(at path: RowPath) throws -> Row {
+        let (piece, offset) = locate(path.row, in: path.section)
+        switch sections[path.section].pieces[piece] {
+        case .held(let rows):
+            return rows[offset]
+        case .stored(let range):
+            return try storedRow(at: range.lowerBound + offset, of: sections[path.section].base!)
+        }
+    }
+
+    /// The id of the row at a valid path, without its content.
+    func rowID(at path: RowPath) throws -> Int64 {
+        let (piece, offset) = locate(path.row, in: path.section)
+        switch sections[path.section].pieces[piece] {
+        case .held(let rows):
+            return rows[offset].id
+        case .stored(let range):
+            let base = sections[path.section].base!
+            return try OrderedTable.rows.item(at: range.lowerBound + offset, of: base.id, count: base.rowCount, in: db)!.id
+        }
+    }
+
+    /// The stored row at an index of a stored section, with the session's new content if any.
+    private func storedRow(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> Row {
+        let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db)!
+        if let content = overrides[item.id] { return Row(id: item.id, content: content) }
+        let content = try db.queryFirst("SELECT kind, title, value FROM rows WHERE id = ?", item.id) {
+            RowContent(kind: RowKind(rawValue: $0.string(0)) ?? .text, title: $0.string(1), value: $0.optionalString(2))
+        }!
+        return Row(id: item.id, content: content)
+    }
+
+    /// Up to `limit` rows of a section from index `first` on.
+    func rows(ofSection section: Int, from first: Int, limit: Int) throws -> [Row] {
+        var result: [Row] = []
+        var (piece, offset) = locate(first, in: section)
+        let draftSection = sections[section]
+        while result.count < limit && piece < draftSection.pieces.count {
+            let wanted = limit - result.count
+            switch draftSection.pieces[piece] {
+            case .held(let rows):
+                result += rows[offset..<min(rows.count, offset + wanted)]
+            case .stored(let range):
+                let stored = try storedRows(of: draftSection.base!, from: range.lowerBound + offset, limit: min(range.count - offset, wanted))
+                result += stored.map { row in overrides[row.id].map { Row(id: row.id, content: $0) } ?? row }
+            }
+            piece += 1
+            offset = 0
+        }
+        return result
+    }
+
+    /// Up to `limit` consecutive rows of a stored section from the index `first` on, as stored.
+    private func storedRows(of base: (id: Int64, rowCount: Int), from first: Int, limit: Int) throws -> [Row] {
+        guard let start = try OrderedTable.rows.item(at: first, of: base.id, count: base.rowCount, in: db) else { return [] }
+        return try db.query(
+            "SELECT id, kind, title, value FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
+            base.id, start.position, limit
+        ) { Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3))) }
+    }
+
+    /// Every row of a section.
+    func allRows(ofSection section: Int) throws -> [Row] {
+        let draftSection = sections[section]
+        var stored: [Row] = []
+        if let base = draftSection.base, draftSection.pieces.contains(where: { if case .stored = $0 { true } else { false } }) {
+            stored = try db.query("SELECT id, kind, title, value FROM rows WHERE section_id = ? ORDER BY position", base.id) {
+                Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3)))
+            }
+        }
+        var result: [Row] = []
+        result.reserveCapacity(draftSection.rowCount)
+        for piece in draftSection.pieces {
+            switch piece {
+            case .held(let rows): result += rows
+            case .stored(let range):
+                result += stored[range].map { row in overrides[row.id].map { Row(id: row.id, content: $0) } ?? row }
+            }
+        }
+        return result
+    }
+
+    func info(ofSection index: Int) -> SectionInfo {
+        let section = sections[index]
+        return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
+    }
+
+    // MARK: - Changing the pieces (never fails: everything is read before)
+
+    private mutating func insert(_ row: Row, at index: Int, inSection section: Int) {
+        let (piece, offset) = locate(index, in: section)
+        var pieces = sections[section].pieces
+        if piece < pieces.count, case .held(var rows) = pieces[piece] {
+            rows.insert(row, at: offset)
+            pieces[piece] = .held(rows)
+        } else if offset == 0, piece > 0, case .held(var rows) = pieces[piece - 1] {
+            rows.append(row)
+            pieces[piece - 1] = .held(rows)
+        } else if offset == 0 {
+            pieces.insert(.held([row]), at: piece)
+        } else if case .stored(let range) = pieces[piece] {
+            let split = range.lowerBound + offset
+            pieces.replaceSubrange(
+                piece...piece, with: [.stored(range.lowerBound..<split), .held([row]), .stored(split..<range.upperBound)])
+        }
+        sections[section].pieces = pieces
+        sections[section].rowCount += 1
+        heldRows[row.id] = sections[section].id
+    }
+
+    private mutating func remove(at index: Int, inSection section: Int) {
+        let (piece, offset) = locate(index, in: section)
+        var pieces = sections[section].pieces
+        switch pieces[piece] {
+        case .held(var rows):
+            heldRows[rows[offset].id] = nil
+            rows.remove(at: offset)
+            if !rows.isEmpty {
+                pieces[piece] = .held(rows)
+            } else if piece > 0, piece + 1 < pieces.count, case .stored(let before) = pieces[piece - 1],
+                case .stored(let after) = pieces[piece + 1], before.upperBound == after.lowerBound
+            {
+                pieces.replaceSubrange((piece - 1)...(piece + 1), with: [.stored(before.lowerBound..<after.upperBound)])
+            } else {
+                pieces.remove(at: piece)
+            }
+        case .stored(let range):
+            let split = range.lowerBound + offset
+            let parts = [range.lowerBound..<split, (split + 1)..<range.upperBound].filter { !$0.isEmpty }.map(Piece.stored)
+            pieces.replaceSubrange(piece...piece, with: parts)
+        }
+        sections[section].pieces = pieces
+        sections[section].rowCount -= 1
+    }
+
+    // MARK: - Edits
+
+    /// Applies `edit`, giving anything it creates the id `nextID` (then decremented). Reads
+    /// everything it needs before changing anything: when it throws, the draft is as it was.
+    /// - Returns: the outcome, and the step that replays the edit on the database in the same
+    ///   state, addressed by ids and neighbours only.
+    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
+    mutating func apply(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, step: ReplayStep) {
+        try edit.validate()
+        var outcome = EditOutcome()
+        let step: ReplayStep
+        switch edit {
+        case .addSection(let title, let emptyText, let at):
+            let index = at ?? sections.count
+            guard index >= 0 && index <= sections.count else {
+                throw RepositoryError.sectionIndexOutOfRange(index, valid: 0...sections.count)
+            }
+            let id = nextID
+            nextID -= 1
+            sections.insert(DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
+            outcome.createdID = id
+            outcome.changeset.insertedSections = [index]
+            step = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
+
+        case .renameSection(let ref, let title):
+            let index = try sectionIndex(ref)
+            step = .setSection(id: sections[index].id, title: title, emptyText: sections[index].emptyText)
+            guard sections[index].title != title else { break }
+            sections[index].title = title
+            outcome.changeset.updatedSections = [index]
+
+        case .setEmptyText(let ref, let text):
+            let index = try sectionIndex(ref)
+            step = .setSection(id: sections[index].id, title: sections[index].title, emptyText: text)
+            guard sections[index].emptyText != text else { break }
+            sections[index].emptyText = text
+            outcome.changeset.updatedSections = [index]
+
+        case .moveSection(let ref, let destination):
+            let index = try sectionIndex(ref)
+            guard destination >= 0 && destination <= sections.count - 1 else {
+                throw RepositoryError.sectionIndexOutOfRange(destination, valid: 0...(sections.count - 1))
+            }
+            if destination != index {
+                sections.insert(sections.remove(at: index), at: destination)
+                outcome.changeset.movedSections = [.init(from: index, to: destination)]
+            }
+            step = .moveSection(id: sections[destination].id, neighbours: sectionNeighbours(of: destination))
+
+        case .deleteSection(let ref, let force):
+            let index = try sectionIndex(ref)
+            let section = sections[index]
+            guard section.rowCount == 0 || force else {
+                throw RepositoryError.sectionNotEmpty(title: section.title, rowCount: section.rowCount)
+            }
+            for piece in section.pieces {
+                if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
+            }
+            sections.remove(at: index)
+            outcome.changeset.deletedSections = [index]
+            step = .deleteSection(id: section.id)
+
+        case .addRow(let content, let destination):
+            let section = try sectionIndex(destination.section)
+            let index = try SectionStore.destinationIndex(destination.index, section: section, count: sections[section].rowCount)
+            let neighbours = try rowNeighbours(ofSlot: index, inSection: section, skipping: nil)
+            let id = nextID
+            nextID -= 1
+            insert(Row(id: id, content: content), at: index, inSection: section)
+            outcome.createdID = id
+            outcome.changeset.insertedRows = [RowPath(section: section, row: index)]
+            step = .insertRow(draftID: id, content: content, sectionID: sections[section].id, neighbours: neighbours)
+
+        case .updateRow(let ref, let title, let value):
+            let path = try rowPath(ref)
+            let row = try self.row(at: path)
+            let content = try SectionStore.updated(row.content, id: row.id, title: title, value: value)
+            step = .setRow(id: row.id, content: content)
+            guard content != row.content else { break }
+            let (piece, offset) = locate(path.row, in: path.section)
+            if case .held(var rows) = sections[path.section].pieces[piece] {
+                rows[offset].content = content
+                sections[path.section].pieces[piece] = .held(rows)
+            } else {
+                overrides[row.id] = content
+            }
+            outcome.changeset.updatedRows = [path]
+
+        case .deleteRow(let ref):
+            let path = try rowPath(ref)
+            let row = try self.row(at: path)
+            step = .deleteRow(id: row.id)
+            remove(at: path.row, inSection: path.section)
+            overrides[row.id] = nil
+            outcome.changeset.deletedRows = [path]
+
+        case .moveRow(let ref, let destination):
+            let path = try rowPath(ref)
+            let section = try sectionIndex(destination.section)
+            let sameSection = section == path.section
+            let others = sections[section].rowCount - (sameSection ? 1 : 0)
+            let index = try SectionStore.destinationIndex(destination.index, section: section, count: others)
+            let target = RowPath(section: section, row: index)
+            let row = try self.row(at: path)
+            guard !(sameSection && index == path.row) else {
+                step = .nothing
+                break
+            }
+            let neighbours = try rowNeighbours(ofSlot: index, inSection: section, skipping: sameSection ? path.row : nil)
+            remove(at: path.row, inSection: path.section)
+            overrides[row.id] = nil
+            insert(row, at: index, inSection: section)
+            outcome.changeset.movedRows = [.init(from: path, to: target)]
+            step = .moveRow(id: row.id, sectionID: sections[section].id, neighbours: neighbours)
+        }
+        // An edit that changed nothing in the draft has nothing to write.
+        return (outcome, outcome.changeset.isEmpty ? .nothing : step)
+    }
+
+    /// The ids of the sections on either side of the one at `index`.
+    private func sectionNeighbours(of index: Int) -> Neighbours {
+        Neighbours(
+            before: index > 0 ? sections[index - 1].id : nil,
+            after: index + 1 < sections.count ? sections[index + 1].id : nil)
+    }
+
+    /// The ids of the rows that will be on either side of a row put at `slot` of a section, read
+    /// before the change: the section's rows without the one at `skipping` (a row moving within
+    /// the section), around the slot.
+    private func rowNeighbours(ofSlot slot: Int, inSection section: Int, skipping: Int?) throws -> Neighbours {
+        let count = sections[section].rowCount - (skipping == nil ? 0 : 1)
+        func id(_ index: Int) throws -> Int64? {
+            guard index >= 0 && index < count else { return nil }
+            let original = skipping.map { index >= $0 ? index + 1 : index } ?? index
+            return try rowID(at: RowPath(section: section, row: original))
+        }
+        return Neighbours(before: try id(slot - 1), after: try id(slot))
+    }
+}
+
+/// The ids of an item's neighbours in its section or list (`nil` at an end).
+struct Neighbours {
+    var before: Int64?
+    var after: Int64?
+}
+
+/// One edit of a session as it is written at save: by ids and neighbours, never by index, so
+/// that replaying it costs O(log n) whatever the size of the section. Ids may be draft ids
+/// (negative) of things the session created; `save` maps them to stored ids.
+enum ReplayStep {
+    case nothing
+    case insertSection(draftID: Int64, title: String, emptyText: String?, neighbours: Neighbours)
+    case setSection(id: Int64, title: String, emptyText: String?)
+    case moveSection(id: Int64, neighbours: Neighbours)
+    case deleteSection(id: Int64)
+    case insertRow(draftID: Int64, content: RowContent, sectionID: Int64, neighbours: Neighbours)
+    case setRow(id: Int64, content: RowContent)
+    case moveRow(id: Int64, sectionID: Int64, neighbours: Neighbours)
+    case deleteRow(id: Int64)
+}
