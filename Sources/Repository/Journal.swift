@@ -91,3 +91,60 @@ extension Changeset {
         }
     }
 }
+
+/// What changed in a list since a version: one changeset, or "reload".
+public struct ListChanges: Hashable, Sendable {
+    /// The list's stable id.
+    public var listID: Int64
+    /// The list's name.
+    public var list: String
+    /// The version asked about.
+    public var from: Int64
+    /// The list's current version.
+    public var version: Int64
+    /// One changeset from `from` to `version` (empty when they are equal); `nil` when the caller
+    /// must reload: `from` is older than the journal keeps, newer than the list, or plain SQL
+    /// changed the list in between.
+    public var changeset: Changeset?
+
+    /// Creates an answer.
+    public init(listID: Int64, list: String, from: Int64, version: Int64, changeset: Changeset?) {
+        self.listID = listID
+        self.list = list
+        self.from = from
+        self.version = version
+        self.changeset = changeset
+    }
+
+    /// Whether the caller must read the list afresh.
+    public var isReload: Bool { changeset == nil }
+}
+
+extension SectionStore {
+    /// What changed in the list since `version`, as one changeset composed from the journal's
+    /// entries — or a reload, never a wrong changeset, when the journal cannot say: `version` is
+    /// older than the last 1,000 versions it keeps, newer than the list's, or plain SQL changed
+    /// the list in between.
+    /// - Complexity: O(entries since `version` × their size).
+    public func changes(of list: String = SectionStore.defaultList, since version: Int64) throws -> ListChanges {
+        try read { db in
+            let record = try db.listRecord(named: list)
+            var answer = ListChanges(listID: record.id, list: record.name, from: version, version: record.version, changeset: nil)
+            let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", record.id) == 1
+            guard journaled, version <= record.version, version >= 0 else { return answer }
+            let entries = try db.query(
+                "SELECT version, changes FROM journal WHERE list_id = ? AND version > ? ORDER BY version", record.id, version
+            ) { ($0.int64(0), $0.string(1)) }
+            guard entries.count == Int(record.version - version), entries.first.map({ $0.0 == version + 1 }) ?? true else {
+                return answer  // pruned, or versions the journal never saw (a list made before it existed)
+            }
+            var changesets: [Changeset] = []
+            for entry in entries {
+                guard let changeset = Changeset(journalJSON: entry.1) else { return answer }
+                changesets.append(changeset)
+            }
+            answer.changeset = Changeset(composing: changesets)
+            return answer
+        }
+    }
+}

@@ -140,6 +140,20 @@ enum JSONShapes {
         return .object(fields)
     }
 
+    /// `changes --since V`: `{"list", "list_id", "from", "version", "changes": {…}}`, or
+    /// `"reload": true` in place of `"changes"`.
+    static func changes(_ answer: ListChanges) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("list", .string(answer.list)), ("list_id", .int(answer.listID)), ("from", .int(answer.from)), ("version", .int(answer.version)),
+        ]
+        if let changeset = answer.changeset {
+            fields.append(("changes", JSONShapes.changeset(changeset)))
+        } else {
+            fields.append(("reload", .bool(true)))
+        }
+        return .object(fields)
+    }
+
     /// `show --from PATH --limit N`: `show`'s shape holding only the sections the window touches,
     /// each with `"index"` and `"row_count"`, each row with `"index"` (within its section).
     static func window(_ window: ListWindow) -> JSONValue {

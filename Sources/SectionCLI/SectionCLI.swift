@@ -97,6 +97,8 @@ public enum SectionCLI {
             try CheckCommand.run(parsed, context: context)
         case "watch":
             try WatchCommand.run(parsed, context: context)
+        case "changes":
+            try ChangesCommand.run(parsed, context: context)
         case "undo", "redo":
             try UndoCommands.run(parsed, context: context)
         case "edit":

@@ -140,4 +140,65 @@ struct JournalTests {
         }
         #expect(Changeset(journalJSON: Journal.reloadJSON) == nil)
     }
+
+    @Test("changes since any kept version turn that version's snapshot into the current one", arguments: propertySeeds([34, 35]))
+    func changesSinceComposeTheJournal(seed: UInt64) throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        var generator = SeededGenerator(seed: seed)
+        var snapshots: [Int64: ListSnapshot] = [0: try store.snapshot()]
+        for step in 0..<250 {
+            let outline = try store.outline()
+            let edit: Edit
+            if outline.sections.isEmpty || Int.random(in: 0..<6, using: &generator) == 0 {
+                edit = .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
+            } else {
+                let section = outline.sections.randomElement(using: &generator)!
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0, 1: edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
+                case 2 where section.rowCount > 0: edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
+                case 3 where section.rowCount > 0:
+                    let target = outline.sections.randomElement(using: &generator)!
+                    let others = target.rowCount - (target.id == section.id ? 1 : 0)
+                    edit = .moveRow(
+                        .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
+                        to: .at(target.index, Int.random(in: 0...others, using: &generator)))
+                case 4: edit = .deleteSection(.index(section.index), force: true)
+                default: edit = .updateRow(.at(section.index, 0), title: "u\(step)")
+                }
+            }
+            guard let change = try? store.apply(edit), !change.changeset.isEmpty else { continue }
+            snapshots[change.version] = try store.snapshot()
+        }
+        let current = try store.snapshot()
+        for _ in 0..<60 {
+            let since = snapshots.keys.randomElement(using: &generator)!
+            let answer = try store.changes(since: since)
+            let changeset = try #require(answer.changeset, "seed \(seed): since \(since)")
+            #expect(answer.version == current.version && answer.from == since)
+            var applied = try applying(changeset, to: snapshots[since]!, contentFrom: current)
+            applied.version = current.version
+            #expect(applied == current, "seed \(seed): changes since \(since)")
+        }
+        #expect(try store.changes(since: current.version).changeset == Changeset())
+    }
+
+    @Test func changesSinceSaysReloadWhenTheJournalCannotSay() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addSection(title: "B"))
+        #expect(try store.changes(since: 3).isReload, "a version newer than the list")
+        #expect(try store.changes(since: -1).isReload)
+        #expect(try store.changes(since: 0).changeset?.insertedSections == [0, 1])
+        let shell = try Connection(path: fixture.path, mode: .readWrite)
+        try shell.execute(script: "UPDATE sections SET title = 'plain'")
+        #expect(try store.changes(since: 2).isReload, "plain SQL since the last version")
+        try store.apply(.addSection(title: "C"))
+        #expect(try store.changes(since: 1).isReload, "plain SQL between the two versions")
+        #expect(try store.changes(since: 3).changeset?.isEmpty == true)
+        for index in 0..<1_001 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        #expect(try store.changes(since: 3).isReload, "older than the journal keeps")
+        #expect(try store.changes(since: 4).changeset?.updatedSections == [0])
+    }
 }

@@ -83,3 +83,26 @@ import Testing
         #expect(try cli.run(["--json", "show"]).json()["version"] as? Int == 0)
     }
 }
+
+/// `changes --since V` through the binary.
+@Suite struct ChangesCommandTests {
+    @Test func changesSinceComposesTheJournalOrSaysReload() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "A"])
+        try cli.ok(["row", "add", "A", "a"])
+        try cli.ok(["row", "add", "A", "b"])
+        try cli.ok(["row", "move", "0:0", "0:1"])
+        #expect(try cli.ok(["changes", "--since", "1"]) == "Since version 1, list \"default\" (now at version 4): added rows 0:0, 0:1.\n")
+        let json = try cli.run(["--json", "changes", "--since", "3"]).json()
+        #expect(json["from"] as? Int == 3 && json["version"] as? Int == 4)
+        let rows = try #require((json["changes"] as? [String: Any])?["rows"] as? [String: Any])
+        #expect(rows["moved"] as? [[String: [Int]]] == [["from": [0, 0], "to": [0, 1]]])
+        let future = try cli.run(["--json", "changes", "--since", "9"])
+        #expect(future.status == 0)
+        #expect(try future.json()["reload"] as? Bool == true)
+        let missing = try cli.run(["changes"])
+        #expect(missing.status == 2)
+        #expect(try cli.run(["changes", "--since", "x"]).status == 2)
+    }
+}

@@ -17,7 +17,7 @@ enum Catalog {
         root: CommandSpec(
             name: "sectionctl",
             summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
-            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, watch, undo, redo, help],
+            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, changes, watch, undo, redo, help],
             isRunnable: true,
             examples: [
                 "init",
@@ -233,6 +233,17 @@ enum Catalog {
             Reads the whole database: each section's row count, every node of the rank structure
             (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
             quick_check. Prints ok, or each problem and exits 1.
+            """)
+
+    static let changes = CommandSpec(
+        name: "changes", summary: "what changed in the list since version V, as one changeset",
+        options: [OptionSpec("--since", valueName: "V", help: "the version to start from")],
+        examples: ["changes --since 12", "--json changes --since 12"],
+        discussion: """
+            Composes the journal's entries from V to now into one changeset, as a view at version V
+            would apply it. When the journal cannot say — V is older than the last 1,000 versions
+            it keeps, newer than the list, or the list was changed with plain SQL in between — it
+            says to reload instead ("reload": true), never a wrong changeset. Exit 0 either way.
             """)
 
     static let watch = CommandSpec(

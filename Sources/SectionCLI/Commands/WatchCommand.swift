@@ -43,3 +43,31 @@ enum WatchCommand {
         return "Version \(update.version) of \(list): " + (what.isEmpty ? "renamed, or nothing visible." : what + ".")
     }
 }
+
+/// `changes --since V`: one changeset from version V to now, composed from the journal, or
+/// "reload" when the journal cannot say (exit 0 either way).
+enum ChangesCommand {
+    static func run(_ parsed: ParsedArguments, context: Context) throws {
+        guard let text = parsed.value("--since") else {
+            throw CLIError.usage("changes needs --since V, the version to start from", command: ["changes"])
+        }
+        guard let since = Int64(text), since >= 0 else {
+            throw CLIError.usage("--since takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"", command: ["changes"])
+        }
+        let store = try context.openStore()
+        let answer = try store.changes(of: context.listName, since: since)
+        if context.json {
+            context.printJSON(JSONShapes.changes(answer))
+            return
+        }
+        let list = "list \"\(TextEscaping.escaped(answer.list))\""
+        guard let changeset = answer.changeset else {
+            context.console.writeLine(
+                "Since version \(since), \(list) (now at version \(answer.version)) changed in ways the journal cannot say; read it afresh (show).")
+            return
+        }
+        let what = ChangeReport.describe(changeset)
+        context.console.writeLine(
+            "Since version \(since), \(list) (now at version \(answer.version)): " + (what.isEmpty ? "nothing visible changed." : what + "."))
+    }
+}
