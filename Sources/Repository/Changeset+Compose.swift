@@ -4,6 +4,9 @@ extension Changeset {
     /// The changeset of several consecutive changes: given changesets from S0 to S1, S1 to S2,
     /// …, S(k-1) to Sk, the one changeset from S0 to Sk.
     ///
+    /// Footers: a section's footer that changed an odd number of times is listed; one that
+    /// appeared and disappeared again is not, unless the section's empty text changed too.
+    ///
     /// The result obeys every rule a changeset does: rows inside inserted and deleted sections
     /// are not listed, a row moved out of a section that was deleted becomes an insertion and a
     /// row moved into a section that was inserted becomes a deletion, and updates are listed at
@@ -41,6 +44,11 @@ extension Changeset {
 /// came from (a place in the first state, or nowhere: inserted), and the indexes in the first
 /// state of items that are no longer in their untouched place (deleted, moved or updated).
 struct ChangesetComposer {
+    /// Latest indexes of sections whose footer changed at some step, with how many times. A
+    /// footer that appeared and disappeared again (an even count) is back as it was, unless its
+    /// text changed too, which shows as an update of the section.
+    private var footers: [Int: Int] = [:]
+
     /// Where a section of the latest state came from.
     enum SectionLabel {
         /// Inserted; `key` names its rows' track.
@@ -197,6 +205,16 @@ struct ChangesetComposer {
     /// Adds the next changeset, which starts from the state the previous one ended in.
     /// - Complexity: O(t · (c + log t)), t the number of touched items, c the changeset's entries.
     mutating func append(_ change: Changeset) {
+        // Footers are followed apart: each one noted is carried to its section's latest index,
+        // and dropped with the section.
+        let sectionMap = SectionIndexMap(change)
+        var carried: [Int: Int] = [:]
+        for (index, count) in footers {
+            if let new = sectionMap.newIndex(ofOld: index) { carried[new] = count }
+        }
+        for index in change.changedFooters { carried[index, default: 0] += 1 }
+        footers = carried
+
         // 1. Everything that leaves, named by its place in the old state.
         var rowsLeaving: [Int: [Int]] = [:]  // section key → row indexes
         for path in change.deletedRows + change.movedRows.map(\.from) {
@@ -340,6 +358,11 @@ struct ChangesetComposer {
         result.insertedRows.sort()
         result.movedRows.sort { $0.to < $1.to }
         result.updatedRows.sort()
+        let inserted = Set(result.insertedSections)
+        let updated = Set(result.updatedSections)
+        result.changedFooters = footers.filter { index, count in
+            !inserted.contains(index) && (count % 2 == 1 || updated.contains(index))
+        }.map(\.key).sorted()
         return result
     }
 }

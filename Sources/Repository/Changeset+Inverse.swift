@@ -13,6 +13,7 @@ extension Changeset {
 
         let sections = SectionIndexMap(self)
         inverse.updatedSections = updatedSections.map { sections.oldIndex(ofNew: $0) }
+        inverse.changedFooters = changedFooters.map { sections.oldIndex(ofNew: $0) }
         let rows = RowPathMap(self, sections: sections)
         inverse.updatedRows = updatedRows.map { rows.oldPath(ofNew: $0) }
 
@@ -24,6 +25,7 @@ extension Changeset {
         inverse.insertedRows.sort()
         inverse.movedRows.sort { $0.to < $1.to }
         inverse.updatedRows.sort()
+        inverse.changedFooters.sort()
         return inverse
     }
 }
@@ -42,8 +44,8 @@ private func index(ofUntouchedRank rank: Int, skipping removed: [Int]) -> Int {
     return index
 }
 
-/// Maps sections' new indexes to old ones through a changeset.
-private struct SectionIndexMap {
+/// Maps sections' indexes through a changeset, new to old and old to new.
+struct SectionIndexMap {
     let moves: [Int: Int]  // new → old
     let taken: [Int]  // new indexes of inserted and moved-in sections
     let removed: [Int]  // old indexes of deleted and moved-out sections
@@ -52,6 +54,13 @@ private struct SectionIndexMap {
         moves = Dictionary(changeset.movedSections.map { ($0.to, $0.from) }, uniquingKeysWith: { first, _ in first })
         taken = changeset.insertedSections + changeset.movedSections.map(\.to)
         removed = changeset.deletedSections + changeset.movedSections.map(\.from)
+    }
+
+    /// The new index of the section at `old`, or `nil` when it was deleted.
+    func newIndex(ofOld old: Int) -> Int? {
+        if let moved = moves.first(where: { $0.value == old })?.key { return moved }
+        if removed.contains(old) { return nil }
+        return index(ofUntouchedRank: untouchedRank(of: old, skipping: removed), skipping: taken)
     }
 
     /// The old index of the section at `new`, which must not be an inserted one.

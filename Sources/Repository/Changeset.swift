@@ -37,6 +37,11 @@ public struct Changeset: Hashable, Sendable {
     public var movedRows: [Move<RowPath>] = []
     /// New paths of rows whose kind, title or value changed.
     public var updatedRows: [RowPath] = []
+    /// New indexes of surviving sections whose editing-view footer appeared, disappeared or
+    /// changed text: a section emptied or filled, or an empty one whose empty text changed. A
+    /// view that is not editing ignores them; an editing one refreshes those footers after the
+    /// batch. (A composed changeset may also list a section whose footer changed and changed back.)
+    public var changedFooters: [Int] = []
 
     /// An empty changeset.
     public init() {}
@@ -44,7 +49,7 @@ public struct Changeset: Hashable, Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && updatedSections.isEmpty
-            && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty
+            && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty && changedFooters.isEmpty
     }
 
     /// The changeset that turns `old` into `new`, matching sections and rows by id.
@@ -66,6 +71,9 @@ public struct Changeset: Hashable, Sendable {
                 let before = old.sections[oldIndex]
                 if before.title != section.title || before.emptyText != section.emptyText {
                     updatedSections.append(newIndex)
+                }
+                if before.footer(editing: true) != section.footer(editing: true) {
+                    changedFooters.append(newIndex)
                 }
             } else {
                 insertedSections.append(newIndex)
@@ -131,6 +139,18 @@ public struct Changeset: Hashable, Sendable {
         insertedRows.sort()
         movedRows.sort { $0.to < $1.to }
         updatedRows.sort()
+        changedFooters.sort()
+    }
+
+    /// Notes the footer changes of one edit, from the sections it touched: each with its index
+    /// after the edit, its row count and empty text before and after.
+    mutating func noteFooters(_ touched: [(index: Int, countBefore: Int, countAfter: Int, textBefore: String?, textAfter: String?)]) {
+        for section in touched {
+            let before = section.countBefore == 0 ? (section.textBefore ?? Section.defaultEmptyText) : nil
+            let after = section.countAfter == 0 ? (section.textAfter ?? Section.defaultEmptyText) : nil
+            if before != after && !changedFooters.contains(section.index) { changedFooters.append(section.index) }
+        }
+        changedFooters.sort()
     }
 }
 

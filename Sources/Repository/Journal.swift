@@ -41,7 +41,7 @@ enum Journal {
 
 extension Changeset {
     /// The changeset in the JSON shape of `sectionctl --json`: `{"sections": {"deleted",
-    /// "inserted", "moved", "updated"}, "rows": {…}}`.
+    /// "inserted", "moved", "updated", "footers"}, "rows": {…}}`.
     var journalJSON: String {
         func list(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ",") + "]" }
         func path(_ path: RowPath) -> String { "[\(path.section),\(path.row)]" }
@@ -49,7 +49,7 @@ extension Changeset {
         let sectionMoves = movedSections.map { #"{"from":\#($0.from),"to":\#($0.to)}"# }.joined(separator: ",")
         let rowMoves = movedRows.map { #"{"from":\#(path($0.from)),"to":\#(path($0.to))}"# }.joined(separator: ",")
         return #"{"sections":{"deleted":\#(list(deletedSections)),"inserted":\#(list(insertedSections)),"#
-            + #""moved":[\#(sectionMoves)],"updated":\#(list(updatedSections))},"#
+            + #""moved":[\#(sectionMoves)],"updated":\#(list(updatedSections)),"footers":\#(list(changedFooters))},"#
             + #""rows":{"deleted":\#(paths(deletedRows)),"inserted":\#(paths(insertedRows)),"#
             + #""moved":[\#(rowMoves)],"updated":\#(paths(updatedRows))}}"#
     }
@@ -81,6 +81,7 @@ extension Changeset {
         self.deletedRows = deletedRows
         self.insertedRows = insertedRows
         self.updatedRows = updatedRows
+        self.changedFooters = ints(sections["footers"]) ?? []
         for move in sectionMoves {
             guard let from = move["from"], let to = move["to"] else { return nil }
             movedSections.append(Move(from: from, to: to))

@@ -113,6 +113,7 @@ extension SectionStore {
             guard section.emptyText != text else { break }
             try db.run("UPDATE sections SET empty_text = ? WHERE id = ?", text, section.id)
             outcome.changeset.updatedSections = [section.index]
+            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount, section.emptyText, text)])
 
         case .moveSection(let ref, let destination):
             let section = try db.section(ref, in: list)
@@ -144,6 +145,7 @@ extension SectionStore {
                 section.id, place.position, content.kind.rawValue, content.title, content.value
             ) { $0.int64(0) }
             outcome.changeset.insertedRows = [RowPath(section: section.index, row: index)]
+            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText)])
 
         case .updateRow(let ref, let title, let value):
             let row = try db.row(ref, in: list)
@@ -154,8 +156,10 @@ extension SectionStore {
 
         case .deleteRow(let ref):
             let row = try db.row(ref, in: list)
+            let section = try db.section(.id(row.sectionID), in: list)
             try db.run("DELETE FROM rows WHERE id = ?", row.id)
             outcome.changeset.deletedRows = [row.path]
+            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount - 1, section.emptyText, section.emptyText)])
 
         case .moveRow(let ref, let destination):
             let row = try db.row(ref, in: list)
@@ -168,6 +172,13 @@ extension SectionStore {
             countPositionWrites(place.rewritten + 1)
             try db.run("UPDATE rows SET section_id = ?, position = ? WHERE id = ?", section.id, place.position, row.id)
             outcome.changeset.movedRows = [.init(from: row.path, to: RowPath(section: section.index, row: index))]
+            if !sameSection {
+                let source = try db.section(.id(row.sectionID), in: list)
+                outcome.changeset.noteFooters([
+                    (source.index, source.rowCount + 1, source.rowCount, source.emptyText, source.emptyText),
+                    (section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText),
+                ])
+            }
         }
         return outcome
     }

@@ -322,8 +322,10 @@ struct SessionDraft {
             let index = try sectionIndex(ref)
             step = .setSection(id: sections[index].id, title: sections[index].title, emptyText: text)
             guard sections[index].emptyText != text else { break }
+            let before = sections[index].emptyText
             sections[index].emptyText = text
             outcome.changeset.updatedSections = [index]
+            outcome.changeset.noteFooters([(index, sections[index].rowCount, sections[index].rowCount, before, text)])
 
         case .moveSection(let ref, let destination):
             let index = try sectionIndex(ref)
@@ -358,6 +360,8 @@ struct SessionDraft {
             insert(Row(id: id, content: content), at: index, inSection: section)
             outcome.createdID = id
             outcome.changeset.insertedRows = [RowPath(section: section, row: index)]
+            let count = sections[section].rowCount
+            outcome.changeset.noteFooters([(section, count - 1, count, sections[section].emptyText, sections[section].emptyText)])
             step = .insertRow(draftID: id, content: content, sectionID: sections[section].id, neighbours: neighbours)
 
         case .updateRow(let ref, let title, let value):
@@ -382,6 +386,8 @@ struct SessionDraft {
             remove(at: path.row, inSection: path.section)
             overrides[row.id] = nil
             outcome.changeset.deletedRows = [path]
+            let count = sections[path.section].rowCount
+            outcome.changeset.noteFooters([(path.section, count + 1, count, sections[path.section].emptyText, sections[path.section].emptyText)])
 
         case .moveRow(let ref, let destination):
             let path = try rowPath(ref)
@@ -400,6 +406,14 @@ struct SessionDraft {
             overrides[row.id] = nil
             insert(row, at: index, inSection: section)
             outcome.changeset.movedRows = [.init(from: path, to: target)]
+            if !sameSection {
+                let source = sections[path.section]
+                let destination = sections[section]
+                outcome.changeset.noteFooters([
+                    (path.section, source.rowCount + 1, source.rowCount, source.emptyText, source.emptyText),
+                    (section, destination.rowCount - 1, destination.rowCount, destination.emptyText, destination.emptyText),
+                ])
+            }
             step = .moveRow(id: row.id, sectionID: sections[section].id, neighbours: neighbours)
         }
         // An edit that changed nothing in the draft has nothing to write.

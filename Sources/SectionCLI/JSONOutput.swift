@@ -215,6 +215,7 @@ enum JSONShapes {
                     ("inserted", .array(changeset.insertedSections.map { .int($0) })),
                     ("moved", .array(changeset.movedSections.map { .object([("from", .int($0.from)), ("to", .int($0.to))]) })),
                     ("updated", .array(changeset.updatedSections.map { .int($0) })),
+                    ("footers", .array(changeset.changedFooters.map { .int($0) })),
                 ])
             ),
             (

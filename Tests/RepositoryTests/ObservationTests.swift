@@ -79,6 +79,8 @@ struct ObservationTests {
         for update in updates {
             let changeset = try #require(update.changeset, "seed \(seed): version \(update.version) has a changeset")
             let expected = snapshots[update.version]!
+            // Footers too: an editing view refreshes the ones listed, and needs no other.
+            #expect(footerProblem(changeset, turns: view, into: expected, exact: true) == nil, "seed \(seed): version \(update.version)")
             view = try applying(changeset, to: view, contentFrom: expected)
             view.version = update.version
             #expect(view == expected, "seed \(seed): the view at version \(update.version)")

@@ -174,23 +174,46 @@ func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: Lis
     return ListSnapshot(name: new.name, version: new.version, isEditing: new.isEditing, sections: sections)
 }
 
-/// Expects that `changeset` turns `old` into `new` exactly.
+/// Why `changeset`'s footers are wrong for `old` → `new`, or `nil`: it must list every surviving
+/// section whose editing-view footer changed — exactly those, or, for a composed changeset
+/// (`exact: false`), possibly some whose footer changed and changed back — and no other index.
+func footerProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, exact: Bool) -> String? {
+    var needed: Set<Int> = []
+    var surviving: Set<Int> = []
+    let oldSections = Dictionary(old.sections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    for (index, section) in new.sections.enumerated() {
+        guard let before = oldSections[section.id] else { continue }
+        surviving.insert(index)
+        if before.footer(editing: true) != section.footer(editing: true) { needed.insert(index) }
+    }
+    let listed = Set(changeset.changedFooters)
+    if !needed.isSubset(of: listed) { return "footers \(changeset.changedFooters) miss \(needed.subtracting(listed).sorted())" }
+    if !listed.isSubset(of: surviving) { return "footers \(changeset.changedFooters) name sections that are not surviving ones" }
+    if exact && listed != needed { return "footers \(changeset.changedFooters) list more than \(needed.sorted())" }
+    return nil
+}
+
+/// Expects that `changeset` turns `old` into `new` exactly, footers included.
 func expectChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
-    sourceLocation: SourceLocation = #_sourceLocation
+    exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
         let result = try applying(changeset, to: old, contentFrom: new)
         #expect(result.sections == new.sections, "changeset \(changeset) does not turn old into new. \(context())", sourceLocation: sourceLocation)
+        if let problem = footerProblem(changeset, turns: old, into: new, exact: exactFooters) {
+            Issue.record("\(problem). \(context())", sourceLocation: sourceLocation)
+        }
     } catch {
         Issue.record("inconsistent changeset \(changeset): \(error). \(context())", sourceLocation: sourceLocation)
     }
 }
 
-/// Requires that `changeset` turns `old` into `new` exactly; stops the test otherwise.
+/// Requires that `changeset` turns `old` into `new` exactly, footers included; stops the test
+/// otherwise.
 func requireChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
-    sourceLocation: SourceLocation = #_sourceLocation
+    exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let result: ListSnapshot
     do {
@@ -202,4 +225,6 @@ func requireChangeset(
     try #require(
         result.sections == new.sections, "changeset \(changeset) does not turn old into new. \(context())",
         sourceLocation: sourceLocation)
+    let problem = footerProblem(changeset, turns: old, into: new, exact: exactFooters)
+    try #require(problem == nil, "\(problem ?? ""). \(context())", sourceLocation: sourceLocation)
 }

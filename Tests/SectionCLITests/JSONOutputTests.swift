@@ -39,7 +39,7 @@ import Testing
         #expect(
             JSONShapes.change(Change(list: "default", version: 4, createdID: 9, changeset: changeset)).rendered
                 == #"{"list":"default","version":4,"id":9,"changes":{"sections":{"deleted":[],"inserted":[],"#
-                + #""moved":[{"from":2,"to":0}],"updated":[]},"rows":{"deleted":[[0,2]],"inserted":[],"#
+                + #""moved":[{"from":2,"to":0}],"updated":[],"footers":[]},"rows":{"deleted":[[0,2]],"inserted":[],"#
                 + #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]}}}"#)
         #expect(!JSONShapes.change(Change(list: "l", version: 1)).rendered.contains("\"id\""))
     }
