@@ -75,4 +75,27 @@ struct ChangesetTests {
             try requireChangeset(Changeset(from: old, to: new), turns: old, into: new, "seed \(seed), round \(round)")
         }
     }
+
+    @Test func aRowRenamedAndMovedIsReloadedInABatchOfItsOwn() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addSection(title: "B"))
+        for title in ["a", "b"] { try store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        let before = try store.snapshot()
+        let session = try store.beginEditing()
+        try session.apply(.updateRow(.at(0, 0), title: "a2"))
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        let change = try session.save()
+        let after = try store.snapshot()
+        #expect(change.changeset.movedRows == [.init(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))])
+        #expect(change.changeset.updatedRows == [RowPath(section: 1, row: 0)])
+        // In one batch UIKit would read the reload at the old path 1:0, which is nothing, and
+        // raise on an item both moved and reloaded; staged, it applies.
+        #expect(throws: ChangesetApplicationError.self) { try applyingStages([change.changeset], to: before, contentFrom: after) }
+        let stages = change.changeset.stages
+        #expect(stages.count == 2 && stages[0].updatedRows.isEmpty && stages[1].movedRows.isEmpty)
+        #expect(stages[1].changedFooters == [1], "the footers go with the last stage")
+        #expect(try applyingStages(stages, to: before, contentFrom: after).sections == after.sections)
+    }
 }

@@ -227,4 +227,50 @@ func requireChangeset(
         sourceLocation: sourceLocation)
     let problem = footerProblem(changeset, turns: old, into: new, exact: exactFooters)
     try #require(problem == nil, "\(problem ?? ""). \(context())", sourceLocation: sourceLocation)
+    // And as a table view applies it: stage by stage, under UIKit's rules.
+    let staged: ListSnapshot
+    do {
+        staged = try applyingStages(changeset.stages, to: old, contentFrom: new)
+    } catch {
+        Issue.record("stages of \(changeset) refused: \(error). \(context())", sourceLocation: sourceLocation)
+        throw error
+    }
+    try #require(staged.sections == new.sections, "the stages of \(changeset) do not turn old into new. \(context())", sourceLocation: sourceLocation)
+}
+
+/// Applies `stages` one batch after another under UIKit's strict rules: in each batch, reloads
+/// name items at their old paths (before the batch), and reloading an item that the same batch
+/// deletes or moves — or a row of a section it deletes or moves — is refused, as UIKit raises.
+func applyingStages(_ stages: [Changeset], to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
+    func fail(_ text: String) -> ChangesetApplicationError { .invalid(text) }
+    let newRows = Dictionary(new.sections.flatMap(\.rows).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    let newSections = Dictionary(new.sections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    var current = old
+    for (number, stage) in stages.enumerated() {
+        let leavingSections = Set(stage.deletedSections + stage.movedSections.map(\.from))
+        let leavingRows = Set(stage.deletedRows + stage.movedRows.map(\.from))
+        var reloaded = current
+        for index in stage.updatedSections {
+            guard current.sections.indices.contains(index), !leavingSections.contains(index) else {
+                throw fail("stage \(number): section \(index) is reloaded and deleted or moved in one batch")
+            }
+            let id = current.sections[index].id
+            guard let fresh = newSections[id] else { throw fail("stage \(number): reloaded section #\(id) is gone") }
+            reloaded.sections[index].title = fresh.title
+            reloaded.sections[index].emptyText = fresh.emptyText
+        }
+        for path in stage.updatedRows {
+            guard current.sections.indices.contains(path.section), current.sections[path.section].rows.indices.contains(path.row),
+                !leavingRows.contains(path), !leavingSections.contains(path.section)
+            else { throw fail("stage \(number): row \(path) is reloaded and deleted or moved in one batch") }
+            let id = current.sections[path.section].rows[path.row].id
+            guard let fresh = newRows[id] else { throw fail("stage \(number): reloaded row #\(id) is gone") }
+            reloaded.sections[path.section].rows[path.row].content = fresh.content
+        }
+        var structure = stage
+        structure.updatedRows = []
+        structure.updatedSections = []
+        current = try applying(structure, to: reloaded, contentFrom: new)
+    }
+    return current
 }
