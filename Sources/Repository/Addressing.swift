@@ -49,18 +49,71 @@ public enum RowRef: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A place next to a row, named by the row's stable id: it does not shift when rows are added
+/// or moved elsewhere, so a retried move lands where the person meant.
+public enum RowAnchor: Hashable, Sendable, CustomStringConvertible {
+    /// Just after the row with this id, in its section.
+    case after(Int64)
+    /// Just before the row with this id, in its section.
+    case before(Int64)
+
+    /// The id of the row the place is next to.
+    public var rowID: Int64 {
+        switch self {
+        case .after(let id), .before(let id): return id
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .after(let id): return "after row #\(id)"
+        case .before(let id): return "before row #\(id)"
+        }
+    }
+
+    /// The destination index among the section's rows without the moving one: `anchorIndex` is
+    /// the anchor's index in the section, `movingIndex` the moving row's when it is in the same
+    /// section. A row placed next to itself stays where it is.
+    func slot(anchorIndex: Int, movingIndex: Int?) -> Int {
+        if let movingIndex, movingIndex == anchorIndex { return movingIndex }
+        let anchor = movingIndex.map { $0 < anchorIndex ? anchorIndex - 1 : anchorIndex } ?? anchorIndex
+        switch self {
+        case .after: return anchor + 1
+        case .before: return anchor
+        }
+    }
+}
+
 /// Where a moved or added row goes: a section and the row's index *after* the change
 /// (UIKit's destination index path). `.end`, or an index equal to the section's count, appends.
+/// Or, with an `anchor`, the place just after or before a row named by id, in that row's section
+/// (`section` and `index` are then not used).
 public struct RowDestination: Hashable, Sendable {
     /// The destination section.
     public var section: SectionRef
     /// The row's final index in that section.
     public var index: RowIndex
+    /// When set, the destination is next to this row instead, wherever it is.
+    public var anchor: RowAnchor?
 
     /// Creates a destination.
     public init(section: SectionRef, index: RowIndex) {
         self.section = section
         self.index = index
+    }
+
+    /// Just after the row with this id, in its section.
+    public static func after(_ rowID: Int64) -> RowDestination {
+        var destination = RowDestination(section: .index(0), index: .end)
+        destination.anchor = .after(rowID)
+        return destination
+    }
+
+    /// Just before the row with this id, in its section.
+    public static func before(_ rowID: Int64) -> RowDestination {
+        var destination = RowDestination(section: .index(0), index: .end)
+        destination.anchor = .before(rowID)
+        return destination
     }
 
     /// The destination `S:R`, both indexes.

@@ -136,8 +136,16 @@ extension SectionStore {
             outcome.changeset.deletedSections = [section.index]
 
         case .addRow(let content, let destination):
-            let section = try db.section(destination.section, in: list)
-            let index = try Self.destinationIndex(destination.index, section: section.index, count: section.rowCount)
+            let section: SectionRecord
+            let index: Int
+            if let anchor = destination.anchor {
+                let anchorRow = try db.row(.id(anchor.rowID), in: list)
+                section = try db.section(.id(anchorRow.sectionID), in: list)
+                index = anchor.slot(anchorIndex: anchorRow.path.row, movingIndex: nil)
+            } else {
+                section = try db.section(destination.section, in: list)
+                index = try Self.destinationIndex(destination.index, section: section.index, count: section.rowCount)
+            }
             let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: section.rowCount, movingID: nil, in: db)
             countPositionWrites(place.rewritten + 1)
             outcome.createdID = try db.queryFirst(
@@ -163,10 +171,19 @@ extension SectionStore {
 
         case .moveRow(let ref, let destination):
             let row = try db.row(ref, in: list)
-            let section = try db.section(destination.section, in: list)
+            let section: SectionRecord
+            let index: Int
+            if let anchor = destination.anchor {
+                let anchorRow = try db.row(.id(anchor.rowID), in: list)
+                section = try db.section(.id(anchorRow.sectionID), in: list)
+                index = anchor.slot(anchorIndex: anchorRow.path.row, movingIndex: anchorRow.sectionID == row.sectionID ? row.path.row : nil)
+            } else {
+                section = try db.section(destination.section, in: list)
+                index = try Self.destinationIndex(
+                    destination.index, section: section.index, count: section.rowCount - (section.id == row.sectionID ? 1 : 0))
+            }
             let sameSection = section.id == row.sectionID
             let others = section.rowCount - (sameSection ? 1 : 0)
-            let index = try Self.destinationIndex(destination.index, section: section.index, count: others)
             guard !(sameSection && index == row.path.row) else { break }
             let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: others, movingID: row.id, in: db)
             countPositionWrites(place.rewritten + 1)

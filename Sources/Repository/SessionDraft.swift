@@ -352,8 +352,16 @@ struct SessionDraft {
             step = .deleteSection(id: section.id)
 
         case .addRow(let content, let destination):
-            let section = try sectionIndex(destination.section)
-            let index = try SectionStore.destinationIndex(destination.index, section: section, count: sections[section].rowCount)
+            let section: Int
+            let index: Int
+            if let anchor = destination.anchor {
+                let anchorPath = try rowPath(.id(anchor.rowID))
+                section = anchorPath.section
+                index = anchor.slot(anchorIndex: anchorPath.row, movingIndex: nil)
+            } else {
+                section = try sectionIndex(destination.section)
+                index = try SectionStore.destinationIndex(destination.index, section: section, count: sections[section].rowCount)
+            }
             let neighbours = try rowNeighbours(ofSlot: index, inSection: section, skipping: nil)
             let id = nextID
             nextID -= 1
@@ -391,10 +399,18 @@ struct SessionDraft {
 
         case .moveRow(let ref, let destination):
             let path = try rowPath(ref)
-            let section = try sectionIndex(destination.section)
+            let section: Int
+            let index: Int
+            if let anchor = destination.anchor {
+                let anchorPath = try rowPath(.id(anchor.rowID))
+                section = anchorPath.section
+                index = anchor.slot(anchorIndex: anchorPath.row, movingIndex: anchorPath.section == path.section ? path.row : nil)
+            } else {
+                section = try sectionIndex(destination.section)
+                index = try SectionStore.destinationIndex(
+                    destination.index, section: section, count: sections[section].rowCount - (section == path.section ? 1 : 0))
+            }
             let sameSection = section == path.section
-            let others = sections[section].rowCount - (sameSection ? 1 : 0)
-            let index = try SectionStore.destinationIndex(destination.index, section: section, count: others)
             let target = RowPath(section: section, row: index)
             let row = try self.row(at: path)
             guard !(sameSection && index == path.row) else {
