@@ -89,3 +89,39 @@ import Testing
         #expect(try json.json()["ok"] as? Bool == false)
     }
 }
+
+/// `row move PATH --after #ID` / `--before #ID`: a destination that does not shift.
+@Suite struct RelativeMoveTests {
+    @Test func aMoveNextToARowLandsThereWhateverWasAddedMeanwhile() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "A"])
+        try cli.ok(["section", "add", "B"])
+        for title in ["a", "b", "c"] { try cli.ok(["row", "add", "A", title]) }  // #1 #2 #3
+        try cli.ok(["row", "add", "B", "x"])  // #4
+        // Someone adds rows in front of c; "after #3" still means after c.
+        try cli.ok(["row", "add", "A", "new", "--at", "0"])
+        #expect(try cli.ok(["row", "move", "#4", "--after", "#3"]) == "Moved row 1:0 to 0:4; list \"default\" is at version 8.\n")
+        #expect(try cli.ok(["row", "move", "#4", "--before", "#1"]) == "Moved row 0:4 to 0:1; list \"default\" is at version 9.\n")
+        #expect(try cli.orderedOutline() == [["A", "new", "x", "a", "b", "c"], ["B"]])
+        // In an edit session too.
+        let saved = try cli.run(["edit"], input: "row move #4 --after #2\nsave\n")
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(try cli.orderedOutline() == [["A", "new", "a", "b", "x", "c"], ["B"]])
+    }
+
+    @Test func aRelativeDestinationIsARowIDAndOnlyOne() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "A"])
+        try cli.ok(["row", "add", "A", "a"])
+        let path = try cli.run(["row", "move", "0:0", "--after", "0:0"])
+        #expect(path.status == 2)
+        #expect(path.stderr.hasPrefix("sectionctl: error: --after takes a row's #ID, a place that does not shift; for an index path give TO instead\n"))
+        #expect(try cli.run(["row", "move", "0:0", "0:0", "--before", "#1"]).status == 2)
+        #expect(try cli.run(["row", "move", "0:0"]).status == 2)
+        let missing = try cli.run(["row", "move", "0:0", "--after", "#9"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "sectionctl: error: no row #9 in list \"default\"\n")
+    }
+}

@@ -173,8 +173,16 @@ enum Catalog {
                 examples: ["row set 0:1 --title 'Buy oat milk'", "row set '#7' --no-value"]),
             CommandSpec(
                 name: "move", summary: "move a row, within its section or to another",
-                arguments: [pathArgument, ArgumentSpec("TO", help: "S:R (its index after the move) or S:end")],
-                examples: ["row move 0:1 1:0", "row move '#7' Done:end"]),
+                arguments: [pathArgument, ArgumentSpec("TO", help: "S:R (its index after the move) or S:end", isOptional: true)],
+                options: [
+                    OptionSpec("--after", valueName: "#ID", help: "instead of TO: just after that row, wherever it is then"),
+                    OptionSpec("--before", valueName: "#ID", help: "instead of TO: just before that row"),
+                ],
+                examples: ["row move 0:1 1:0", "row move '#7' Done:end", "row move '#7' --after '#12'"],
+                discussion: """
+                    --after and --before name a row by #ID, a place that does not shift when rows are
+                    added or moved meanwhile: a move retried after a conflict lands where it was meant.
+                    """),
             CommandSpec(
                 name: "delete", summary: "delete a row (no confirmation)",
                 arguments: [pathArgument],

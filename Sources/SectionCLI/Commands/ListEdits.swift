@@ -72,7 +72,25 @@ enum ListEdits {
             return .updateRow(row, title: title, value: value)
 
         case "row move":
-            return .moveRow(try Address.row(argument(0)), to: try Address.destination(argument(1)))
+            let anchors = [("--after", RowAnchor.after), ("--before", RowAnchor.before)].compactMap { option, anchor in
+                parsed.value(option).map { (option, $0, anchor) }
+            }
+            switch (parsed.arguments.count > 1, anchors.count) {
+            case (true, 0):
+                return .moveRow(try Address.row(argument(0)), to: try Address.destination(argument(1)))
+            case (false, 1):
+                let (option, word, anchor) = anchors[0]
+                guard case .id(let id) = try Address.row(word) else {
+                    throw usage("\(option) takes a row's #ID, a place that does not shift; for an index path give TO instead")
+                }
+                var destination = RowDestination.after(id)
+                destination.anchor = anchor(id)
+                return .moveRow(try Address.row(argument(0)), to: destination)
+            case (false, 0):
+                throw usage("missing TO: give S:R, S:end, --after #ID or --before #ID")
+            default:
+                throw usage("give one destination: TO, --after #ID or --before #ID")
+            }
 
         case "row delete":
             return .deleteRow(try Address.row(argument(0)))
