@@ -56,6 +56,11 @@ public struct Changeset: Hashable, Sendable {
     ///
     /// Moves are kept few: among the items that stay in one container, those on a longest
     /// increasing run of old indexes stay put and only the others are reported as moved.
+    /// Footers are compared as an editing view shows them.
+    ///
+    /// Use it when all you have is two snapshots (a view that reloaded, a test); a store's changes
+    /// come with their changesets already (`Change`, `changes(of:since:)`, `updates(of:)`).
+    /// - Complexity: O(n log n) in the rows and sections of both snapshots.
     public init(from old: ListSnapshot, to new: ListSnapshot) {
         var oldSectionIndex: [Int64: Int] = [:]
         for (index, section) in old.sections.enumerated() { oldSectionIndex[section.id] = index }

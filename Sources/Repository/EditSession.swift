@@ -67,16 +67,22 @@ public final class EditSession {
     public var pendingChanges: Changeset { composer.changeset }
 
     /// Applies an edit to the draft. Failing edits change nothing and leave the session open.
-    /// - Returns: what the edit changed in the draft, and the (draft) id of what it created.
+    /// - Returns: what the edit changed in the draft, as `SectionStore.apply` reports a committed
+    ///   edit: the changeset, the (draft, negative) id of what it created, and — as nothing is
+    ///   committed yet — the version the session began on.
     /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the number of sections.
     @discardableResult
-    public func apply(_ edit: Edit) throws -> (changeset: Changeset, createdID: Int64?) {
+    public func apply(_ edit: Edit) throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
         steps.append(step)
         if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
-        return (outcome.changeset, outcome.createdID)
+        return Change(list: name, version: baseVersion, createdID: outcome.createdID, changeset: outcome.changeset)
     }
+
+    /// After a save, the stored id of each row and section the session created, by its draft id
+    /// (the negative ids `apply` returned), so a view can re-key what it showed.
+    public private(set) var savedIDs: [Int64: Int64] = [:]
 
     /// Writes every edit in one transaction and closes the session.
     ///
@@ -116,15 +122,22 @@ public final class EditSession {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list.version)
             }
             store.countPositionWrites(replay.positionWrites)
-            return Change(list: list.name, version: try store.bumpVersion(of: list, recording: changeset, db: db), changeset: changeset)
+            let version = try store.bumpVersion(of: list, recording: changeset, db: db)
+            return (Change(list: list.name, version: version, changeset: changeset), replay.storedIDs)
         }
+        savedIDs = change.1
         close()
-        return change
+        return change.0
     }
 
     /// Discards the draft and closes the session. Nothing is written.
-    public func cancel() {
+    /// - Returns: the changeset from the draft back to the list as it was when the session
+    ///   began (the inverse of `pendingChanges`), so a view can animate back to it.
+    @discardableResult
+    public func cancel() -> Changeset {
+        let back = isOpen ? pendingChanges.inverted() : Changeset()
         close()
+        return back
     }
 
     private func close() {

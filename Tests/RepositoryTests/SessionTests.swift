@@ -253,4 +253,28 @@ struct SessionTests {
         #expect(after.sections[0].rows == model)
         try requireChangeset(change.changeset, turns: before, into: after)
     }
+
+    @Test func applyReportsLikeTheStoreCancelAnimatesBackAndSaveMapsDraftIDs() throws {
+        let fixture = try makeList()
+        let before = try fixture.store.snapshot()
+        let session = try fixture.store.beginEditing()
+        let added = try session.apply(.addRow(.text("new"), to: .at(1, 0)))
+        #expect(added.list == "default" && added.version == before.version, "nothing is committed yet")
+        #expect(added.changeset.insertedRows == [RowPath(section: 1, row: 0)] && added.createdID == -1)
+        try session.apply(.moveRow(.at(0, 0), to: .at(0, 2)))
+        let draft = try session.snapshot()
+        // Cancel gives the way back, from the draft to the list as it was.
+        let back = session.cancel()
+        try requireChangeset(back, turns: draft, into: before)
+        #expect(try fixture.store.snapshot() == before)
+
+        let again = try fixture.store.beginEditing()
+        let section = try #require(try again.apply(.addSection(title: "Later")).createdID)
+        let row = try #require(try again.apply(.addRow(.text("x"), to: .at(2, 0))).createdID)
+        try again.save()
+        let saved = try fixture.store.snapshot()
+        #expect(again.savedIDs[section] == saved.sections[2].id)
+        #expect(again.savedIDs[row] == saved.sections[2].rows[0].id)
+        #expect(again.cancel() == Changeset(), "a closed session has nothing to take back")
+    }
 }

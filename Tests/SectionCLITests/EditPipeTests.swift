@@ -131,7 +131,7 @@ import Testing
         let result = try cli.run(["edit"], input: "help\nhelp row move\nrow add --help\ncancel\n")
         #expect(result.status == 0)
         #expect(result.stdout.contains("  save "))
-        #expect(result.stdout.contains("usage: row move PATH TO\n"))
+        #expect(result.stdout.contains("usage: row move PATH [TO] [--after #ID] [--before #ID]\n"))
         #expect(result.stdout.contains("usage: row add S TITLE [--at R]"))
         #expect(!result.stdout.contains("sectionctl row"))
     }

@@ -147,7 +147,7 @@ enum Catalog {
     static let pathArgument = ArgumentSpec("PATH", help: "a row: S:R (0-based), S:end, or #ID")
 
     static let row = CommandSpec(
-        name: "row", summary: "add, change, move and delete rows",
+        name: "row", summary: "add, change, move, delete and get rows",
         subcommands: [
             CommandSpec(
                 name: "add", summary: "add a row to a section (at the end unless --at)",

@@ -134,8 +134,13 @@ final class EditCommand {
                 try showDraft()
             }
             return false
+        case "row" where parsed.commandPath == ["row", "get"]:
+            let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
+            let window = try session.window(startingAt: reference, limit: 1)
+            try RowGetCommand.print(window, context: context)
+            return false
         default:
-            let (changeset, _) = try session.apply(ListEdits.checkedEdit(for: parsed))
+            let changeset = try session.apply(ListEdits.checkedEdit(for: parsed)).changeset
             if isInteractive && !context.json { try showAround(changeset) }
             return false
         }

@@ -5,7 +5,11 @@ enum RowGetCommand {
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
         let store = try context.openStore()
-        let window = try store.window(startingAt: reference, limit: 1, in: context.listName)
+        try print(try store.window(startingAt: reference, limit: 1, in: context.listName), context: context)
+    }
+
+    /// Prints the first row of a one-row window (from the store, or an edit session's draft).
+    static func print(_ window: ListWindow, context: Context) throws {
         // A window may start at a section's end; a row must exist.
         guard let part = window.parts.first, let row = part.rows.first else {
             let section = window.parts.first?.section
