@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "sectionctl",
+    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18 and their siblings; Linux has them
+    // with the toolchain.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Repository", targets: ["Repository"]),
         .executable(name: "sectionctl", targets: ["sectionctl"]),
