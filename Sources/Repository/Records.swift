@@ -20,7 +20,9 @@ struct SectionRecord {
 /// A row as stored, with its index path.
 struct RowRecord {
     let id: Int64
-    let sectionID: Int64
+    /// The section the row is in.
+    let section: SectionRecord
+    var sectionID: Int64 { section.id }
     let path: RowPath
     let position: Int64
     let content: RowContent
@@ -157,6 +159,6 @@ extension Connection {
         }!
         let index = try rowIndex ?? OrderedTable.rows.index(ofPosition: position, of: section.id, count: section.rowCount, in: self)
         return RowRecord(
-            id: rowID, sectionID: section.id, path: RowPath(section: section.index, row: index), position: position, content: content)
+            id: rowID, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
     }
 }

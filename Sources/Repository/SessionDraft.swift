@@ -49,6 +49,10 @@ struct SessionDraft {
     var overrides: [Int64: RowContent] = [:]
     /// Rows in held pieces → the id of the draft section holding them.
     var heldRows: [Int64: Int64] = [:]
+    /// The id the next section or row created in the session gets (negative, decreasing).
+    fileprivate var nextID: Int64 = -1
+    /// How the last edit is written at save, set by the writes below.
+    fileprivate var pendingStep: ReplayStep = .nothing
 
     init(db: Connection, list: ListRecord) throws {
         self.db = db
@@ -142,7 +146,7 @@ struct SessionDraft {
 
     /// The piece holding the row at `index` of a section, and the row's offset in it;
     /// `index == rowCount` gives the end (`pieces.count`, 0).
-    private func locate(_ index: Int, in section: Int) -> (piece: Int, offset: Int) {
+    fileprivate func locate(_ index: Int, in section: Int) -> (piece: Int, offset: Int) {
         var start = 0
         for (position, piece) in sections[section].pieces.enumerated() {
             if index < start + piece.count { return (position, index - start) }
@@ -241,7 +245,7 @@ struct SessionDraft {
 
     // MARK: - Changing the pieces (never fails: everything is read before)
 
-    private mutating func insert(_ row: Row, at index: Int, inSection section: Int) {
+    fileprivate mutating func insert(_ row: Row, at index: Int, inSection section: Int) {
         let (piece, offset) = locate(index, in: section)
         var pieces = sections[section].pieces
         if piece < pieces.count, case .held(var rows) = pieces[piece] {
@@ -262,7 +266,7 @@ struct SessionDraft {
         heldRows[row.id] = sections[section].id
     }
 
-    private mutating func remove(at index: Int, inSection section: Int) {
+    fileprivate mutating func remove(at index: Int, inSection section: Int) {
         let (piece, offset) = locate(index, in: section)
         var pieces = sections[section].pieces
         switch pieces[piece] {
@@ -289,155 +293,23 @@ struct SessionDraft {
 
     // MARK: - Edits
 
-    /// Applies `edit`, giving anything it creates the id `nextID` (then decremented). Reads
-    /// everything it needs before changing anything: when it throws, the draft is as it was.
+    /// Applies `edit` by the shared rules (`EditRules`), giving anything it creates the id
+    /// `nextID` (then decremented). Reads everything it needs before changing anything: when it
+    /// throws, the draft is as it was.
     /// - Returns: the outcome, and the step that replays the edit on the database in the same
     ///   state, addressed by ids and neighbours only.
     /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
     mutating func apply(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, step: ReplayStep) {
-        try edit.validate()
-        var outcome = EditOutcome()
-        let step: ReplayStep
-        switch edit {
-        case .addSection(let title, let emptyText, let at):
-            let index = at ?? sections.count
-            guard index >= 0 && index <= sections.count else {
-                throw RepositoryError.sectionIndexOutOfRange(index, valid: 0...sections.count)
-            }
-            let id = nextID
-            nextID -= 1
-            sections.insert(DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
-            outcome.createdID = id
-            outcome.changeset.insertedSections = [index]
-            step = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
-
-        case .renameSection(let ref, let title):
-            let index = try sectionIndex(ref)
-            step = .setSection(id: sections[index].id, title: title, emptyText: sections[index].emptyText)
-            guard sections[index].title != title else { break }
-            sections[index].title = title
-            outcome.changeset.updatedSections = [index]
-
-        case .setEmptyText(let ref, let text):
-            let index = try sectionIndex(ref)
-            step = .setSection(id: sections[index].id, title: sections[index].title, emptyText: text)
-            guard sections[index].emptyText != text else { break }
-            let before = sections[index].emptyText
-            sections[index].emptyText = text
-            outcome.changeset.updatedSections = [index]
-            outcome.changeset.noteFooters([(index, sections[index].rowCount, sections[index].rowCount, before, text)])
-
-        case .moveSection(let ref, let destination):
-            let index = try sectionIndex(ref)
-            guard destination >= 0 && destination <= sections.count - 1 else {
-                throw RepositoryError.sectionIndexOutOfRange(destination, valid: 0...(sections.count - 1))
-            }
-            if destination != index {
-                sections.insert(sections.remove(at: index), at: destination)
-                outcome.changeset.movedSections = [.init(from: index, to: destination)]
-            }
-            step = .moveSection(id: sections[destination].id, neighbours: sectionNeighbours(of: destination))
-
-        case .deleteSection(let ref, let force):
-            let index = try sectionIndex(ref)
-            let section = sections[index]
-            guard section.rowCount == 0 || force else {
-                throw RepositoryError.sectionNotEmpty(title: section.title, rowCount: section.rowCount)
-            }
-            for piece in section.pieces {
-                if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
-            }
-            sections.remove(at: index)
-            outcome.changeset.deletedSections = [index]
-            step = .deleteSection(id: section.id)
-
-        case .addRow(let content, let destination):
-            let section: Int
-            let index: Int
-            if let anchor = destination.anchor {
-                let anchorPath = try rowPath(.id(anchor.rowID))
-                section = anchorPath.section
-                index = anchor.slot(anchorIndex: anchorPath.row, movingIndex: nil)
-            } else {
-                section = try sectionIndex(destination.section)
-                index = try SectionStore.destinationIndex(destination.index, section: section, count: sections[section].rowCount)
-            }
-            let neighbours = try rowNeighbours(ofSlot: index, inSection: section, skipping: nil)
-            let id = nextID
-            nextID -= 1
-            insert(Row(id: id, content: content), at: index, inSection: section)
-            outcome.createdID = id
-            outcome.changeset.insertedRows = [RowPath(section: section, row: index)]
-            let count = sections[section].rowCount
-            outcome.changeset.noteFooters([(section, count - 1, count, sections[section].emptyText, sections[section].emptyText)])
-            step = .insertRow(draftID: id, content: content, sectionID: sections[section].id, neighbours: neighbours)
-
-        case .updateRow(let ref, let title, let value):
-            let path = try rowPath(ref)
-            let row = try self.row(at: path)
-            let content = try SectionStore.updated(row.content, id: row.id, title: title, value: value)
-            step = .setRow(id: row.id, content: content)
-            guard content != row.content else { break }
-            let (piece, offset) = locate(path.row, in: path.section)
-            if case .held(var rows) = sections[path.section].pieces[piece] {
-                rows[offset].content = content
-                sections[path.section].pieces[piece] = .held(rows)
-            } else {
-                overrides[row.id] = content
-            }
-            outcome.changeset.updatedRows = [path]
-
-        case .deleteRow(let ref):
-            let path = try rowPath(ref)
-            let row = try self.row(at: path)
-            step = .deleteRow(id: row.id)
-            remove(at: path.row, inSection: path.section)
-            overrides[row.id] = nil
-            outcome.changeset.deletedRows = [path]
-            let count = sections[path.section].rowCount
-            outcome.changeset.noteFooters([(path.section, count + 1, count, sections[path.section].emptyText, sections[path.section].emptyText)])
-
-        case .moveRow(let ref, let destination):
-            let path = try rowPath(ref)
-            let section: Int
-            let index: Int
-            if let anchor = destination.anchor {
-                let anchorPath = try rowPath(.id(anchor.rowID))
-                section = anchorPath.section
-                index = anchor.slot(anchorIndex: anchorPath.row, movingIndex: anchorPath.section == path.section ? path.row : nil)
-            } else {
-                section = try sectionIndex(destination.section)
-                index = try SectionStore.destinationIndex(
-                    destination.index, section: section, count: sections[section].rowCount - (section == path.section ? 1 : 0))
-            }
-            let sameSection = section == path.section
-            let target = RowPath(section: section, row: index)
-            let row = try self.row(at: path)
-            guard !(sameSection && index == path.row) else {
-                step = .nothing
-                break
-            }
-            let neighbours = try rowNeighbours(ofSlot: index, inSection: section, skipping: sameSection ? path.row : nil)
-            remove(at: path.row, inSection: path.section)
-            overrides[row.id] = nil
-            insert(row, at: index, inSection: section)
-            outcome.changeset.movedRows = [.init(from: path, to: target)]
-            if !sameSection {
-                let source = sections[path.section]
-                let destination = sections[section]
-                outcome.changeset.noteFooters([
-                    (path.section, source.rowCount + 1, source.rowCount, source.emptyText, source.emptyText),
-                    (section, destination.rowCount - 1, destination.rowCount, destination.emptyText, destination.emptyText),
-                ])
-            }
-            step = .moveRow(id: row.id, sectionID: sections[section].id, neighbours: neighbours)
-        }
+        self.nextID = nextID
+        pendingStep = .nothing
+        let outcome = try EditRules.apply(edit, to: &self)
+        nextID = self.nextID
         // An edit that changed nothing in the draft has nothing to write.
-        return (outcome, outcome.changeset.isEmpty ? .nothing : step)
+        return (outcome, outcome.changeset.isEmpty ? .nothing : pendingStep)
     }
 
     /// The ids of the sections on either side of the one at `index`.
-    private func sectionNeighbours(of index: Int) -> Neighbours {
+    fileprivate func sectionNeighbours(of index: Int) -> Neighbours {
         Neighbours(
             before: index > 0 ? sections[index - 1].id : nil,
             after: index + 1 < sections.count ? sections[index + 1].id : nil)
@@ -446,7 +318,7 @@ struct SessionDraft {
     /// The ids of the rows that will be on either side of a row put at `slot` of a section, read
     /// before the change: the section's rows without the one at `skipping` (a row moving within
     /// the section), around the slot.
-    private func rowNeighbours(ofSlot slot: Int, inSection section: Int, skipping: Int?) throws -> Neighbours {
+    fileprivate func rowNeighbours(ofSlot slot: Int, inSection section: Int, skipping: Int?) throws -> Neighbours {
         let count = sections[section].rowCount - (skipping == nil ? 0 : 1)
         func id(_ index: Int) throws -> Int64? {
             guard index >= 0 && index < count else { return nil }
@@ -476,4 +348,79 @@ enum ReplayStep {
     case setRow(id: Int64, content: RowContent)
     case moveRow(id: Int64, sectionID: Int64, neighbours: Neighbours)
     case deleteRow(id: Int64)
+}
+
+/// The draft as `EditRules` sees it: lookups through the pieces and the stored list, writes to
+/// the pieces, each noting the step that replays it at save.
+extension SessionDraft: EditableList {
+    func sectionCount() throws -> Int { sections.count }
+
+    func section(_ ref: SectionRef) throws -> SectionInfo { info(ofSection: try sectionIndex(ref)) }
+
+    func row(_ ref: RowRef) throws -> LocatedRow {
+        let path = try rowPath(ref)
+        return LocatedRow(path: path, row: try row(at: path), section: info(ofSection: path.section))
+    }
+
+    mutating func insertSection(title: String, emptyText: String?, at index: Int) throws -> Int64 {
+        let id = nextID
+        nextID -= 1
+        sections.insert(DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
+        pendingStep = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
+        return id
+    }
+
+    mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
+        sections[section.index].title = title
+        sections[section.index].emptyText = emptyText
+        pendingStep = .setSection(id: section.id, title: title, emptyText: emptyText)
+    }
+
+    mutating func moveSection(_ section: SectionInfo, to index: Int) throws {
+        sections.insert(sections.remove(at: section.index), at: index)
+        pendingStep = .moveSection(id: section.id, neighbours: sectionNeighbours(of: index))
+    }
+
+    mutating func deleteSection(_ section: SectionInfo) throws {
+        for piece in sections[section.index].pieces {
+            if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
+        }
+        sections.remove(at: section.index)
+        pendingStep = .deleteSection(id: section.id)
+    }
+
+    mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
+        let neighbours = try rowNeighbours(ofSlot: index, inSection: section.index, skipping: nil)
+        let id = nextID
+        nextID -= 1
+        insert(Row(id: id, content: content), at: index, inSection: section.index)
+        pendingStep = .insertRow(draftID: id, content: content, sectionID: section.id, neighbours: neighbours)
+        return id
+    }
+
+    mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
+        let (piece, offset) = locate(row.path.row, in: row.path.section)
+        if case .held(var rows) = sections[row.path.section].pieces[piece] {
+            rows[offset].content = content
+            sections[row.path.section].pieces[piece] = .held(rows)
+        } else {
+            overrides[row.row.id] = content
+        }
+        pendingStep = .setRow(id: row.row.id, content: content)
+    }
+
+    mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
+        let sameSection = section.index == row.path.section
+        let neighbours = try rowNeighbours(ofSlot: index, inSection: section.index, skipping: sameSection ? row.path.row : nil)
+        remove(at: row.path.row, inSection: row.path.section)
+        overrides[row.row.id] = nil
+        insert(row.row, at: index, inSection: section.index)
+        pendingStep = .moveRow(id: row.row.id, sectionID: section.id, neighbours: neighbours)
+    }
+
+    mutating func deleteRow(_ row: LocatedRow) throws {
+        remove(at: row.path.row, inSection: row.path.section)
+        overrides[row.row.id] = nil
+        pendingStep = .deleteRow(id: row.row.id)
+    }
 }

@@ -1,0 +1,70 @@
+import SQLite
+
+/// A list in the database as `EditRules` sees it: lookups through `Records`, writes in the
+/// caller's transaction, positions from `OrderedTable` (O(1) rows written amortized).
+struct StoredList: EditableList {
+    let db: Connection
+    let list: ListRecord
+    /// Where position writes are counted.
+    let store: SectionStore
+
+    var name: String { list.name }
+
+    func sectionCount() throws -> Int { try db.sectionCount(of: list) }
+
+    func section(_ ref: SectionRef) throws -> SectionInfo { try db.section(ref, in: list).info }
+
+    func row(_ ref: RowRef) throws -> LocatedRow {
+        let row = try db.row(ref, in: list)
+        return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info)
+    }
+
+    mutating func insertSection(title: String, emptyText: String?, at index: Int) throws -> Int64 {
+        let count = try db.sectionCount(of: list)
+        let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: count, movingID: nil, in: db)
+        store.countPositionWrites(place.rewritten + 1)
+        return try db.queryFirst(
+            "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
+            list.id, place.position, title, emptyText
+        ) { $0.int64(0) }!
+    }
+
+    mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
+        try db.run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ?", title, emptyText, section.id)
+    }
+
+    mutating func moveSection(_ section: SectionInfo, to index: Int) throws {
+        let others = try db.sectionCount(of: list) - 1
+        let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id, in: db)
+        store.countPositionWrites(place.rewritten + 1)
+        try db.run("UPDATE sections SET position = ? WHERE id = ?", place.position, section.id)
+    }
+
+    mutating func deleteSection(_ section: SectionInfo) throws {
+        try db.run("DELETE FROM sections WHERE id = ?", section.id)
+    }
+
+    mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
+        let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: section.rowCount, movingID: nil, in: db)
+        store.countPositionWrites(place.rewritten + 1)
+        return try db.queryFirst(
+            "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
+            section.id, place.position, content.kind.rawValue, content.title, content.value
+        ) { $0.int64(0) }!
+    }
+
+    mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
+        try db.run("UPDATE rows SET title = ?, value = ? WHERE id = ?", content.title, content.value, row.row.id)
+    }
+
+    mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
+        let others = section.rowCount - (section.id == row.section.id ? 1 : 0)
+        let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: others, movingID: row.row.id, in: db)
+        store.countPositionWrites(place.rewritten + 1)
+        try db.run("UPDATE rows SET section_id = ?, position = ? WHERE id = ?", section.id, place.position, row.row.id)
+    }
+
+    mutating func deleteRow(_ row: LocatedRow) throws {
+        try db.run("DELETE FROM rows WHERE id = ?", row.row.id)
+    }
+}
