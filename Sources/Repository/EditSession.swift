@@ -106,9 +106,7 @@ public final class EditSession {
             return Change(list: name, version: baseVersion)
         }
         let change = try store.write { db in
-            let list = try db.queryFirst("SELECT id, name, version FROM lists WHERE id = ?", listID) {
-                ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
-            }
+            let list = try db.listRecordIfAny(id: listID)
             guard let list, list.version == baseVersion else {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list?.version)
             }
@@ -332,9 +330,7 @@ private struct Replay {
     /// The stored id of a section of this list.
     private func storedSection(_ id: Int64) throws -> Int64 {
         let stored = stored(id)
-        guard try db.scalarInt("SELECT count(*) FROM sections WHERE id = ? AND list_id = ?", stored, list.id) == 1 else {
-            throw Mismatch.mismatch
-        }
+        guard try db.sectionExists(id: stored, in: list) else { throw Mismatch.mismatch }
         return stored
     }
 
@@ -344,41 +340,27 @@ private struct Replay {
             break
         case .insertSection(let draftID, let title, let emptyText, let neighbours):
             let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: nil)
-            storedIDs[draftID] = try db.queryFirst(
-                "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
-                list.id, position, title, emptyText
-            ) { $0.int64(0) }
+            storedIDs[draftID] = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
         case .setSection(let id, let title, let emptyText):
-            try requireOne(
-                db.run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ? AND list_id = ?", title, emptyText, stored(id), list.id))
+            try requireOne(db.updateSection(id: stored(id), title: title, emptyText: emptyText, in: list))
         case .moveSection(let id, let neighbours):
             let moving = try storedSection(id)
             let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: moving)
-            try requireOne(db.run("UPDATE sections SET position = ? WHERE id = ?", position, moving))
+            try requireOne(db.placeSection(id: moving, position: position, in: list))
         case .deleteSection(let id):
-            try requireOne(db.run("DELETE FROM sections WHERE id = ? AND list_id = ?", stored(id), list.id))
+            try requireOne(db.deleteSection(id: stored(id), in: list))
         case .insertRow(let draftID, let content, let sectionID, let neighbours):
             let section = try storedSection(sectionID)
             let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: nil)
-            storedIDs[draftID] = try db.queryFirst(
-                "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
-                section, position, content.kind.rawValue, content.title, content.value
-            ) { $0.int64(0) }
+            storedIDs[draftID] = try db.insertRow(content, section: section, position: position)
         case .setRow(let id, let content):
-            try requireOne(
-                db.run(
-                    "UPDATE rows SET title = ?, value = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
-                    content.title, content.value, stored(id), list.id))
+            try requireOne(db.updateRow(id: stored(id), to: content, in: list))
         case .moveRow(let id, let sectionID, let neighbours):
             let section = try storedSection(sectionID)
             let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: stored(id))
-            try requireOne(
-                db.run(
-                    "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)",
-                    section, position, stored(id), list.id))
+            try requireOne(db.placeRow(id: stored(id), section: section, position: position, in: list))
         case .deleteRow(let id):
-            try requireOne(
-                db.run("DELETE FROM rows WHERE id = ? AND section_id IN (SELECT id FROM sections WHERE list_id = ?)", stored(id), list.id))
+            try requireOne(db.deleteRow(id: stored(id), in: list))
         }
     }
 

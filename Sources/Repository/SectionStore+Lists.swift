@@ -29,9 +29,7 @@ extension SectionStore {
     public func createList(named name: String) throws -> Change {
         try Self.validateListName(name)
         return try write { db in
-            if try db.scalarInt("SELECT count(*) FROM lists WHERE name = ?", name) != 0 {
-                throw RepositoryError.listExists(name)
-            }
+            if try db.listExists(named: name) { throw RepositoryError.listExists(name) }
             let list = try db.createListRecord(named: name)
             return Change(list: name, version: list.version, createdID: list.id)
         }
@@ -44,10 +42,8 @@ extension SectionStore {
         return try write { db in
             let list = try db.listRecord(named: name)
             guard newName != name else { return Change(list: name, version: list.version) }
-            if try db.scalarInt("SELECT count(*) FROM lists WHERE name = ?", newName) != 0 {
-                throw RepositoryError.listExists(newName)
-            }
-            try db.run("UPDATE lists SET name = ? WHERE id = ?", newName, list.id)
+            if try db.listExists(named: newName) { throw RepositoryError.listExists(newName) }
+            try db.renameList(list, to: newName)
             return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))
         }
     }
@@ -60,7 +56,7 @@ extension SectionStore {
             let list = try db.listRecord(named: name)
             let count = try db.sectionCount(of: list)
             guard count == 0 || force else { throw RepositoryError.listNotEmpty(name, sectionCount: count) }
-            try db.run("DELETE FROM lists WHERE id = ?", list.id)
+            try db.deleteList(list)
             var changeset = Changeset()
             changeset.deletedSections = Array(0..<count)
             return Change(list: name, version: list.version + 1, changeset: changeset)
@@ -90,10 +86,7 @@ extension Connection {
                 sections.append(Section(id: sectionID, title: statement.string(1), emptyText: statement.optionalString(2)))
             }
             if !statement.isNull(3) {
-                let content = RowContent(
-                    kind: RowKind(rawValue: statement.string(4)) ?? .text, title: statement.string(5),
-                    value: statement.optionalString(6))
-                sections[sections.count - 1].rows.append(Row(id: statement.int64(3), content: content))
+                sections[sections.count - 1].rows.append(Row(statement, from: 3))
             }
         }
         return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections)

@@ -100,12 +100,6 @@ extension SectionStore {
     }
 }
 
-extension SectionRecord {
-    /// The section as the public reads give it.
-    var info: SectionInfo {
-        SectionInfo(id: id, index: index, title: title, emptyText: emptyText, rowCount: rowCount)
-    }
-}
 
 extension SectionStore {
     /// Verifies what the database keeps beside the rows: each section's row count, and every

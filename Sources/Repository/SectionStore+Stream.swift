@@ -107,10 +107,7 @@ extension Connection {
                             rowCount: statement.int(3))))
             }
             if !statement.isNull(4) {
-                let content = RowContent(
-                    kind: RowKind(rawValue: statement.string(5)) ?? .text, title: statement.string(6),
-                    value: statement.optionalString(7))
-                try body(.row(Row(id: statement.int64(4), content: content), at: RowPath(section: sectionIndex, row: rowIndex)))
+                try body(.row(Row(statement, from: 4), at: RowPath(section: sectionIndex, row: rowIndex)))
                 rowIndex += 1
             }
         }

@@ -182,9 +182,7 @@ struct SessionDraft {
     private func storedRow(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> Row {
         let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db)!
         if let content = overrides[item.id] { return Row(id: item.id, content: content) }
-        let content = try db.queryFirst("SELECT kind, title, value FROM rows WHERE id = ?", item.id) {
-            RowContent(kind: RowKind(rawValue: $0.string(0)) ?? .text, title: $0.string(1), value: $0.optionalString(2))
-        }!
+        let content = try db.rowContent(id: item.id)!
         return Row(id: item.id, content: content)
     }
 
@@ -211,10 +209,7 @@ struct SessionDraft {
     /// Up to `limit` consecutive rows of a stored section from the index `first` on, as stored.
     private func storedRows(of base: (id: Int64, rowCount: Int), from first: Int, limit: Int) throws -> [Row] {
         guard let start = try OrderedTable.rows.item(at: first, of: base.id, count: base.rowCount, in: db) else { return [] }
-        return try db.query(
-            "SELECT id, kind, title, value FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
-            base.id, start.position, limit
-        ) { Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3))) }
+        return try db.rows(ofSection: base.id, fromPosition: start.position, limit: limit)
     }
 
     /// Every row of a section.
@@ -222,9 +217,7 @@ struct SessionDraft {
         let draftSection = sections[section]
         var stored: [Row] = []
         if let base = draftSection.base, draftSection.pieces.contains(where: { if case .stored = $0 { true } else { false } }) {
-            stored = try db.query("SELECT id, kind, title, value FROM rows WHERE section_id = ? ORDER BY position", base.id) {
-                Row(id: $0.int64(0), content: RowContent(kind: RowKind(rawValue: $0.string(1)) ?? .text, title: $0.string(2), value: $0.optionalString(3)))
-            }
+            stored = try db.allRows(ofSection: base.id)
         }
         var result: [Row] = []
         result.reserveCapacity(draftSection.rowCount)

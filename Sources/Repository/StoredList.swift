@@ -23,48 +23,42 @@ struct StoredList: EditableList {
         let count = try db.sectionCount(of: list)
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: count, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.queryFirst(
-            "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
-            list.id, place.position, title, emptyText
-        ) { $0.int64(0) }!
+        return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list)
     }
 
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
-        try db.run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ?", title, emptyText, section.id)
+        try db.updateSection(id: section.id, title: title, emptyText: emptyText, in: list)
     }
 
     mutating func moveSection(_ section: SectionInfo, to index: Int) throws {
         let others = try db.sectionCount(of: list) - 1
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.run("UPDATE sections SET position = ? WHERE id = ?", place.position, section.id)
+        try db.placeSection(id: section.id, position: place.position, in: list)
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
-        try db.run("DELETE FROM sections WHERE id = ?", section.id)
+        try db.deleteSection(id: section.id, in: list)
     }
 
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
         let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: section.rowCount, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.queryFirst(
-            "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
-            section.id, place.position, content.kind.rawValue, content.title, content.value
-        ) { $0.int64(0) }!
+        return try db.insertRow(content, section: section.id, position: place.position)
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
-        try db.run("UPDATE rows SET title = ?, value = ? WHERE id = ?", content.title, content.value, row.row.id)
+        try db.updateRow(id: row.row.id, to: content, in: list)
     }
 
     mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
         let others = section.rowCount - (section.id == row.section.id ? 1 : 0)
         let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: others, movingID: row.row.id, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.run("UPDATE rows SET section_id = ?, position = ? WHERE id = ?", section.id, place.position, row.row.id)
+        try db.placeRow(id: row.row.id, section: section.id, position: place.position, in: list)
     }
 
     mutating func deleteRow(_ row: LocatedRow) throws {
-        try db.run("DELETE FROM rows WHERE id = ?", row.row.id)
+        try db.deleteRow(id: row.row.id, in: list)
     }
 }

@@ -30,10 +30,9 @@ struct BulkAppender {
         self.db = db
         sectionCount = try db.sectionCount(of: list)
         lastSectionPosition = try db.scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
-        insertSection = try db.statement("INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)")
-        insertRow = try db.statement("INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?)")
-        let values = Array(repeating: "(?, ?, ?, ?, ?)", count: Self.batchSize).joined(separator: ", ")
-        insertRowBatch = try db.statement("INSERT INTO rows (section_id, position, kind, title, value) VALUES \(values)")
+        insertSection = try db.statement(SectionRecord.insertSQL)
+        insertRow = try db.statement(RowRecord.insertSQL(rows: 1))
+        insertRowBatch = try db.statement(RowRecord.insertSQL(rows: Self.batchSize))
         pendingRows.reserveCapacity(Self.batchSize * 5)
     }
 

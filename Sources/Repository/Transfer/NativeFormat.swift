@@ -158,10 +158,7 @@ extension Connection {
                 try writer.section(title: statement.string(1), emptyText: statement.optionalString(2))
             }
             if statement.int(6) == 0 {
-                try writer.row(
-                    RowContent(
-                        kind: RowKind(rawValue: statement.string(3)) ?? .text, title: statement.string(4),
-                        value: statement.optionalString(5)))
+                try writer.row(RowContent(statement, from: 3))
             }
         }
         try writer.endList()

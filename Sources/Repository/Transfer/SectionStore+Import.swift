@@ -3,11 +3,7 @@ import SQLite
 extension SectionStore {
     /// The list named `name`, created (at version 0) when absent.
     func listForImport(named name: String, db: Connection) throws -> (list: ListRecord, created: Bool) {
-        if let list = try db.queryFirst("SELECT id, name, version FROM lists WHERE name = ?", name, row: {
-            ListRecord(id: $0.int64(0), name: $0.string(1), version: $0.int64(2))
-        }) {
-            return (list, false)
-        }
+        if let list = try db.listRecordIfAny(named: name) { return (list, false) }
         return (try db.createListRecord(named: name), true)
     }
 
@@ -55,7 +51,7 @@ final class NativeImporter {
             case .refuse:
                 throw RepositoryError.importIntoNonEmptyList(list.name, sectionCount: existing)
             case .replace:
-                try db.run("DELETE FROM sections WHERE list_id = ?", list.id)
+                try db.deleteSections(of: list)
                 changeset.deletedSections = Array(0..<existing)
             case .append:
                 break

@@ -82,11 +82,11 @@ extension SectionStore {
             try read { db in
                 var writer = NativeWriter(sink: write)
                 try writer.begin()
-                let lists = try db.statement("SELECT id, name, version FROM lists ORDER BY name -- export")
+                let lists = try db.statement("SELECT \(ListRecord.columns) FROM lists ORDER BY name -- export")
                 try lists.bind([])
                 defer { lists.reset() }
                 while try lists.step() {
-                    try db.writeExported(ListRecord(id: lists.int64(0), name: lists.string(1), version: lists.int64(2)), to: &writer)
+                    try db.writeExported(ListRecord(lists), to: &writer)
                 }
                 try writer.end()
             }

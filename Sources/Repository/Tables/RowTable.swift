@@ -1,0 +1,141 @@
+import SQLite
+
+/// A row as stored, with its index path.
+struct RowRecord {
+    let id: Int64
+    /// The section the row is in.
+    let section: SectionRecord
+    var sectionID: Int64 { section.id }
+    let path: RowPath
+    let position: Int64
+    let content: RowContent
+}
+
+extension RowContent {
+    /// The columns `init(_:from:)` reads, in order.
+    static let columns = "kind, title, value"
+
+    /// Content read from a statement's `columns`, starting at `column`.
+    init(_ statement: Statement, from column: Int32) {
+        self.init(
+            kind: RowKind(rawValue: statement.string(column)) ?? .text, title: statement.string(column + 1),
+            value: statement.optionalString(column + 2))
+    }
+}
+
+extension Row {
+    /// The columns `init(_:from:)` reads, in order.
+    static let columns = "id, kind, title, value"
+
+    /// A row read from a statement's `columns`, starting at `column`.
+    init(_ statement: Statement, from column: Int32) {
+        self.init(id: statement.int64(column), content: RowContent(statement, from: column + 1))
+    }
+}
+
+/// The `rows` table: every read and write of it goes through here (the bulk appender's prepared
+/// statements use `RowRecord.insertSQL(rows:)`).
+extension Connection {
+    /// The row a reference names, with its path and section, or the error that says why none.
+    /// - Complexity: O(log n) in the section's rows (the rank structure), plus O(s) to find the
+    ///   section.
+    func row(_ ref: RowRef, in list: ListRecord) throws -> RowRecord {
+        let section: SectionRecord
+        let rowID: Int64
+        var rowIndex: Int?
+        switch ref {
+        case .path(let sectionRef, let place):
+            section = try self.section(sectionRef, in: list)
+            let index: Int
+            switch place {
+            case .index(let value): index = value
+            case .end: index = section.rowCount - 1
+            }
+            guard let item = try OrderedTable.rows.item(at: index, of: section.id, count: section.rowCount, in: self)
+            else {
+                throw RepositoryError.rowIndexOutOfRange(
+                    index, section: section.index, valid: section.rowCount > 0 ? 0...(section.rowCount - 1) : nil)
+            }
+            rowID = item.id
+            rowIndex = index
+        case .id(let id):
+            let sectionID = try scalarInt(
+                "SELECT r.section_id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
+                id, list.id)
+            guard let sectionID else { throw RepositoryError.rowNotFound(id, list: list.name) }
+            section = try self.section(.id(sectionID), in: list)
+            rowID = id
+        }
+        let (position, content) = try queryFirst("SELECT position, \(RowContent.columns) FROM rows WHERE id = ?", rowID) {
+            ($0.int64(0), RowContent($0, from: 1))
+        }!
+        let index = try rowIndex ?? OrderedTable.rows.index(ofPosition: position, of: section.id, count: section.rowCount, in: self)
+        return RowRecord(
+            id: rowID, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
+    }
+
+    /// Up to `limit` rows of the section with id `section` from `position` on, in order.
+    func rows(ofSection section: Int64, fromPosition position: Int64, limit: Int) throws -> [Row] {
+        try query(
+            "SELECT \(Row.columns) FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
+            section, position, limit
+        ) { Row($0, from: 0) }
+    }
+
+    /// Up to `limit` rows of `section` from the row at index `first` on, in order.
+    /// - Complexity: O(log n + limit).
+    func rows(of section: SectionRecord, from first: Int, limit: Int) throws -> [Row] {
+        guard let start = try OrderedTable.rows.item(at: first, of: section.id, count: section.rowCount, in: self) else { return [] }
+        return try rows(ofSection: section.id, fromPosition: start.position, limit: limit)
+    }
+
+    /// Every row of the section with id `section`, in order.
+    func allRows(ofSection section: Int64) throws -> [Row] {
+        try query("SELECT \(Row.columns) FROM rows WHERE section_id = ? ORDER BY position", section) { Row($0, from: 0) }
+    }
+
+    /// A row's content, if the row exists.
+    func rowContent(id: Int64) throws -> RowContent? {
+        try queryFirst("SELECT \(RowContent.columns) FROM rows WHERE id = ?", id) { RowContent($0, from: 0) }
+    }
+
+    /// Inserts a row at `position` of the section; returns its id.
+    func insertRow(_ content: RowContent, section: Int64, position: Int64) throws -> Int64 {
+        try queryFirst(
+            "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
+            section, position, content.kind.rawValue, content.title, content.value
+        ) { $0.int64(0) }!
+    }
+
+    /// Sets a row's title and value. Returns how many rows it changed (0 when the list has no
+    /// such row).
+    @discardableResult
+    func updateRow(id: Int64, to content: RowContent, in list: ListRecord) throws -> Int {
+        try run(
+            "UPDATE rows SET title = ?, value = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
+            content.title, content.value, id, list.id)
+    }
+
+    /// Puts a row at `position` of the section with id `section`. Returns how many rows it changed.
+    @discardableResult
+    func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
+        try run(
+            "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
+            section, position, id, list.id)
+    }
+
+    /// Deletes a row. Returns how many rows it deleted.
+    @discardableResult
+    func deleteRow(id: Int64, in list: ListRecord) throws -> Int {
+        try run("DELETE FROM rows WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?", id, list.id)
+    }
+}
+
+extension RowRecord {
+    /// The insert the bulk appender prepares once, for `rows` rows at a time: section, position,
+    /// kind, title, value for each.
+    static func insertSQL(rows: Int) -> String {
+        "INSERT INTO rows (section_id, position, kind, title, value) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+}
