@@ -61,15 +61,7 @@ extension SectionStore {
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
     public func undo(list: String = SectionStore.defaultList) throws -> Change {
-        try write { db in
-            let record = try db.listRecord(named: list)
-            guard let (version, step) = try db.queryFirst(
-                "SELECT version, step FROM undo_steps WHERE list_id = ? ORDER BY version DESC LIMIT 1", record.id, row: { ($0.int64(0), $0.int64(1)) })
-            else { throw RepositoryError.nothingToUndo(list: record.name) }
-            let inverse = try reverse(step: step, version: version, of: record, db: db)
-            let newVersion = try Journal.commit(inverse, to: record, history: .undo(of: version), db: db)
-            return Change(list: try db.listRecord(id: record.id).name, version: newVersion, changeset: inverse)
-        }
+        try takeBack(list: list, from: "undo_steps", as: { .undo(of: $0) }, orElse: { .nothingToUndo(list: $0) })
     }
 
     /// Reapplies the change the last `undo` took back, as a new committed change. Only possible
@@ -78,13 +70,22 @@ extension SectionStore {
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
     public func redo(list: String = SectionStore.defaultList) throws -> Change {
+        try takeBack(list: list, from: "redo_steps", as: { .redo(of: $0) }, orElse: { .nothingToRedo(list: $0) })
+    }
+
+    /// Reverses the newest step of `table` (`undo_steps` or `redo_steps`) as a new committed
+    /// change, filed in the history as `history` says.
+    private func takeBack(
+        list: String, from table: String, as history: (Int64) -> HistoryStep, orElse nothing: (String) -> RepositoryError
+    ) throws -> Change {
         try write { db in
             let record = try db.listRecord(named: list)
             guard let (version, step) = try db.queryFirst(
-                "SELECT version, step FROM redo_steps WHERE list_id = ? ORDER BY version DESC LIMIT 1", record.id, row: { ($0.int64(0), $0.int64(1)) })
-            else { throw RepositoryError.nothingToRedo(list: record.name) }
+                "SELECT version, step FROM \(table) WHERE list_id = ? ORDER BY version DESC LIMIT 1", record.id,
+                row: { ($0.int64(0), $0.int64(1)) })
+            else { throw nothing(record.name) }
             let inverse = try reverse(step: step, version: version, of: record, db: db)
-            let newVersion = try Journal.commit(inverse, to: record, history: .redo(of: version), db: db)
+            let newVersion = try Journal.commit(inverse, to: record, history: history(version), db: db)
             return Change(list: try db.listRecord(id: record.id).name, version: newVersion, changeset: inverse)
         }
     }

@@ -23,22 +23,9 @@ struct JournalTests {
         var changes: [Change] = []
         for title in ["A", "B", "C"] { changes.append(try store.apply(.addSection(title: title))) }
         for step in 0..<300 {
-            let outline = try store.outline()
-            let section = outline.sections.randomElement(using: &generator)!
-            let edit: Edit
-            switch Int.random(in: 0..<5, using: &generator) {
-            case 0, 1: edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
-            case 2 where section.rowCount > 0: edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
-            case 3 where section.rowCount > 0:
-                let target = outline.sections.randomElement(using: &generator)!
-                let others = target.rowCount - (target.id == section.id ? 1 : 0)
-                edit = .moveRow(
-                    .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
-                    to: .at(target.index, Int.random(in: 0...others, using: &generator)))
-            case 4: edit = .moveSection(.index(section.index), to: Int.random(in: 0..<outline.sections.count, using: &generator))
-            default: edit = .renameSection(.index(section.index), title: "t\(step)")
-            }
-            changes.append(try store.apply(edit))
+            let edit = randomEdit(try store.outline(), step: step, using: &generator)
+            guard let change = try? store.apply(edit) else { continue }
+            changes.append(change)
         }
         let committed = changes.filter { !$0.changeset.isEmpty }
         let journal = try entries(store)
@@ -148,25 +135,7 @@ struct JournalTests {
         var generator = SeededGenerator(seed: seed)
         var snapshots: [Int64: ListSnapshot] = [0: try store.snapshot()]
         for step in 0..<250 {
-            let outline = try store.outline()
-            let edit: Edit
-            if outline.sections.isEmpty || Int.random(in: 0..<6, using: &generator) == 0 {
-                edit = .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
-            } else {
-                let section = outline.sections.randomElement(using: &generator)!
-                switch Int.random(in: 0..<6, using: &generator) {
-                case 0, 1: edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
-                case 2 where section.rowCount > 0: edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
-                case 3 where section.rowCount > 0:
-                    let target = outline.sections.randomElement(using: &generator)!
-                    let others = target.rowCount - (target.id == section.id ? 1 : 0)
-                    edit = .moveRow(
-                        .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
-                        to: .at(target.index, Int.random(in: 0...others, using: &generator)))
-                case 4: edit = .deleteSection(.index(section.index), force: true)
-                default: edit = .updateRow(.at(section.index, 0), title: "u\(step)")
-                }
-            }
+            let edit = randomEdit(try store.outline(), step: step, using: &generator)
             guard let change = try? store.apply(edit), !change.changeset.isEmpty else { continue }
             snapshots[change.version] = try store.snapshot()
         }

@@ -13,30 +13,8 @@ struct ObservationTests {
         var generator = SeededGenerator(seed: seed)
         var snapshots: [Int64: ListSnapshot] = [:]
         for step in 0..<count {
-            let outline = try store.outline()
-            let edit: Edit
-            if outline.sections.isEmpty || Int.random(in: 0..<8, using: &generator) == 0 {
-                edit = .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
-            } else {
-                let section = outline.sections.randomElement(using: &generator)!
-                switch Int.random(in: 0..<6, using: &generator) {
-                case 0, 1:
-                    edit = .addRow(.text("r\(step)"), to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
-                case 2 where section.rowCount > 0:
-                    edit = .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
-                case 3 where section.rowCount > 0:
-                    let target = outline.sections.randomElement(using: &generator)!
-                    let others = target.rowCount - (target.id == section.id ? 1 : 0)
-                    edit = .moveRow(
-                        .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
-                        to: .at(target.index, Int.random(in: 0...others, using: &generator)))
-                case 4:
-                    edit = .deleteSection(.index(section.index), force: true)
-                default:
-                    edit = .renameSection(.index(section.index), title: "t\(step)")
-                }
-            }
-            let change = try store.apply(edit)
+            let edit = randomEdit(try store.outline(), step: step, using: &generator)
+            guard let change = try? store.apply(edit) else { continue }
             if !change.changeset.isEmpty { snapshots[change.version] = try store.snapshot() }
         }
         return snapshots
