@@ -110,6 +110,9 @@ private struct NativeReader {
         case (.list, "name"):
             listName = try text(node, at: "\(listPath).name")
             guard listName?.isEmpty == false else { throw invalid("\(listPath).name cannot be empty") }
+            guard listName?.utf8.contains(0) == false else {
+                throw invalid("\(listPath).name cannot contain the character NUL (\\u0000)")
+            }
         case (.list, "sections"):
             try expect(node, .array, at: "\(listPath).sections")
             stack.append(Frame(id: node.id, role: .sections))
@@ -180,7 +183,8 @@ private struct NativeReader {
         case .list:
             guard let name = listName else { throw invalid("\(listPath) has no \"name\"") }
             try checkLength(name, at: "\(listPath).name")
-            if lists.dropLast().contains(where: { $0.name == name }) {
+            // Byte for byte, as SQLite compares names: "é" and "e\u0301" are two lists.
+            if lists.dropLast().contains(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
                 throw invalid("\(listPath).name: the list \(jsonQuoted(name)) appears twice in the document")
             }
             lists[lists.count - 1].name = name
