@@ -18,6 +18,8 @@ final class EditCommand {
     private let context: Context
     private let session: EditSession
     private let isInteractive: Bool
+    /// The number of the line being run, which errors name.
+    private var lineNumber = 0
     private var console: Console { context.console }
 
     /// A save that failed: it ends the session in both modes.
@@ -45,7 +47,6 @@ final class EditCommand {
             console.writeLine()
             showDraft()
         }
-        var lineNumber = 0
         while true {
             if isInteractive { console.write(prompt) }
             lineNumber += 1
@@ -134,7 +135,8 @@ final class EditCommand {
             }
             return false
         default:
-            try session.apply(ListEdits.checkedEdit(for: parsed))
+            let edit = try ListEdits.checkedEdit(for: parsed)
+            try ListEdits.namingNumbersAsWritten(parsed) { try session.apply(edit) }
             if isInteractive && !context.json { showDraft() }
             return false
         }
@@ -145,7 +147,15 @@ final class EditCommand {
     private func ensureNothingFollows(_ command: String) throws {
         guard !isInteractive else { return }
         var offset = 0
-        while let line = try console.readLine() {
+        while true {
+            let line: String?
+            do {
+                line = try console.readLine()
+            } catch {
+                lineNumber += offset + 1  // the error is about that later line
+                throw error
+            }
+            guard let line else { return }
             offset += 1
             if (try? ShellWords.split(line))?.isEmpty == true { continue }
             throw CLIError(

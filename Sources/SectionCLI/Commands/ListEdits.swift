@@ -95,6 +95,45 @@ enum ListEdits {
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let edit = try checkedEdit(for: parsed)
         let store = try context.openStore()
-        context.report(try store.apply(edit, to: context.listName))
+        context.report(try namingNumbersAsWritten(parsed) { try store.apply(edit, to: context.listName) })
+    }
+
+    /// Runs `body`, which applies the edit `parsed` asks for. A number too large for an index
+    /// reaches the store as `Int.max` (or `Int.min`, negative), always out of range; the store's
+    /// error then names the number as it was written, with the valid range.
+    @discardableResult
+    static func namingNumbersAsWritten<T>(_ parsed: ParsedArguments, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as RepositoryError {
+            let index: Int
+            switch error {
+            case .sectionIndexOutOfRange(let value, _), .rowIndexOutOfRange(let value, _, _): index = value
+            default: throw error
+            }
+            guard index == .max || index == .min, let written = oversizedNumber(in: parsed, negative: index < 0) else {
+                throw error
+            }
+            var reported = CLIError.from(error)
+            reported.message = reported.message.replacing("index \(index)", with: "index \(written)")
+            throw reported
+        }
+    }
+
+    /// The first number among the arguments and option values (or after the last colon of an
+    /// address) that does not fit in an `Int`.
+    private static func oversizedNumber(in parsed: ParsedArguments, negative: Bool) -> String? {
+        let words = parsed.arguments + parsed.options.keys.sorted().flatMap { parsed.options[$0] ?? [] }
+        for word in words {
+            let tail = word.lastIndex(of: ":").map { String(word[word.index(after: $0)...]) }
+            for candidate in [word, tail].compactMap({ $0 }) {
+                let digits = candidate.hasPrefix("-") ? candidate.utf8.dropFirst() : candidate.utf8[...]
+                guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), Int(candidate) == nil,
+                    candidate.hasPrefix("-") == negative
+                else { continue }
+                return TextEscaping.excerpt(candidate)
+            }
+        }
+        return nil
     }
 }
