@@ -252,12 +252,23 @@ struct ModelTests {
     func sessionsMatchDirectEdits(seed: UInt64) throws {
         let sessionSide = try StoreFixture()
         let directSide = try StoreFixture()
+        var directStore = directSide.store
         var model = ListModel()
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
+        var roundsSaved = 0
+        var roundsCancelled = 0
         for round in 0..<8 {
             // Both sides start equal, ids included.
             let start = try sessionSide.store.snapshot()
-            #expect(start.sections == (try directSide.store.snapshot()).sections, "seed \(seed), round \(round)")
+            #expect(start.sections == (try directStore.snapshot()).sections, "seed \(seed), round \(round)")
+            // A round that ends in cancel keeps a copy of the direct side (ids and the next ids
+            // included) and of the model, to go back to afterwards.
+            let cancels = round % 4 == 3
+            let backupPath = directSide.directory.path("before-round-\(round).db")
+            if cancels {
+                try directStore.connection.withLock { try $0.execute(script: "VACUUM INTO '\(backupPath)'") }
+            }
+            let modelAtStart = model
             let session = try sessionSide.store.beginEditing()
             var applied = 0
             // Stored ids on the direct side → draft ids, for sections and rows apart.
@@ -276,7 +287,7 @@ struct ModelTests {
                         edit.mappingIDs(sections: { draftSectionIDs[$0] ?? $0 }, rows: { draftRowIDs[$0] ?? $0 })
                     ).createdID
                 } catch let error as RepositoryError { sessionError = error }
-                do { directCreated = try directSide.store.apply(edit).createdID } catch let error as RepositoryError { directError = error }
+                do { directCreated = try directStore.apply(edit).createdID } catch let error as RepositoryError { directError = error }
                 if let draftCreated, let directCreated {
                     if case .addSection = edit { draftSectionIDs[directCreated] = draftCreated } else { draftRowIDs[directCreated] = draftCreated }
                 }
@@ -286,25 +297,31 @@ struct ModelTests {
                 } else {
                     applied += 1
                 }
-                let direct = try directSide.store.snapshot()
+                let direct = try directStore.snapshot()
                 try #require(
                     session.draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
                     "the draft differs from the directly edited list. \(context)")
                 }
             #expect(session.editCount == applied)
             #expect(try sessionSide.store.snapshot() == start, "a session wrote before save (seed \(seed))")
-            if round % 4 == 3 {
+            if cancels {
                 session.cancel()
                 #expect(try sessionSide.store.snapshot() == start)
-                // Bring the direct side back: replay its state is not possible, so restart both sides' model.
-                return
+                // The direct side goes back to where the round began, as the session side is.
+                directStore = try SectionStore(path: backupPath)
+                model = modelAtStart
+                roundsCancelled += 1
+                continue
             }
             let change = try session.save()
+            roundsSaved += 1
             let saved = try sessionSide.store.snapshot()
-            #expect(saved.sections == (try directSide.store.snapshot()).sections, "saved list differs (seed \(seed), round \(round))")
+            #expect(saved.sections == (try directStore.snapshot()).sections, "saved list differs (seed \(seed), round \(round))")
             #expect(change.version == start.version + (applied > 0 ? 1 : 0) && saved.version == change.version)
             try requireChangeset(change.changeset, turns: start, into: saved, "seed \(seed), round \(round)")
         }
+        #expect(roundsSaved == 6 && roundsCancelled == 2, "every round ran (seed \(seed))")
+        #expect(try sessionSide.store.snapshot().sections == (try directStore.snapshot()).sections)
     }
 }
 
