@@ -160,6 +160,20 @@ import Testing
         #expect(try cli.ok(["list", "ls"]).contains("default"))
     }
 
+    @Test func listsNamedInTwoSpellingsAreTwoLists() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["list", "add", "\u{E9}"])
+        let second = try cli.run(["list", "add", "e\u{301}"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let renamed = try cli.ok(["list", "rename", "\u{E9}", "e\u{301}\u{301}"])
+        #expect(renamed.hasPrefix("Renamed list"))
+        let again = try cli.ok(["list", "rename", "e\u{301}", "\u{E9}"])
+        #expect(again.hasPrefix("Renamed list"), "\(again)")
+        let names = try cli.ok(["--json", "list", "ls"])
+        #expect(names.contains("\"\u{E9}\"") && names.contains("\"e\u{301}\u{301}\""))
+    }
+
     @Test func sessionWordsSplitOnScalars() throws {
         let cli = try Sectionctl()
         try cli.seed()
