@@ -105,6 +105,10 @@ import Testing
         #expect(move.stderr == "sectionctl: error: row index \(huge) is out of range for section 1 (valid: 0)\n")
         let negative = try cli.run(["section", "move", "0", "--", "-\(huge)"])
         #expect(negative.stderr == "sectionctl: error: section index -\(huge) is out of range (valid: 0…1)\n")
+        let both = try cli.run(["row", "move", "0:1", "\(huge)1:\(huge)2"])
+        #expect(both.stderr == "sectionctl: error: section index \(huge)1 is out of range (valid: 0…1)\n")
+        let rowOnly = try cli.run(["row", "move", "0:\(huge)3", "1:0"])
+        #expect(rowOnly.stderr == "sectionctl: error: row index \(huge)3 is out of range for section 0 (valid: 0…2)\n")
         let session = try cli.run(["edit"], input: "row add \(huge) x\nsave\n")
         #expect(session.stderr == "sectionctl: error: line 1: section index \(huge) is out of range (valid: 0…1)\n")
         // A number that fits is reported as the store has it.

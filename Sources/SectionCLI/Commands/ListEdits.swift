@@ -107,31 +107,37 @@ enum ListEdits {
             return try body()
         } catch let error as RepositoryError {
             let index: Int
+            let isRow: Bool
             switch error {
-            case .sectionIndexOutOfRange(let value, _), .rowIndexOutOfRange(let value, _, _): index = value
+            case .sectionIndexOutOfRange(let value, _): (index, isRow) = (value, false)
+            case .rowIndexOutOfRange(let value, _, _): (index, isRow) = (value, true)
             default: throw error
             }
-            guard index == .max || index == .min, let written = oversizedNumber(in: parsed, negative: index < 0) else {
-                throw error
-            }
+            guard index == .max || index == .min,
+                let written = oversizedNumber(in: parsed, rowIndex: isRow, negative: index < 0)
+            else { throw error }
             var reported = CLIError.from(error)
             reported.message = reported.message.replacing("index \(index)", with: "index \(written)")
             throw reported
         }
     }
 
-    /// The first number among the arguments and option values (or after the last colon of an
-    /// address) that does not fit in an `Int`.
-    private static func oversizedNumber(in parsed: ParsedArguments, negative: Bool) -> String? {
+    /// The first number that does not fit in an `Int` among the words where a section index
+    /// (a whole word, or the part of `S:R` before the colon) or a row index (a whole word, or
+    /// the part after the colon) may be written.
+    private static func oversizedNumber(in parsed: ParsedArguments, rowIndex: Bool, negative: Bool) -> String? {
         let words = parsed.arguments + parsed.options.keys.sorted().flatMap { parsed.options[$0] ?? [] }
         for word in words {
-            let tail = word.lastIndex(of: ":").map { String(word[word.index(after: $0)...]) }
-            for candidate in [word, tail].compactMap({ $0 }) {
-                let digits = candidate.hasPrefix("-") ? candidate.utf8.dropFirst() : candidate.utf8[...]
+            var candidates = [Substring(word)]
+            if let colon = word.utf8.lastIndex(of: UInt8(ascii: ":")) {
+                candidates.append(rowIndex ? word[word.index(after: colon)...] : word[..<colon])
+            }
+            for candidate in candidates {
+                let digits = candidate.utf8.first == UInt8(ascii: "-") ? candidate.utf8.dropFirst() : candidate.utf8[...]
                 guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), Int(candidate) == nil,
-                    candidate.hasPrefix("-") == negative
+                    (candidate.utf8.first == UInt8(ascii: "-")) == negative
                 else { continue }
-                return TextEscaping.excerpt(candidate)
+                return TextEscaping.excerpt(String(candidate))
             }
         }
         return nil
