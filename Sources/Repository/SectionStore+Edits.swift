@@ -23,6 +23,12 @@ public struct Change: Hashable, Sendable {
 extension SectionStore {
     /// The most UTF-8 bytes a title, label, value, empty text or list name may have.
     public static let maximumTextLength = 1_000_000
+
+    /// The most bytes (line break excluded) one line may have where input is read a line at a
+    /// time: a record of `importRecords(lines:options:)`, or a line of an edit session. Well past
+    /// `maximumTextLength`, so that any text that may be stored fits on a line, escaped or quoted;
+    /// a longer line is refused as soon as it is read that far, so endless input ends promptly.
+    public static let maximumLineLength = 8_000_000
 }
 
 func validateText(_ text: String, _ what: String) throws {

@@ -24,7 +24,10 @@ extension SectionStore {
 
     /// Creates an empty list. Its version starts at 0 — or, when a list of that name existed and
     /// was deleted, just past the last version that one reached, so a list name and a version
-    /// always name one state.
+    /// always name one state. Names are compared byte for byte, as SQLite compares them: "é"
+    /// (U+00E9) and "é" (e + U+0301) are two names.
+    /// - Throws: `RepositoryError.invalidInput` for a name that is empty, holds NUL or is longer
+    ///   than `maximumTextLength`; `RepositoryError.listExists` when the name is taken.
     @discardableResult
     public func createList(named name: String) throws -> Change {
         try Self.validateListName(name)
@@ -36,12 +39,16 @@ extension SectionStore {
     }
 
     /// Renames a list. Counts as a change to it: its version grows by one.
+    /// - Throws: `RepositoryError.invalidInput` for a new name that is empty, holds NUL or is
+    ///   longer than `maximumTextLength`; `RepositoryError.listExists` when it is taken.
     @discardableResult
     public func renameList(_ name: String, to newName: String) throws -> Change {
         try Self.validateListName(newName)
         return try write { db in
             let list = try db.listRecord(named: name)
-            guard newName != name else { return Change(list: name, version: list.version) }
+            // Names are compared byte for byte, as SQLite does: "é" (U+00E9) and "e" + U+0301
+            // are different names.
+            guard !newName.utf8.elementsEqual(name.utf8) else { return Change(list: name, version: list.version) }
             if try db.listExists(named: newName) { throw RepositoryError.listExists(newName) }
             try db.renameList(list, to: newName)
             return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))
@@ -65,6 +72,9 @@ extension SectionStore {
 
     static func validateListName(_ name: String) throws {
         guard !name.isEmpty else { throw RepositoryError.invalidInput("a list name cannot be empty") }
+        guard !name.utf8.contains(0) else {
+            throw RepositoryError.invalidInput("a list name cannot contain the character NUL (U+0000)")
+        }
         try validateText(name, "the list name")
     }
 }

@@ -28,7 +28,7 @@ enum Address {
     static func destination(_ word: String) throws(CLIError) -> RowDestination {
         if id(word) != nil {
             throw CLIError(
-                "a destination is S:R or S:end, not a row id (\(TextEscaping.escaped(word)))", exitCode: .usage)
+                "a destination is S:R or S:end, not a row id (\(TextEscaping.escaped(TextEscaping.excerpt(word))))", exitCode: .usage)
         }
         let (section, index) = try sectionAndIndex(word, role: "destination")
         return RowDestination(section: section, index: index)
@@ -38,7 +38,7 @@ enum Address {
     static func rowIndex(_ word: String) throws(CLIError) -> RowIndex {
         if word == "end" { return .end }
         guard let index = integer(word) else {
-            throw CLIError("a row index is a number or 'end', not \"\(TextEscaping.escaped(word))\"", exitCode: .usage)
+            throw CLIError("a row index is a number or 'end', not \"\(TextEscaping.escaped(TextEscaping.excerpt(word)))\"", exitCode: .usage)
         }
         return .index(index)
     }
@@ -46,7 +46,7 @@ enum Address {
     /// A section index (for `--at I` and `section move S I`).
     static func sectionIndex(_ word: String) throws(CLIError) -> Int {
         guard let index = integer(word) else {
-            throw CLIError("a section index is a number, not \"\(TextEscaping.escaped(word))\"", exitCode: .usage)
+            throw CLIError("a section index is a number, not \"\(TextEscaping.escaped(TextEscaping.excerpt(word)))\"", exitCode: .usage)
         }
         return index
     }
@@ -54,7 +54,7 @@ enum Address {
     private static func sectionAndIndex(_ word: String, role: String) throws(CLIError) -> (SectionRef, RowIndex) {
         guard let colon = word.lastIndex(of: ":"), colon != word.startIndex else {
             throw CLIError(
-                "\"\(TextEscaping.escaped(word))\" is not a \(role) address (use S:R, S:end\(role == "row" ? " or #ID" : ""))",
+                "\"\(TextEscaping.escaped(TextEscaping.excerpt(word)))\" is not a \(role) address (use S:R, S:end\(role == "row" ? " or #ID" : ""))",
                 exitCode: .usage)
         }
         let section = String(word[..<colon])

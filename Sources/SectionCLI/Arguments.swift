@@ -76,15 +76,15 @@ public struct ArgumentParser: Sendable {
                     inlineValue = nil
                 }
                 guard let option = lookUp(long: name, in: command) else {
-                    throw fail("unknown option \(name)\(Self.choices(options(of: command).map(\.name), label: "options"))")
+                    throw fail("unknown option \(TextEscaping.excerpt(name))\(Self.choices(options(of: command).map(\.name), label: "options"))")
                 }
                 if option.valueName == nil {
-                    guard inlineValue == nil else { throw fail("option \(name) takes no value") }
+                    guard inlineValue == nil else { throw fail("option \(TextEscaping.excerpt(name)) takes no value") }
                     parsed.record(option, value: nil)
                 } else if let inlineValue {
                     parsed.record(option, value: inlineValue)
                 } else {
-                    guard index < words.count else { throw fail("option \(name) needs a value (\(option.valueName!))") }
+                    guard index < words.count else { throw fail("option \(TextEscaping.excerpt(name)) needs a value (\(option.valueName!))") }
                     parsed.record(option, value: words[index])
                     index += 1
                 }
@@ -97,7 +97,7 @@ public struct ArgumentParser: Sendable {
                     // An argument such as -1: fall through.
                 } else {
                     guard let option else {
-                        throw fail("unknown option \(word)\(Self.choices(options(of: command).map(\.name), label: "options"))")
+                        throw fail("unknown option \(TextEscaping.excerpt(word))\(Self.choices(options(of: command).map(\.name), label: "options"))")
                     }
                     let rest = String(word.dropFirst(2))
                     if option.valueName == nil {
@@ -117,7 +117,7 @@ public struct ArgumentParser: Sendable {
             if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
                 guard let next = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) else {
                     let what = parsed.commandPath.isEmpty ? "command" : "\(parsed.commandPath.joined(separator: " ")) command"
-                    throw fail("unknown \(what) \"\(word)\"\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
                 }
                 command = next
                 parsed.commandPath.append(next.name)
@@ -141,7 +141,9 @@ public struct ArgumentParser: Sendable {
         }
         if parsed.arguments.count > command.arguments.count && command.arguments.last?.isVariadic != true {
             let extra = parsed.arguments[command.arguments.count...]
-            throw fail("unexpected \(extra.count == 1 ? "argument" : "arguments") \(extra.map { "\"\($0)\"" }.joined(separator: " "))")
+            // Each word, and the whole list, cut short: 2 million extra words make one line.
+            let listed = TextEscaping.excerpt(extra.lazy.prefix(TextEscaping.echoLimit).map { "\"\(TextEscaping.excerpt($0, limit: 40))\"" }.joined(separator: " "))
+            throw fail("unexpected \(extra.count == 1 ? "argument" : "\(extra.count) arguments") \(listed)")
         }
         return parsed
     }

@@ -1,4 +1,5 @@
 import Glibc
+import Repository
 
 /// Where a command's output goes and where an edit session reads its lines: the process's
 /// standard streams, or (in tests) strings in memory.
@@ -101,45 +102,93 @@ private func writeAll(_ text: String, to descriptor: Int32) {
 }
 
 /// Reads lines from a file descriptor, without their line break (`\n` or `\r\n`), refusing
-/// bytes that are not UTF-8 rather than replacing them.
+/// bytes that are not UTF-8 rather than replacing them, and lines longer than
+/// `SectionStore.maximumLineLength` bytes as soon as that much of one is read. Each byte is looked
+/// at once (a search resumes where the last one stopped), so a long line costs linear time.
 final class LineReader {
     private let descriptor: Int32
+    private let maximumLineLength: Int
     private var buffer: [UInt8] = []
+    /// Where the next line starts in `buffer`.
     private var start = 0
+    /// `buffer[start..<searched]` holds no line feed.
+    private var searched = 0
     private var atEnd = false
+    /// The rest of a line refused for its length is being skipped, up to its line feed.
+    private var skippingLine = false
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, maximumLineLength: Int = SectionStore.maximumLineLength) {
         self.descriptor = descriptor
+        self.maximumLineLength = maximumLineLength
     }
 
     /// The next line, or `nil` at the end of the input.
-    /// - Throws: a `CLIError` (bad data) for a line that is not valid UTF-8.
+    /// - Throws: a `CLIError` (bad data) for a line that is not valid UTF-8 or is too long; the
+    ///   next call reads the line after it.
     func readLine() throws -> String? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: 0x0A) {
-                defer { start = newline + 1 }
-                return try decode(buffer[start..<newline])
+            if let newline = nextLineFeed() {
+                let line = buffer[start..<newline]
+                start = newline + 1
+                searched = start
+                if skippingLine {
+                    skippingLine = false
+                    continue
+                }
+                guard line.count <= maximumLineLength else { throw tooLong() }
+                return try decode(line)
+            }
+            if skippingLine {
+                start = buffer.count
+                searched = start
+            } else if buffer.count - start > maximumLineLength {
+                // Refuse now, without waiting for a line feed that may never come.
+                skippingLine = true
+                start = buffer.count
+                searched = start
+                throw tooLong()
             }
             if atEnd {
-                guard start < buffer.count else { return nil }
-                defer { start = buffer.count }
+                guard start < buffer.count, !skippingLine else { return nil }
+                defer {
+                    start = buffer.count
+                    searched = start
+                }
                 return try decode(buffer[start...])
             }
             fill()
         }
     }
 
+    private func tooLong() -> CLIError {
+        CLIError("the line is longer than \(maximumLineLength) bytes, the most a line may have", exitCode: .dataError)
+    }
+
+    /// The index of the first line feed at or after `searched`, remembering how far it looked.
+    private func nextLineFeed() -> Int? {
+        let from = max(start, searched)
+        let found: Int? = buffer.withUnsafeBufferPointer { pointer in
+            guard from < pointer.count, let base = pointer.baseAddress,
+                let found = memchr(base + from, 0x0A, pointer.count - from)
+            else { return nil }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        if found == nil { searched = buffer.count }
+        return found
+    }
+
     private func fill() {
         buffer.removeFirst(start)
+        searched -= start
         start = 0
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 {
                 atEnd = true
             } else {
-                buffer += chunk[..<count]
+                buffer.append(contentsOf: chunk[..<count])
             }
             return
         }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Splits a line into words the way a POSIX shell does, without expanding anything.
+/// Splits a line into words the way a POSIX shell does, without expanding anything. The line is
+/// read as Unicode scalars, never as grapheme clusters.
 ///
 /// - Unquoted blanks (spaces, tabs) separate words; several in a row count as one.
 /// - `'…'` keeps everything inside as is, backslashes included.
@@ -23,63 +24,74 @@ public enum ShellWords {
     }
 
     /// The words of `line`.
+    ///
+    /// The line is read as Unicode scalars, as a shell reads bytes: a combining mark after a
+    /// quote, blank, backslash or `#` does not change what that character does.
+    /// - Complexity: O(n) in the line's length in bytes.
     public static func split(_ line: String) throws(SplitError) -> [String] {
-        let characters = Array(line)
+        // Every character with a meaning here is ASCII, and in UTF-8 no byte of a longer scalar
+        // is ASCII: splitting the bytes splits the scalars, and what is kept stays valid UTF-8.
+        let bytes = Array(line.utf8)
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), lineFeed = UInt8(ascii: "\n")
+        let carriageReturn = UInt8(ascii: "\r"), hash = UInt8(ascii: "#"), backslash = UInt8(ascii: "\\")
+        let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), minus = UInt8(ascii: "-")
         var words: [String] = []
-        var word = ""
+        var word: [UInt8] = []
         var inWord = false
         var index = 0
 
         func finishWord() {
-            if inWord { words.append(word) }
-            word = ""
+            if inWord { words.append(String(decoding: word, as: UTF8.self)) }
+            word.removeAll(keepingCapacity: true)
             inWord = false
         }
-        /// The character at `index`, moving past it; `nil` at the end.
-        func next() -> Character? {
-            guard index < characters.count else { return nil }
+        /// The byte at `index`, moving past it; `nil` at the end.
+        func next() -> UInt8? {
+            guard index < bytes.count else { return nil }
             defer { index += 1 }
-            return characters[index]
+            return bytes[index]
         }
 
-        while let character = next() {
-            switch character {
-            case " ", "\t", "\n", "\r", "\r\n":
+        while let byte = next() {
+            switch byte {
+            case space, tab, lineFeed, carriageReturn:
                 finishWord()
-            case "#" where !inWord:
-                let following = index < characters.count ? characters[index] : nil
-                if let following, following.isASCII && (following.isNumber || following == "-") {
-                    word.append(character)
+            case hash where !inWord:
+                let following = index < bytes.count ? bytes[index] : nil
+                if let following, (0x30...0x39).contains(following) || following == minus {
+                    word.append(byte)
                     inWord = true
                 } else {
                     return words
                 }
-            case "\\":
+            case backslash:
                 guard let escaped = next() else {
                     throw SplitError(message: "the line ends with a lone backslash")
                 }
                 // A backslash before a line break continues the line, as in a shell.
-                if escaped != "\n" && escaped != "\r\n" {
+                if escaped == carriageReturn && index < bytes.count && bytes[index] == lineFeed {
+                    index += 1
+                } else if escaped != lineFeed {
                     word.append(escaped)
                     inWord = true
                 }
-            case "'":
+            case singleQuote:
                 inWord = true
                 while true {
                     guard let quoted = next() else { throw SplitError(message: "a single quote (') is not closed") }
-                    if quoted == "'" { break }
+                    if quoted == singleQuote { break }
                     word.append(quoted)
                 }
-            case "\"":
+            case doubleQuote:
                 inWord = true
                 while true {
                     guard let quoted = next() else { throw SplitError(message: "a double quote (\") is not closed") }
-                    if quoted == "\"" { break }
-                    if quoted == "\\", let escaped = next() {
-                        if ["\"", "\\", "$", "`"].contains(escaped) {
+                    if quoted == doubleQuote { break }
+                    if quoted == backslash, let escaped = next() {
+                        if escaped == doubleQuote || escaped == backslash || escaped == UInt8(ascii: "$") || escaped == UInt8(ascii: "`") {
                             word.append(escaped)
-                        } else if escaped != "\n" {
-                            word.append("\\")
+                        } else if escaped != lineFeed {
+                            word.append(backslash)
                             word.append(escaped)
                         }
                     } else {
@@ -87,7 +99,7 @@ public enum ShellWords {
                     }
                 }
             default:
-                word.append(character)
+                word.append(byte)
                 inWord = true
             }
         }
@@ -102,8 +114,15 @@ public enum ShellWords {
             scalar.properties.isAlphabetic || scalar.properties.numericType != nil
                 || "-_./:@%+=,#".unicodeScalars.contains(scalar)
         }
-        if safe && !word.isEmpty && !word.hasPrefix("#") { return word }
+        if safe && !word.isEmpty && word.utf8.first != UInt8(ascii: "#") { return word }
 
-        return "'" + word.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        // Scalar by scalar: a mark after a quote must not hide it.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("'")
+        for scalar in word.unicodeScalars {
+            if scalar == "'" { quoted.append(contentsOf: #"'\''"#.unicodeScalars) } else { quoted.append(scalar) }
+        }
+        quoted.append("'")
+        return String(quoted)
     }
 }

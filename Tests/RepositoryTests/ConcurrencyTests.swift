@@ -63,7 +63,8 @@ struct ConcurrencyTests {
         try await Task.detached {
             for index in 0..<10 { try other.apply(.addRow(.text("theirs \(index)"), to: .at(0, 0))) }
         }.value
-        #expect(throws: RepositoryError.self) { try session.save() }
+        // A conflict, naming both versions: not `.busy`, which would mean the save only waited.
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 1, currentVersion: 11)) { try session.save() }
         #expect(try fixture.store.snapshot().rowCount == 10)
     }
 }

@@ -297,8 +297,11 @@ struct ModelTests {
     func compareSessionsWithDirectEdits(seed: UInt64, prefill: Int) throws {
         let sessionSide = try ReplaceableStore()
         let directSide = try StoreFixture()
+        var directStore = directSide.store
         var model = ListModel()
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
+        var roundsSaved = 0
+        var roundsCancelled = 0
         // A start of some size: rows spread over three sections.
         for index in 0..<(prefill > 0 ? 3 : 0) {
             let edit = Edit.addSection(title: "Prefilled \(index)")
@@ -315,9 +318,17 @@ struct ModelTests {
         for round in 0..<8 {
             // Both sides start equal, ids included: the session side starts each round as a copy
             // of the direct side.
-            if round > 0 { try sessionSide.replaceDatabase(withCopyOf: directSide.store.path) }
+            if round > 0 { try sessionSide.replaceDatabase(withCopyOf: directStore.path) }
             let start = try sessionSide.store.snapshot()
-            #expect(start.sections == (try directSide.store.snapshot()).sections, "seed \(seed), round \(round)")
+            #expect(start.sections == (try directStore.snapshot()).sections, "seed \(seed), round \(round)")
+            // A round that ends in cancel keeps a copy of the direct side (ids and the next ids
+            // included) and of the model, to go back to afterwards.
+            let cancels = round % 4 == 3
+            let backupPath = directSide.directory.path("before-round-\(round).db")
+            if cancels {
+                try directStore.connection.withLock { try $0.execute(script: "VACUUM INTO '\(backupPath)'") }
+            }
+            let modelAtStart = model
             let session = try sessionSide.store.beginEditing()
             var applied = 0
             // Stored ids on the direct side ⇄ draft ids, for sections and rows apart.
@@ -333,7 +344,7 @@ struct ModelTests {
                 do {
                     draftCreated = try session.apply(edit.mappingIDs(sections: ids.draftSection, rows: ids.draftRow)).createdID
                 } catch let error as RepositoryError { sessionError = error }
-                do { directCreated = try directSide.store.apply(edit).createdID } catch let error as RepositoryError { directError = error }
+                do { directCreated = try directStore.apply(edit).createdID } catch let error as RepositoryError { directError = error }
                 if let draftCreated, let directCreated {
                     if case .addSection = edit { ids.addSection(draft: draftCreated, direct: directCreated) } else { ids.addRow(draft: draftCreated, direct: directCreated) }
                 }
@@ -343,34 +354,39 @@ struct ModelTests {
                 } else {
                     applied += 1
                 }
-                let direct = try directSide.store.snapshot()
+                let direct = try directStore.snapshot()
                 let draft = try session.snapshot()
                 try #require(
                     draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
                     "the draft differs from the directly edited list. \(context)")
                 // The pending changes, composed edit by edit, turn the start into the draft.
                 try requireChangeset(session.pendingChanges, turns: start, into: draft, context, exactFooters: false)
-                try compareReads(session, directSide.store, direct: direct, ids: ids, generator: &generator, context)
+                try compareReads(session, directStore, direct: direct, ids: ids, generator: &generator, context)
             }
             #expect(session.editCount == applied)
             #expect(try sessionSide.store.snapshot() == start, "a session wrote before save (seed \(seed))")
-            if round % 4 == 3 {
+            if cancels {
                 session.cancel()
                 #expect(try sessionSide.store.snapshot() == start)
-                // The direct side cannot be brought back, so the run ends here.
-                return
+                // The direct side goes back to where the round began, as the session side is.
+                directStore = try SectionStore(path: backupPath)
+                model = modelAtStart
+                roundsCancelled += 1
+                continue
             }
             let change = try session.save()
+            roundsSaved += 1
             let saved = try sessionSide.store.snapshot()
             // Ids of what the round created may differ: the direct side spent ids on rows and
             // sections that the session created and deleted again without ever writing them.
             let known = start.sections.flatMap { [$0.id] + $0.rows.map(\.id) }.max() ?? 0
             #expect(
-                withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directSide.store.snapshot().sections, known: known),
+                withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directStore.snapshot().sections, known: known),
                 "saved list differs (seed \(seed), round \(round))")
             #expect(change.version == start.version + (change.changeset.isEmpty ? 0 : 1) && saved.version == change.version)
             try requireChangeset(change.changeset, turns: start, into: saved, "seed \(seed), round \(round)", exactFooters: false)
         }
+        #expect(roundsSaved == 6 && roundsCancelled == 2, "every round ran (seed \(seed))")
     }
 
     /// The session's reads and the store's, at random places, agree in full (draft ids mapped).

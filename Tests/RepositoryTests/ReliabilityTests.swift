@@ -60,15 +60,24 @@ struct ReliabilityTests {
         let fixture = try StoreFixture()
         let store = fixture.store
         var random = SeededGenerator(seed: 5)
+        // The same operations on plain arrays: what the order must be.
+        var model: [[String]] = Array(repeating: [], count: 4)
         for index in 0..<4 { try store.apply(.addSection(title: "s\(index)")) }
         for step in 0..<600 {
             let section = Int.random(in: 0..<4, using: &random)
             if Int.random(in: 0..<3, using: &random) == 0 {
                 try store.apply(.addRow(.text("r\(step)"), to: .init(section: .index(section), index: .index(0))))
-            } else if let from = try store.snapshot().sections.indices.first(where: { try! !store.snapshot().sections[$0].rows.isEmpty }) {
+                model[section].insert("r\(step)", at: 0)
+            } else if let from = model.indices.first(where: { !model[$0].isEmpty }) {
                 try store.apply(.moveRow(.path(.index(from), .index(0)), to: .init(section: .index(section), index: .end)))
+                model[section].append(model[from].removeFirst())
+            }
+            if step % 100 == 99 {
+                #expect(try store.snapshot().sections.map { $0.rows.map(\.title) } == model, "after step \(step)")
             }
         }
+        #expect(try store.snapshot().sections.map { $0.rows.map(\.title) } == model)
+        #expect(model.joined().count > 100, "the run should move a good number of rows")
         let problems = try store.read { db in
             try db.query("PRAGMA integrity_check") { $0.string(0) }
                 + db.query("SELECT 'row_count of ' || id FROM sections AS s WHERE row_count <> (SELECT count(*) FROM rows WHERE section_id = s.id)") {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SectionCLI
@@ -62,5 +63,61 @@ import Testing
         #expect(ShellWords.quote("0:1") == "0:1")
         #expect(ShellWords.quote("To do") == "'To do'")
         #expect(ShellWords.quote("#7") == "'#7'")
+    }
+
+    /// Words compared byte for byte: `==` on strings would call "é" and "e\u{301}" equal.
+    private func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
+
+    @Test func marksDoNotGlueThemselvesToQuotesBlanksOrBackslashes() throws {
+        // U+0600 is a prepended mark: as Characters, "'" + U+0600 would be one cluster.
+        #expect(bytes(try ShellWords.split("row add 0 'a\u{600}' 'b\u{600}'")) == bytes(["row", "add", "0", "a\u{600}", "b\u{600}"]))
+        #expect(bytes(try ShellWords.split("row add 0 '\u{301}x'")) == bytes(["row", "add", "0", "\u{301}x"]))
+        #expect(bytes(try ShellWords.split("a \u{301}b")) == bytes(["a", "\u{301}b"]))
+        #expect(bytes(try ShellWords.split("a\\\u{301}")) == bytes(["a\u{301}"]))
+        #expect(bytes(try ShellWords.split("a #\u{301} comment")) == bytes(["a"]))
+        #expect(bytes(try ShellWords.split("\"x\u{600}\"")) == bytes(["x\u{600}"]))
+    }
+
+    @Test func quoteRoundTripsMarksAfterAnything() throws {
+        for word in ["x\u{600}", "\u{600}", "#\u{345}x", "\u{345}", "'\u{301}", "a b\u{301}", "e\u{301}", "\u{E9}", "\u{301}#"] {
+            #expect(bytes(try ShellWords.split(ShellWords.quote(word))) == bytes([word]), "\(word.unicodeScalars.map(\.value))")
+        }
+    }
+
+    @Test("quoted words split back into the same words, byte for byte", arguments: propertySeedsForWords([1, 2, 3]))
+    func quoteAndSplitRoundTrip(seed: UInt64) throws {
+        var random = WordsGenerator(seed: seed)
+        let alphabet: [Unicode.Scalar] = [
+            "a", "Z", "0", "9", " ", "\t", "'", "\"", "\\", "#", "-", "$", "`", ":", "\r",
+            "\u{301}", "\u{345}", "\u{600}", "\u{E9}", "\u{200D}", "\u{FE0F}", "\u{1F600}", "名", "\u{0}",
+        ]
+        for round in 0..<500 {
+            let words = (0..<random.next(upTo: 5)).map { _ in
+                var word = String.UnicodeScalarView()
+                for _ in 0..<random.next(upTo: 8) { word.append(alphabet[random.next(upTo: alphabet.count)]) }
+                return String(word)
+            }
+            let line = words.map(ShellWords.quote).joined(separator: random.next(upTo: 2) == 0 ? " " : " \t ")
+            #expect(bytes(try ShellWords.split(line)) == bytes(words), "seed \(seed), round \(round): \(words.map { $0.unicodeScalars.map(\.value) })")
+        }
+    }
+}
+
+/// The seeds for the property tests here, plus `SECTIONCTL_TEST_SEED` when set.
+private func propertySeedsForWords(_ fixed: [UInt64]) -> [UInt64] {
+    guard let text = ProcessInfo.processInfo.environment["SECTIONCTL_TEST_SEED"], let seed = UInt64(text) else { return fixed }
+    return fixed + [seed]
+}
+
+/// SplitMix64: small, fast and seedable, so that a failing run can be repeated.
+private struct WordsGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(upTo bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

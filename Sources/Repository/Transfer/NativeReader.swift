@@ -35,7 +35,7 @@ struct NativeReader {
     private var sawLists = false
     /// Lists begun so far, and the names of those finished.
     private var listCount = 0
-    private var listNames: Set<String> = []
+    private var listNames: Set<[UInt8]> = []
     private var listName: String?
     /// Whether the importer is filling the current list (its name is known).
     private var listStarted = false
@@ -114,8 +114,10 @@ struct NativeReader {
         case (.list, "name"):
             listName = try text(node, at: "\(listPath).name")
             guard let name = listName, !name.isEmpty else { throw invalid("\(listPath).name cannot be empty") }
+            guard !name.utf8.contains(0) else { throw invalid("\(listPath).name cannot contain the character NUL (\\u0000)") }
             try checkLength(name, at: "\(listPath).name")
-            if !listNames.insert(name).inserted {
+            // Byte for byte, as SQLite compares names: "é" and "e\u{301}" are two lists.
+            if !listNames.insert(Array(name.utf8)).inserted {
                 throw invalid("\(listPath).name: the list \(jsonQuoted(name)) appears twice in the document")
             }
             try startList(listOverride ?? name)

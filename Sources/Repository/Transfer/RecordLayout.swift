@@ -59,7 +59,7 @@ struct RecordTree {
     func rootMember(_ key: String) -> Node? {
         var child = nodes.first?.firstChild ?? -1
         while child >= 0 {
-            if nodes[child].key == key { return nodes[child] }
+            if nodes[child].key.utf8.elementsEqual(key.utf8) { return nodes[child] }
             child = nodes[child].nextSibling
         }
         return nil
@@ -130,10 +130,10 @@ struct RecordLayout {
                 let members = object.map(tree.members(of:)) ?? []
                 var next: [Step] = []
                 if let fields {
-                    var unused: [String: [Int]] = [:]
-                    for member in members.reversed() { unused[tree.nodes[member].key, default: []].append(member) }
+                    var unused: [ExactText: [Int]] = [:]
+                    for member in members.reversed() { unused[ExactText(tree.nodes[member].key), default: []].append(member) }
                     for field in fields {
-                        if let member = unused[field.key]?.popLast() {
+                        if let member = unused[ExactText(field.key)]?.popLast() {
                             next.append(.member(member, label: field.label, field: field, unlisted: field.unlisted ?? unlisted))
                         } else if field.isExpected {
                             next.append(.missing(field, unlisted: field.unlisted ?? unlisted))
@@ -183,7 +183,8 @@ struct RecordLayout {
 }
 
 /// A template's section title: literal text with `{key}` for a top-level value, `{#}` for the
-/// record's number, and `{{`, `}}` for braces.
+/// record's number, and `{{`, `}}` for braces. Braces are found among Unicode scalars (read as
+/// UTF-8 bytes), so a combining mark after a brace does not hide it.
 struct TitlePattern {
     enum Part: Equatable {
         case literal(String)
@@ -195,34 +196,45 @@ struct TitlePattern {
 
     /// - Throws: `RecordProblem` for an unclosed `{`, an empty `{}`, or a lone `}`.
     init(_ pattern: String) throws {
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        let bytes = Array(pattern.utf8)
         var parts: [Part] = []
-        var literal = ""
-        var characters = pattern[...]
-        while let character = characters.popFirst() {
-            if character == "{" {
-                if characters.first == "{" {
-                    characters.removeFirst()
-                    literal.append("{")
+        var literal: [UInt8] = []
+        func flushLiteral() {
+            if !literal.isEmpty { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
+            literal = []
+        }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if byte == open {
+                if index < bytes.count && bytes[index] == open {
+                    index += 1
+                    literal.append(open)
                     continue
                 }
-                guard let close = characters.firstIndex(of: "}") else {
+                guard let end = bytes[index...].firstIndex(of: close) else {
                     throw RecordProblem(message: "a '{' is not closed (write '{{' for a brace)")
                 }
-                let name = String(characters[..<close])
-                guard !name.isEmpty else { throw RecordProblem(message: "'{}' names no key") }
-                if !literal.isEmpty { parts.append(.literal(literal)) }
-                literal = ""
+                guard end > index else { throw RecordProblem(message: "'{}' names no key") }
+                // Braces are ASCII, so the bytes between them are whole scalars.
+                let name = String(decoding: bytes[index..<end], as: UTF8.self)
+                flushLiteral()
                 parts.append(name == "#" ? .number : .key(name))
-                characters = characters[characters.index(after: close)...]
-            } else if character == "}" {
-                guard characters.first == "}" else { throw RecordProblem(message: "a '}' is not opened (write '}}' for a brace)") }
-                characters.removeFirst()
-                literal.append("}")
+                index = end + 1
+            } else if byte == close {
+                guard index < bytes.count && bytes[index] == close else {
+                    throw RecordProblem(message: "a '}' is not opened (write '}}' for a brace)")
+                }
+                index += 1
+                literal.append(close)
             } else {
-                literal.append(character)
+                literal.append(byte)
             }
         }
-        if !literal.isEmpty { parts.append(.literal(literal)) }
+        flushLiteral()
         self.parts = parts
     }
 
@@ -234,5 +246,23 @@ struct TitlePattern {
             case .number: return String(number())
             }
         }.joined()
+    }
+}
+
+/// A name compared and hashed by its UTF-8 bytes, the way SQLite compares text, rather than by
+/// Swift's canonical equivalence: "é" (U+00E9) and "é" (e + U+0301) are two names. Used for
+/// template keys, `--title-key` and duplicate checks, so that they agree with the database.
+struct ExactText: Hashable {
+    var text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (lhs: ExactText, rhs: ExactText) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

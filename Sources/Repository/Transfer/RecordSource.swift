@@ -105,14 +105,22 @@ enum RecordSource {
 }
 
 /// Reads newline-delimited records from a file handle a piece at a time: only the line being
-/// read is held in memory, whatever the length of the input.
+/// read is held in memory, whatever the length of the input, and a line longer than
+/// `maximumLineLength` is refused as soon as that much of it has been read.
 final class LineReader {
     static let chunkSize = 1 << 16
 
     private let handle: FileHandle
+    private let maximumLineLength: Int
 
-    init(handle: FileHandle) {
+    init(handle: FileHandle, maximumLineLength: Int = SectionStore.maximumLineLength) {
         self.handle = handle
+        self.maximumLineLength = maximumLineLength
+    }
+
+    private func lineTooLong(_ lineNumber: Int) -> RepositoryError {
+        .invalidData(
+            "invalid records at line \(lineNumber): the line is longer than \(maximumLineLength) bytes, the most a record's line may have")
     }
 
     /// Calls `body` with each record: one JSON object per line; blank lines are skipped.
@@ -169,12 +177,14 @@ final class LineReader {
             }
             if let newline {
                 lineNumber += 1
+                guard newline - lineStart <= maximumLineLength else { throw lineTooLong(lineNumber) }
                 try buffer.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[lineStart..<newline]), lineNumber, offset) }
                 offset += newline + 1 - lineStart
                 lineStart = newline + 1
                 searched = lineStart
                 continue
             }
+            guard buffer.count - lineStart <= maximumLineLength else { throw lineTooLong(lineNumber + 1) }
             if atEnd {
                 if lineStart < buffer.count {
                     lineNumber += 1

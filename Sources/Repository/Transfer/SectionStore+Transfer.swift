@@ -162,7 +162,8 @@ extension SectionStore {
     ///
     /// - Returns: the change to the list: one version step, the inserted sections.
     /// - Throws: `RepositoryError.invalidData` for a line that is not one JSON object, with its
-    ///   line, column and byte offset; nothing is written.
+    ///   line, column and byte offset, or a line longer than `maximumLineLength` bytes (refused
+    ///   once that much of it is read, so endless input ends); nothing is written.
     @discardableResult
     public func importRecords(lines: FileHandle, options: RecordsImportOptions) throws -> Change {
         let source = RecordSource.lines(LineReader(handle: lines))

@@ -63,7 +63,7 @@ enum TemplateReader {
         }
         guard depth <= maximumDepth else { throw invalid("\(path): fields are nested deeper than \(maximumDepth) levels") }
         var result: [RecordTemplate.Field] = []
-        var keys: Set<String> = []
+        var keys: Set<ExactText> = []  // byte for byte, as record keys are matched
         for (offset, element) in tree.members(of: array).enumerated() {
             let elementPath = "\(path)[\(offset)]"
             let node = tree.nodes[element]
@@ -97,7 +97,7 @@ enum TemplateReader {
             default:
                 throw invalid("\(elementPath) must be a key (a string) or an object with \"key\"; found \(node.kind.described)")
             }
-            guard keys.insert(field.key).inserted else {
+            guard keys.insert(ExactText(field.key)).inserted else {
                 throw invalid("\(elementPath): the key \(jsonQuoted(field.key)) is listed twice at this level")
             }
             result.append(field)
@@ -108,8 +108,8 @@ enum TemplateReader {
     /// The members of the object at `index`, refusing one named twice.
     private static func distinctMembers(of index: Int, in tree: RecordTree, at path: String) throws -> [Int] {
         let members = tree.members(of: index)
-        var names: Set<String> = []
-        for member in members where !names.insert(tree.nodes[member].key).inserted {
+        var names: Set<ExactText> = []
+        for member in members where !names.insert(ExactText(tree.nodes[member].key)).inserted {
             throw invalid("\(path) has the member \(jsonQuoted(tree.nodes[member].key)) twice")
         }
         return members

@@ -19,6 +19,8 @@ final class EditCommand {
     private let context: Context
     private let session: EditSession
     private let isInteractive: Bool
+    /// The number of the line being run, which errors name.
+    private var lineNumber = 0
     private var console: Console { context.console }
 
     /// A save that failed: it ends the session in both modes.
@@ -46,7 +48,6 @@ final class EditCommand {
             console.writeLine()
             try showStart()
         }
-        var lineNumber = 0
         while true {
             if isInteractive { console.write(prompt) }
             lineNumber += 1
@@ -140,7 +141,8 @@ final class EditCommand {
             try RowGetCommand.print(window, context: context)
             return false
         default:
-            let changeset = try session.apply(ListEdits.checkedEdit(for: parsed)).changeset
+            let edit = try ListEdits.checkedEdit(for: parsed)
+            let changeset = try ListEdits.namingNumbersAsWritten(parsed) { try session.apply(edit) }.changeset
             if isInteractive && !context.json { try showAround(changeset) }
             return false
         }
@@ -151,7 +153,15 @@ final class EditCommand {
     private func ensureNothingFollows(_ command: String) throws {
         guard !isInteractive else { return }
         var offset = 0
-        while let line = try console.readLine() {
+        while true {
+            let line: String?
+            do {
+                line = try console.readLine()
+            } catch {
+                lineNumber += offset + 1  // the error is about that later line
+                throw error
+            }
+            guard let line else { return }
             offset += 1
             if (try? ShellWords.split(line))?.isEmpty == true { continue }
             throw CLIError(

@@ -19,7 +19,7 @@ enum ListCommands {
         case "rename":
             let change = try store.renameList(arguments[0], to: arguments[1])
             report(change, context: context) {
-                arguments[0] == arguments[1]
+                arguments[0].utf8.elementsEqual(arguments[1].utf8)  // byte for byte, as the store compares names
                     ? "Nothing changed; list \(quoted(change.list)) already has that name."
                     : "Renamed list \(quoted(arguments[0])) to \(quoted(change.list)); it is at version \(change.version)."
             }

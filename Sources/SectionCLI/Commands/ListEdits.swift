@@ -118,6 +118,51 @@ enum ListEdits {
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let edit = try checkedEdit(for: parsed)
         let store = try context.openStore()
-        context.report(try store.apply(edit, to: context.listName))
+        context.report(try namingNumbersAsWritten(parsed) { try store.apply(edit, to: context.listName) })
+    }
+
+    /// Runs `body`, which applies the edit `parsed` asks for. A number too large for an index
+    /// reaches the store as `Int.max` (or `Int.min`, negative), always out of range; the store's
+    /// error then names the number as it was written, with the valid range.
+    @discardableResult
+    static func namingNumbersAsWritten<T>(_ parsed: ParsedArguments, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as RepositoryError {
+            let index: Int
+            let isRow: Bool
+            switch error {
+            case .sectionIndexOutOfRange(let value, _): (index, isRow) = (value, false)
+            case .rowIndexOutOfRange(let value, _, _): (index, isRow) = (value, true)
+            default: throw error
+            }
+            guard index == .max || index == .min,
+                let written = oversizedNumber(in: parsed, rowIndex: isRow, negative: index < 0)
+            else { throw error }
+            var reported = CLIError.from(error)
+            reported.message = reported.message.replacing("index \(index)", with: "index \(written)")
+            throw reported
+        }
+    }
+
+    /// The first number that does not fit in an `Int` among the words where a section index
+    /// (a whole word, or the part of `S:R` before the colon) or a row index (a whole word, or
+    /// the part after the colon) may be written.
+    private static func oversizedNumber(in parsed: ParsedArguments, rowIndex: Bool, negative: Bool) -> String? {
+        let words = parsed.arguments + parsed.options.keys.sorted().flatMap { parsed.options[$0] ?? [] }
+        for word in words {
+            var candidates = [Substring(word)]
+            if let colon = word.utf8.lastIndex(of: UInt8(ascii: ":")) {
+                candidates.append(rowIndex ? word[word.index(after: colon)...] : word[..<colon])
+            }
+            for candidate in candidates {
+                let digits = candidate.utf8.first == UInt8(ascii: "-") ? candidate.utf8.dropFirst() : candidate.utf8[...]
+                guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), Int(candidate) == nil,
+                    (candidate.utf8.first == UInt8(ascii: "-")) == negative
+                else { continue }
+                return TextEscaping.excerpt(String(candidate))
+            }
+        }
+        return nil
     }
 }

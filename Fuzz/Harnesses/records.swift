@@ -1,0 +1,91 @@
+// Records import, two ways and back: the records of a JSON array laid out into sections must
+// equal the same records read one per line by the `--nl` reader, and those sections, written
+// as a native document and read back, come back byte for byte. The first input byte chooses a
+// template (none, one that lists and drops keys, one with a title pattern) and a title key.
+import Foundation
+import SQLite
+
+@testable import Repository
+
+private let templates: [RecordTemplate?] = [
+    nil,
+    RecordTemplate(
+        title: "{name} #{#} {{x}}",
+        fields: [
+            RecordTemplate.Field(key: "name", label: "Name"),
+            RecordTemplate.Field(key: "e\u{301}", isExpected: false),
+            RecordTemplate.Field(key: "a", fields: [RecordTemplate.Field(key: "b")], unlisted: .drop),
+        ], unlisted: .keep),
+    RecordTemplate(title: "{\u{E9}}\u{301}", fields: [RecordTemplate.Field(key: "\u{E9}")], unlisted: .drop),
+]
+private let titleKeys: [String?] = [nil, "name", "\u{E9}", ""]
+
+/// Each record's section, as the import would add it.
+private func sections(_ source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> [NativeSection] {
+    let layout = try RecordLayout(options: options)
+    var result: [NativeSection] = []
+    try source.forEachRecord { record in
+        let tree = try RecordTree(record, db: db)
+        var section = NativeSection(title: try layout.title(of: tree, number: record.number))
+        try layout.forEachRow(of: tree) { section.rows.append($0) }
+        result.append(section)
+    }
+    return result
+}
+
+private func bytes(_ sections: [NativeSection]) -> [[UInt8]] {
+    sections.flatMap { section in
+        [Array(section.title.utf8)]
+            + section.rows.flatMap { [Array($0.kind.rawValue.utf8), Array($0.title.utf8), $0.value.map { Array($0.utf8) } ?? [0xFF]] }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let choice = Int(data[0])
+    let input = Data(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let options = RecordsImportOptions(
+        list: "fuzz", titleKey: titleKeys[(choice / templates.count) % titleKeys.count], template: templates[choice % templates.count])
+    let db = try! Connection.scratch()
+
+    let fromArray: [NativeSection]
+    var recordTexts: [String] = []
+    do {
+        let source = try RecordSource.checkedArray(input)
+        try source.forEachRecord { recordTexts.append($0.json.json) }
+        fromArray = try sections(source, options: options, db: db)
+    } catch RepositoryError.invalidData(let message) {
+        require(!message.contains("\n"), "an error message is more than one line")
+        return 0
+    } catch {
+        fail("a refusal that is not invalidData: \(error)")
+    }
+
+    // The same records, one per line: a record's line breaks are whitespace between tokens
+    // (inside a string they are escaped), so they become spaces.
+    let lines = recordTexts.map { String($0.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }) }
+    let text = Data((lines.joined(separator: "\n") + "\n").utf8)
+    let fromLines: [NativeSection]
+    do {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("fuzz-records-\(getpid()).jsonl")
+        try text.write(to: url)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        fromLines = try sections(.lines(LineReader(handle: handle)), options: options, db: db)
+    } catch {
+        fail("the --nl reader refuses records the array reader accepts: \(error)")
+    }
+    require(bytes(fromArray) == bytes(fromLines), "records read as lines differ from the array's")
+
+    // Through the native format and back.
+    let document = NativeDocument(lists: [NativeList(name: "fuzz", sections: fromArray)])
+    let written = document.json()
+    do {
+        let reread = try NativeDocument(data: Data(written.utf8))
+        require(bytes(reread.lists[0].sections) == bytes(fromArray), "the native round trip changed the sections")
+    } catch {
+        fail("the native reader refuses the records' sections: \(error)")
+    }
+    return 0
+}
