@@ -2,6 +2,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
+
+@testable import Repository
 
 /// Stops the run with `message` on standard error when `condition` is false: unlike
 /// `precondition`, the message survives `-O`, and libFuzzer saves the input as a crash.
@@ -15,4 +18,21 @@ func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () ->
 func fail(_ message: String) -> Never {
     fputs("harness check failed: \(message)\n", stderr)
     abort()
+}
+
+/// A database of the harness's own, in a temporary directory, emptied before each input.
+final class ScratchStore {
+    let store: SectionStore
+
+    init(_ name: String) {
+        let path = NSTemporaryDirectory() + "sectionctl-fuzz-\(getpid())-\(name).db"
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        store = try! SectionStore(path: path, create: true)
+    }
+
+    /// The store with no lists in it.
+    func emptied() -> SectionStore {
+        for list in try! store.lists() { try! store.deleteList(list.name, force: true) }
+        return store
+    }
 }

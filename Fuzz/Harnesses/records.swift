@@ -19,6 +19,7 @@ private let templates: [RecordTemplate?] = [
     RecordTemplate(title: "{\u{E9}}\u{301}", fields: [RecordTemplate.Field(key: "\u{E9}")], unlisted: .drop),
 ]
 private let titleKeys: [String?] = [nil, "name", "\u{E9}", ""]
+private let roundTrip = ScratchStore("records")
 
 /// Each record's section, as the import would add it.
 private func sections(_ source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> [NativeSection] {
@@ -78,14 +79,26 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     require(bytes(fromArray) == bytes(fromLines), "records read as lines differ from the array's")
 
-    // Through the native format and back.
-    let document = NativeDocument(lists: [NativeList(name: "fuzz", sections: fromArray)])
-    let written = document.json()
+    // Through the native format and a database, and back.
+    var written = ""
+    var writer = NativeWriter { written += $0 }
+    try! writer.begin()
+    try! writer.beginList("fuzz")
+    for section in fromArray {
+        try! writer.section(title: section.title, emptyText: section.emptyText)
+        for row in section.rows { try! writer.row(row) }
+    }
+    try! writer.endList()
+    try! writer.end()
+    let store = roundTrip.emptied()
     do {
-        let reread = try NativeDocument(data: Data(written.utf8))
-        require(bytes(reread.lists[0].sections) == bytes(fromArray), "the native round trip changed the sections")
+        try store.importJSON(Data(written.utf8))
     } catch {
         fail("the native reader refuses the records' sections: \(error)")
     }
+    let reread = try! store.snapshot(of: "fuzz").sections.map { section in
+        NativeSection(title: section.title, emptyText: section.emptyText, rows: section.rows.map(\.content))
+    }
+    require(bytes(reread) == bytes(fromArray), "the native round trip changed the sections")
     return 0
 }
