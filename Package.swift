@@ -38,9 +38,12 @@ let package = Package(
         // A C program's worth of direct SQLite calls: the benchmark's baseline.
         .target(name: "CBaseline", dependencies: ["CSQLite"]),
         .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "SQLite", "CBaseline"]),
-        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite"]),
-        .testTarget(name: "TransferTests", dependencies: ["Repository", "SQLite"]),
-        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite"]),
+        // What the test targets share: temporary directories, fresh databases, seeded randomness.
+        .target(name: "TestSupport", dependencies: ["Repository"], path: "Tests/TestSupport"),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "TransferTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

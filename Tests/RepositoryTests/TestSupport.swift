@@ -1,61 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Repository
 
-/// A directory under the system's temporary directory, removed when the value is deinitialised.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "sectionctl-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String { url.appending(path: name).path }
-}
-
-/// A fresh database in a temporary directory; the directory lives as long as the fixture.
-struct StoreFixture {
-    let directory: TemporaryDirectory
-    let store: SectionStore
-    var path: String { store.path }
-
-    init(name: String = "test.db") throws {
-        directory = try TemporaryDirectory()
-        store = try SectionStore(path: directory.path(name), create: true)
-    }
-
-    /// Opens a second store on the same file, as another part of a program would.
-    func reopen() throws -> SectionStore { try SectionStore(path: path) }
-}
-
-/// A small, fast, seedable generator (SplitMix64), so a failing run can be repeated.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// Seeds for the property tests: a few fixed ones, plus `SECTIONCTL_TEST_SEED` when set.
-func propertySeeds(_ fixed: [UInt64]) -> [UInt64] {
-    if let text = ProcessInfo.processInfo.environment["SECTIONCTL_TEST_SEED"], let seed = UInt64(text) {
-        return fixed + [seed]
-    }
-    return fixed
-}
 
 enum ChangesetApplicationError: Error, CustomStringConvertible {
     case invalid(String)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SectionCLI
@@ -84,40 +85,21 @@ import Testing
         }
     }
 
-    @Test("quoted words split back into the same words, byte for byte", arguments: propertySeedsForWords([1, 2, 3]))
+    @Test("quoted words split back into the same words, byte for byte", arguments: propertySeeds([1, 2, 3]))
     func quoteAndSplitRoundTrip(seed: UInt64) throws {
-        var random = WordsGenerator(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let alphabet: [Unicode.Scalar] = [
             "a", "Z", "0", "9", " ", "\t", "'", "\"", "\\", "#", "-", "$", "`", ":", "\r",
             "\u{301}", "\u{345}", "\u{600}", "\u{E9}", "\u{200D}", "\u{FE0F}", "\u{1F600}", "名", "\u{0}",
         ]
         for round in 0..<500 {
-            let words = (0..<random.next(upTo: 5)).map { _ in
+            let words = (0..<Int.random(in: 0..<5, using: &random)).map { _ in
                 var word = String.UnicodeScalarView()
-                for _ in 0..<random.next(upTo: 8) { word.append(alphabet[random.next(upTo: alphabet.count)]) }
+                for _ in 0..<Int.random(in: 0..<8, using: &random) { word.append(alphabet[Int.random(in: 0..<alphabet.count, using: &random)]) }
                 return String(word)
             }
-            let line = words.map(ShellWords.quote).joined(separator: random.next(upTo: 2) == 0 ? " " : " \t ")
+            let line = words.map(ShellWords.quote).joined(separator: Int.random(in: 0..<2, using: &random) == 0 ? " " : " \t ")
             #expect(bytes(try ShellWords.split(line)) == bytes(words), "seed \(seed), round \(round): \(words.map { $0.unicodeScalars.map(\.value) })")
         }
-    }
-}
-
-/// The seeds for the property tests here, plus `SECTIONCTL_TEST_SEED` when set.
-private func propertySeedsForWords(_ fixed: [UInt64]) -> [UInt64] {
-    guard let text = ProcessInfo.processInfo.environment["SECTIONCTL_TEST_SEED"], let seed = UInt64(text) else { return fixed }
-    return fixed + [seed]
-}
-
-/// SplitMix64: small, fast and seedable, so that a failing run can be repeated.
-private struct WordsGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

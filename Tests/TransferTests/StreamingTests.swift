@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import TestSupport
 import Testing
 
 @testable import Repository
@@ -7,23 +8,9 @@ import Testing
 /// Whole-list reads and exports that stream, and native import read a piece at a time.
 @Suite("Streaming reads, exports and imports")
 struct StreamingTests {
-    /// A small, seedable generator (splitmix64), so a failing case can be replayed from its seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
-    static let seeds: [UInt64] = {
-        var seeds: [UInt64] = [1, 2, 3, 4, 5, 6]
-        if let text = ProcessInfo.processInfo.environment["SECTIONCTL_TEST_SEED"], let seed = UInt64(text) { seeds.append(seed) }
-        return seeds
-    }()
+    static let seeds = propertySeeds([1, 2, 3, 4, 5, 6])
 
     static let texts = NativeFormatTests.awkwardTexts.filter { $0.utf8.count < 1_000 } + ["a", "b", "名前", "x y"]
 
@@ -93,7 +80,7 @@ struct StreamingTests {
     }
 
     @Test(arguments: seeds) func theStreamedExportIsTheWholeDocumentByteForByte(seed: UInt64) throws {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
         let snapshots = try fixture.store.lists().map { try fixture.store.snapshot(of: $0.name) }
@@ -135,7 +122,7 @@ struct StreamingTests {
     }
 
     @Test(arguments: seeds) func forEachItemDeliversTheSnapshotInOrder(seed: UInt64) throws {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
         for editing in [false, true] {
@@ -216,7 +203,7 @@ struct StreamingTests {
     }
 
     @Test(arguments: seeds) func howTheInputIsCutChangesNothingItsErrorsIncluded(seed: UInt64) throws {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
         let exported = Data(try fixture.store.exportAllJSON().utf8)
@@ -258,7 +245,7 @@ struct StreamingTests {
     }
 
     @Test(arguments: seeds) func theStreamGivesTheNodesJSONTreeGives(seed: UInt64) throws {
-        var generator = Generator(state: seed)
+        var generator = Generator(seed: seed)
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
         let documents = [
@@ -313,7 +300,7 @@ struct StreamingTests {
     @Test func aBadEndRefusesTheWholeStreamedImport() throws {
         let fixture = try TransferFixture()
         let source = try TransferFixture()
-        var generator = Generator(state: 7)
+        var generator = Generator(seed: 7)
         try Self.fillRandomLists(source.store, using: &generator)
         try source.store.createList(named: "zz")
         try source.store.addSection("last", to: "zz")

@@ -1,21 +1,18 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Repository
 
 /// A fresh database in its own temporary directory, removed when the fixture goes away.
 final class TransferFixture {
-    let directory: URL
+    private let temporary: TemporaryDirectory
+    var directory: URL { temporary.url }
     let store: SectionStore
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appending(path: "sectionctl-transfer-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SectionStore(path: directory.appending(path: "test.db").path, create: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
+        temporary = try TemporaryDirectory()
+        store = try SectionStore(path: temporary.path("test.db"), create: true)
     }
 
     /// Another fresh database in the same directory.
