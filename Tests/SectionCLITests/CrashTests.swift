@@ -49,12 +49,39 @@ struct CrashTests {
         try #require(whole.status == 0, "\(whole.stderr)")
 
         var outcomes: [String: Int] = [:]
-        // Kills spread from the start to past the usual end, so some land inside the save.
-        for trial in 0..<14 {
+        // Fourteen kills spread from the start to past the usual end; then kills aimed at the save:
+        // a probe asks for the write lock without waiting, every millisecond, and the kill follows
+        // the first refusal, when the run holds the lock inside its save's transaction. A kill
+        // after a refusal that leaves the old state landed inside the save and was rolled back;
+        // the aimed trials go on (up to 20) until one has.
+        var killedInsideTheSave = 0
+        var trial = 0
+        while trial < 14 || (killedInsideTheSave == 0 && trial < 34) {
+            defer { trial += 1 }
+            let aimed = trial >= 14
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cli.databasePath + suffix) }
             try FileManager.default.copyItem(atPath: pristine, toPath: cli.databasePath)
+            let probe = try Connection(path: cli.databasePath, mode: .readWrite)
+            probe.setBusyTimeout(milliseconds: 0)
             let run = try cli.launch(["edit"], input: script)
-            usleep(useconds_t(duration * Double(trial) / 10 * 1_000_000))
+            func lockIsTaken() throws -> Bool {
+                guard (try? probe.execute(script: "BEGIN IMMEDIATE")) == nil else {
+                    try probe.execute(script: "ROLLBACK")
+                    return false
+                }
+                return true
+            }
+            var saving = false
+            if aimed {
+                let deadline = Date().addingTimeInterval(duration * 3)
+                while !saving && Date() < deadline && run.process.isRunning {
+                    saving = try lockIsTaken()
+                    if !saving { usleep(1_000) }
+                }
+            } else {
+                usleep(useconds_t(duration * Double(trial) / 10 * 1_000_000))
+                saving = try lockIsTaken()
+            }
             kill(run.process.processIdentifier, SIGKILL)
             run.process.waitUntilExit()
 
@@ -68,8 +95,10 @@ struct CrashTests {
             let state = sections == old ? "old" : sections == new ? "new" : "neither"
             #expect(state != "neither", "trial \(trial): the database is neither the old state nor the new")
             outcomes[state, default: 0] += 1
+            if saving && state == "old" { killedInsideTheSave += 1 }
         }
+        #expect(killedInsideTheSave > 0, "no kill landed inside a save in \(trial) trials: \(outcomes)")
         #expect(outcomes["neither"] == nil, "\(outcomes)")
-        print("kill -9 during an edit session: \(outcomes) (a whole run takes \(Int(duration * 1000)) ms)")
+        print("kill -9 during an edit session: \(outcomes), \(killedInsideTheSave) inside the save (a whole run takes \(Int(duration * 1000)) ms)")
     }
 }
