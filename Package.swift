@@ -7,7 +7,7 @@ let package = Package(
     // with the toolchain.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
-        .library(name: "Repository", targets: ["Repository"]),
+        .library(name: "Repository", targets: ["Repository", "Transfer"]),
         .executable(name: "sectionctl", targets: ["sectionctl"]),
     ],
     targets: [
@@ -32,17 +32,19 @@ let package = Package(
             dependencies: ["SQLite"],
             plugins: ["EmbedMigrations"]
         ),
+        // Import and export: the JSON scanner, the native format, records and templates.
+        .target(name: "Transfer", dependencies: ["Repository", "SQLite"]),
         // The command-line interface, as a library so that its pieces can be unit-tested.
-        .target(name: "SectionCLI", dependencies: ["Repository"]),
+        .target(name: "SectionCLI", dependencies: ["Repository", "Transfer"]),
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
         // A C program's worth of direct SQLite calls: the benchmark's baseline.
         .target(name: "CBaseline", dependencies: ["CSQLite"]),
-        .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "SQLite", "CBaseline"]),
+        .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "Transfer", "SQLite", "CBaseline"]),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
         .target(name: "TestSupport", dependencies: ["Repository"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
-        .testTarget(name: "TransferTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import Glibc
 import Foundation
 
 @testable import Repository
+@testable import Transfer
 
 /// Stops the run with `message` on standard error when `condition` is false: unlike
 /// `precondition`, the message survives `-O`, and libFuzzer saves the input as a crash.

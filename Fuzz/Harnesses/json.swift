@@ -2,6 +2,7 @@
 // accept and refuse the same inputs, and for accepted ones agree on the top-level kind, the
 // text of every number and the decoded text of every string, in document order.
 @testable import Repository
+@testable import Transfer
 
 /// RFC 8259 over UTF-8, with the product's own rules: a leading byte order mark is skipped,
 /// nesting stops at `JSONScanner.maximumDepth`, escapes of lone surrogates are refused.

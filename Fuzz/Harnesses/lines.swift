@@ -5,6 +5,7 @@
 import Foundation
 
 @testable import Repository
+@testable import Transfer
 @testable import SectionCLI
 
 private let limit = 64
@@ -71,7 +72,7 @@ public func fuzzLines(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var records: [Outcome] = []
     let handle = try! FileHandle(forReadingFrom: url)
     do {
-        try Repository.LineReader(handle: handle, maximumLineLength: limit).forEachRecord { record in
+        try Transfer.LineReader(handle: handle, maximumLineLength: limit).forEachRecord { record in
             records.append(.record(number: record.number, json: Array(record.json.json.utf8)))
         }
     } catch RepositoryError.invalidData(let message) {

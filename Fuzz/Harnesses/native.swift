@@ -5,6 +5,7 @@
 import Foundation
 
 @testable import Repository
+@testable import Transfer
 
 private let first = ScratchStore("native-first")
 private let second = ScratchStore("native-second")

@@ -6,6 +6,7 @@ import Foundation
 import SQLite
 
 @testable import Repository
+@testable import Transfer
 
 private let templates: [RecordTemplate?] = [
     nil,

@@ -3,6 +3,7 @@
 // input read as words separated by NUL). The words then go through the command-line and the
 // session parsers, whose errors, as reported, must stay one short line.
 @testable import Repository
+@testable import Transfer
 @testable import SectionCLI
 
 private func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }

@@ -10,30 +10,30 @@ import SQLite
 /// are spread evenly across it (the list-labelling scheme of Itai, Konheim and Rodeh, with
 /// density thresholds shrinking by 1.5 per level). That costs O(1) writes amortized on random
 /// workloads and O(log n) when every insert hits the same gap, and only rewrites a neighbourhood.
-struct OrderedTable {
+package struct OrderedTable {
     /// Positions live in `1 ..< upperBound`; 0 and below are free for parking a moving item.
-    static let upperBound: Int64 = 1 << 62
+    package static let upperBound: Int64 = 1 << 62
     /// The first item of an empty parent goes in the middle, with room on both sides.
-    static let firstPosition: Int64 = 1 << 61
+    package static let firstPosition: Int64 = 1 << 61
     /// Distance between an end item and one added past it.
-    static let step: Int64 = 1 << 32
+    package static let step: Int64 = 1 << 32
     /// Where an item waits while its neighbours are spread out.
-    static let parkingPosition: Int64 = -1
+    package static let parkingPosition: Int64 = -1
     /// How fast the allowed density falls as the block doubles.
-    static let densityGrowth = 1.5
+    package static let densityGrowth = 1.5
 
-    let table: String
-    let parent: String
+    package let table: String
+    package let parent: String
     /// Whether `RankTree` indexes the table. Rows are ranked in O(log n); a list's sections, few
     /// by nature, are counted through the `(list_id, position)` index, O(s).
-    let isRanked: Bool
+    package let isRanked: Bool
 
-    static let rows = OrderedTable(table: "rows", parent: "section_id", isRanked: true)
-    static let sections = OrderedTable(table: "sections", parent: "list_id", isRanked: false)
+    package static let rows = OrderedTable(table: "rows", parent: "section_id", isRanked: true)
+    package static let sections = OrderedTable(table: "sections", parent: "list_id", isRanked: false)
 
     /// The id and position of the item at `index` among the `count` items of `parentID`, read
     /// from whichever end is nearer.
-    func item(at index: Int, of parentID: Int64, count: Int, in db: Connection) throws -> (id: Int64, position: Int64)?
+    package func item(at index: Int, of parentID: Int64, count: Int, in db: Connection) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
         if isRanked { return try RankTree.row(at: index, inSection: parentID, db: db) }
@@ -48,7 +48,7 @@ struct OrderedTable {
 
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,
     /// counted from whichever end its position suggests is nearer.
-    func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
+    package func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
         if isRanked { return try RankTree.index(ofPosition: position, inSection: parentID, db: db) }
         // Two queries, not `min(), max()` in one: only a lone min or max takes SQLite's O(log n) path.
         let low = try db.scalarInt("SELECT min(position) FROM \(table) WHERE \(parent) = ?", parentID)
@@ -63,7 +63,7 @@ struct OrderedTable {
 
     /// The positions of the items on either side of `slot` (0…count) among the `count` items of
     /// `parentID`, not counting `excludedID`: one query, from whichever end is nearer.
-    func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
+    package func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
         -> (before: Int64?, after: Int64?)
     {
         guard count > 0 else { return (nil, nil) }
@@ -111,7 +111,7 @@ struct OrderedTable {
     /// neighbours first (parking `movingID` outside the block if it is among them).
     ///
     /// - Returns: the position, and how many existing items were rewritten to make room.
-    func positionForSlot(
+    package func positionForSlot(
         _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: Connection
     ) throws -> (position: Int64, rewritten: Int) {
         let (before, after) = try neighbours(ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, in: db)
@@ -121,7 +121,7 @@ struct OrderedTable {
     /// A position between the items at `before` and `after` (`nil` for an end) of `parentID`,
     /// spreading out a block of neighbours first when there is no room (parking `movingID` outside
     /// the block if it is among them).
-    func position(between before: Int64?, and after: Int64?, of parentID: Int64, movingID: Int64?, in db: Connection) throws
+    package func position(between before: Int64?, and after: Int64?, of parentID: Int64, movingID: Int64?, in db: Connection) throws
         -> (position: Int64, rewritten: Int)
     {
         if let position = Self.position(between: before, and: after) {
@@ -140,7 +140,7 @@ struct OrderedTable {
     }
 
     /// The position between two neighbours (`nil` for none), or `nil` when there is no room.
-    static func position(between before: Int64?, and after: Int64?) -> Int64? {
+    package static func position(between before: Int64?, and after: Int64?) -> Int64? {
         switch (before, after) {
         case (nil, nil):
             return firstPosition

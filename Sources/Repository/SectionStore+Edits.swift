@@ -31,7 +31,7 @@ extension SectionStore {
     public static let maximumLineLength = 8_000_000
 }
 
-func validateText(_ text: String, _ what: String) throws {
+package func validateText(_ text: String, _ what: String) throws {
     let length = text.utf8.count
     guard length <= SectionStore.maximumTextLength else {
         throw RepositoryError.invalidInput("\(what) is \(length) bytes long; at most \(SectionStore.maximumTextLength) are allowed")
@@ -86,7 +86,7 @@ extension SectionStore {
 
     /// Bumps the list's version by one and journals `changeset` under the new version.
     /// - Returns: the new version.
-    func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: Connection) throws -> Int64 {
+    package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: Connection) throws -> Int64 {
         try Journal.commit(changeset, to: list, db: db)
     }
 

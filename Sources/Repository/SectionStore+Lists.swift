@@ -70,7 +70,7 @@ extension SectionStore {
         }
     }
 
-    static func validateListName(_ name: String) throws {
+    package static func validateListName(_ name: String) throws {
         guard !name.isEmpty else { throw RepositoryError.invalidInput("a list name cannot be empty") }
         guard !name.utf8.contains(0) else {
             throw RepositoryError.invalidInput("a list name cannot contain the character NUL (U+0000)")

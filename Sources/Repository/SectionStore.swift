@@ -107,7 +107,7 @@ public final class SectionStore: Sendable {
     /// out. The benchmark reports it per move.
     public var positionWrites: Int { positionWriteCounter.load(ordering: .relaxed) }
 
-    func countPositionWrites(_ count: Int) {
+    package func countPositionWrites(_ count: Int) {
         positionWriteCounter.add(count, ordering: .relaxed)
     }
 
@@ -128,7 +128,7 @@ public final class SectionStore: Sendable {
     // MARK: - Running work on the connection
 
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state.
-    func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    package func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         try withConnection { db in try db.inTransaction(.deferred) { try body(db) } }
     }
 
@@ -137,7 +137,7 @@ public final class SectionStore: Sendable {
     /// (`RankTree.settle`), so every commit leaves it balanced. The transaction is marked as
     /// sectionctl's own (`Journal.begin`), so the triggers that notice plain-SQL changes leave it
     /// alone; bumping a list's version journals the change (`bumpVersion(of:recording:db:)`).
-    func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    package func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
         return try withConnection { db in
             try db.inTransaction(.immediate) {

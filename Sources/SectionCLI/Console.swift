@@ -1,5 +1,6 @@
 import Glibc
 import Repository
+import Transfer
 
 /// Where a command's output goes and where an edit session reads its lines: the process's
 /// standard streams, or (in tests) strings in memory.

@@ -1,5 +1,6 @@
 import Foundation
 import Repository
+import Transfer
 
 /// Records shaped alike for the C baseline and for records import: record i (from 1) has keys
 /// `field1`…`fieldK` with values `value-i-k`, and becomes a section titled "Record i" with one

@@ -1,5 +1,6 @@
 import Foundation
 import Repository
+import Transfer
 import Testing
 
 @testable import SectionCLI

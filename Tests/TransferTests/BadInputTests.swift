@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Repository
+@testable import Transfer
 
 /// Bad input is refused with `invalidData` naming the place, and nothing is written.
 @Suite("Bad input")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Repository
+@testable import Transfer
 
 /// Input shaped to break things: lines without end, names that only differ in their bytes, NUL
 /// in names, marks that glue themselves to braces.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Repository
+@testable import Transfer
 
 @Suite("Records import")
 struct RecordsImportTests {

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Repository
+@testable import Transfer
 
 /// Whole-list reads and exports that stream, and native import read a piece at a time.
 @Suite("Streaming reads, exports and imports")

@@ -1,20 +1,20 @@
 import SQLite
 
 /// A list as stored.
-struct ListRecord {
-    let id: Int64
-    let name: String
-    let version: Int64
+package struct ListRecord {
+    package let id: Int64
+    package let name: String
+    package let version: Int64
 
     /// The columns `init(_:)` reads, in order.
-    static let columns = "id, name, version"
+    package static let columns = "id, name, version"
 
     /// A list read from a statement's `columns`.
-    init(_ statement: Statement) {
+    package init(_ statement: Statement) {
         self.init(id: statement.int64(0), name: statement.string(1), version: statement.int64(2))
     }
 
-    init(id: Int64, name: String, version: Int64) {
+    package init(id: Int64, name: String, version: Int64) {
         self.id = id
         self.name = name
         self.version = version
@@ -24,45 +24,45 @@ struct ListRecord {
 /// The `lists` table: every read and write of it goes through here.
 extension Connection {
     /// The list with this name, if there is one.
-    func listRecordIfAny(named name: String) throws -> ListRecord? {
+    package func listRecordIfAny(named name: String) throws -> ListRecord? {
         try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE name = ?", name, row: ListRecord.init)
     }
 
     /// The list with this name, or `RepositoryError.listNotFound` naming the lists there are.
-    func listRecord(named name: String) throws -> ListRecord {
+    package func listRecord(named name: String) throws -> ListRecord {
         if let record = try listRecordIfAny(named: name) { return record }
         throw RepositoryError.listNotFound(name, available: try query("SELECT name FROM lists ORDER BY name") { $0.string(0) })
     }
 
     /// The list with this id, if it still exists.
-    func listRecordIfAny(id: Int64) throws -> ListRecord? {
+    package func listRecordIfAny(id: Int64) throws -> ListRecord? {
         try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE id = ?", id, row: ListRecord.init)
     }
 
     /// The list with this id (it must exist).
-    func listRecord(id: Int64) throws -> ListRecord { try listRecordIfAny(id: id)! }
+    package func listRecord(id: Int64) throws -> ListRecord { try listRecordIfAny(id: id)! }
 
     /// Every list, by name.
-    func listRecords() throws -> [ListRecord] {
+    package func listRecords() throws -> [ListRecord] {
         try query("SELECT \(ListRecord.columns) FROM lists ORDER BY name", row: ListRecord.init)
     }
 
     /// Whether a list has this name.
-    func listExists(named name: String) throws -> Bool {
+    package func listExists(named name: String) throws -> Bool {
         try scalarInt("SELECT count(*) FROM lists WHERE name = ?", name) != 0
     }
 
     /// Inserts a list and reads it back (its first version may be past 0: see `createList`).
-    func createListRecord(named name: String) throws -> ListRecord {
+    package func createListRecord(named name: String) throws -> ListRecord {
         let id = try queryFirst("INSERT INTO lists (name) VALUES (?) RETURNING id", name) { $0.int64(0) }!
         return try listRecord(id: id)
     }
 
-    func renameList(_ list: ListRecord, to name: String) throws {
+    package func renameList(_ list: ListRecord, to name: String) throws {
         try run("UPDATE lists SET name = ? WHERE id = ?", name, list.id)
     }
 
-    func deleteList(_ list: ListRecord) throws {
+    package func deleteList(_ list: ListRecord) throws {
         try run("DELETE FROM lists WHERE id = ?", list.id)
     }
 }

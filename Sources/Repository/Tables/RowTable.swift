@@ -1,22 +1,22 @@
 import SQLite
 
 /// A row as stored, with its index path.
-struct RowRecord {
-    let id: Int64
+package struct RowRecord {
+    package let id: Int64
     /// The section the row is in.
-    let section: SectionRecord
-    var sectionID: Int64 { section.id }
-    let path: RowPath
-    let position: Int64
-    let content: RowContent
+    package let section: SectionRecord
+    package var sectionID: Int64 { section.id }
+    package let path: RowPath
+    package let position: Int64
+    package let content: RowContent
 }
 
 extension RowContent {
     /// The columns `init(_:from:)` reads, in order.
-    static let columns = "kind, title, value"
+    package static let columns = "kind, title, value"
 
     /// Content read from a statement's `columns`, starting at `column`.
-    init(_ statement: Statement, from column: Int32) {
+    package init(_ statement: Statement, from column: Int32) {
         self.init(
             kind: RowKind(rawValue: statement.string(column)) ?? .text, title: statement.string(column + 1),
             value: statement.optionalString(column + 2))
@@ -25,10 +25,10 @@ extension RowContent {
 
 extension Row {
     /// The columns `init(_:from:)` reads, in order.
-    static let columns = "id, kind, title, value"
+    package static let columns = "id, kind, title, value"
 
     /// A row read from a statement's `columns`, starting at `column`.
-    init(_ statement: Statement, from column: Int32) {
+    package init(_ statement: Statement, from column: Int32) {
         self.init(id: statement.int64(column), content: RowContent(statement, from: column + 1))
     }
 }
@@ -39,7 +39,7 @@ extension Connection {
     /// The row a reference names, with its path and section, or the error that says why none.
     /// - Complexity: O(log n) in the section's rows (the rank structure), plus O(s) to find the
     ///   section.
-    func row(_ ref: RowRef, in list: ListRecord) throws -> RowRecord {
+    package func row(_ ref: RowRef, in list: ListRecord) throws -> RowRecord {
         let section: SectionRecord
         let rowID: Int64
         var rowIndex: Int?
@@ -75,7 +75,7 @@ extension Connection {
     }
 
     /// Up to `limit` rows of the section with id `section` from `position` on, in order.
-    func rows(ofSection section: Int64, fromPosition position: Int64, limit: Int) throws -> [Row] {
+    package func rows(ofSection section: Int64, fromPosition position: Int64, limit: Int) throws -> [Row] {
         try query(
             "SELECT \(Row.columns) FROM rows WHERE section_id = ? AND position >= ? ORDER BY position LIMIT ?",
             section, position, limit
@@ -84,23 +84,23 @@ extension Connection {
 
     /// Up to `limit` rows of `section` from the row at index `first` on, in order.
     /// - Complexity: O(log n + limit).
-    func rows(of section: SectionRecord, from first: Int, limit: Int) throws -> [Row] {
+    package func rows(of section: SectionRecord, from first: Int, limit: Int) throws -> [Row] {
         guard let start = try OrderedTable.rows.item(at: first, of: section.id, count: section.rowCount, in: self) else { return [] }
         return try rows(ofSection: section.id, fromPosition: start.position, limit: limit)
     }
 
     /// Every row of the section with id `section`, in order.
-    func allRows(ofSection section: Int64) throws -> [Row] {
+    package func allRows(ofSection section: Int64) throws -> [Row] {
         try query("SELECT \(Row.columns) FROM rows WHERE section_id = ? ORDER BY position", section) { Row($0, from: 0) }
     }
 
     /// A row's content, if the row exists.
-    func rowContent(id: Int64) throws -> RowContent? {
+    package func rowContent(id: Int64) throws -> RowContent? {
         try queryFirst("SELECT \(RowContent.columns) FROM rows WHERE id = ?", id) { RowContent($0, from: 0) }
     }
 
     /// Inserts a row at `position` of the section; returns its id.
-    func insertRow(_ content: RowContent, section: Int64, position: Int64) throws -> Int64 {
+    package func insertRow(_ content: RowContent, section: Int64, position: Int64) throws -> Int64 {
         try queryFirst(
             "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
             section, position, content.kind.rawValue, content.title, content.value
@@ -110,7 +110,7 @@ extension Connection {
     /// Sets a row's title and value. Returns how many rows it changed (0 when the list has no
     /// such row).
     @discardableResult
-    func updateRow(id: Int64, to content: RowContent, in list: ListRecord) throws -> Int {
+    package func updateRow(id: Int64, to content: RowContent, in list: ListRecord) throws -> Int {
         try run(
             "UPDATE rows SET title = ?, value = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
             content.title, content.value, id, list.id)
@@ -118,7 +118,7 @@ extension Connection {
 
     /// Puts a row at `position` of the section with id `section`. Returns how many rows it changed.
     @discardableResult
-    func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
+    package func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
         try run(
             "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
             section, position, id, list.id)
@@ -126,7 +126,7 @@ extension Connection {
 
     /// Deletes a row. Returns how many rows it deleted.
     @discardableResult
-    func deleteRow(id: Int64, in list: ListRecord) throws -> Int {
+    package func deleteRow(id: Int64, in list: ListRecord) throws -> Int {
         try run("DELETE FROM rows WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?", id, list.id)
     }
 }
@@ -134,7 +134,7 @@ extension Connection {
 extension RowRecord {
     /// The insert the bulk appender prepares once, for `rows` rows at a time: section, position,
     /// kind, title, value for each.
-    static func insertSQL(rows: Int) -> String {
+    package static func insertSQL(rows: Int) -> String {
         "INSERT INTO rows (section_id, position, kind, title, value) VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }

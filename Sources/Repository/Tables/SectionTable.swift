@@ -1,25 +1,25 @@
 import SQLite
 
 /// A section as stored, with its index in the list.
-struct SectionRecord {
-    let id: Int64
-    let index: Int
-    let title: String
-    let emptyText: String?
-    let rowCount: Int
-    let position: Int64
+package struct SectionRecord {
+    package let id: Int64
+    package let index: Int
+    package let title: String
+    package let emptyText: String?
+    package let rowCount: Int
+    package let position: Int64
 
     /// The columns `init(_:index:)` reads, in order.
-    static let columns = "id, title, empty_text, row_count, position"
+    package static let columns = "id, title, empty_text, row_count, position"
 
     /// A section read from a statement's `columns`, known to be at `index`.
-    init(_ statement: Statement, index: Int) {
+    package init(_ statement: Statement, index: Int) {
         self.init(
             id: statement.int64(0), index: index, title: statement.string(1), emptyText: statement.optionalString(2),
             rowCount: statement.int(3), position: statement.int64(4))
     }
 
-    init(id: Int64, index: Int, title: String, emptyText: String?, rowCount: Int, position: Int64) {
+    package init(id: Int64, index: Int, title: String, emptyText: String?, rowCount: Int, position: Int64) {
         self.id = id
         self.index = index
         self.title = title
@@ -29,7 +29,7 @@ struct SectionRecord {
     }
 
     /// The section as the public reads give it.
-    var info: SectionInfo {
+    package var info: SectionInfo {
         SectionInfo(id: id, index: index, title: title, emptyText: emptyText, rowCount: rowCount)
     }
 }
@@ -37,16 +37,16 @@ struct SectionRecord {
 /// The `sections` table: every read and write of it goes through here (the bulk appender's
 /// prepared statements use `SectionRecord.insertSQL`).
 extension Connection {
-    func sectionCount(of list: ListRecord) throws -> Int {
+    package func sectionCount(of list: ListRecord) throws -> Int {
         Int(try scalarInt("SELECT count(*) FROM sections WHERE list_id = ?", list.id) ?? 0)
     }
 
-    func sectionTitles(of list: ListRecord) throws -> [String] {
+    package func sectionTitles(of list: ListRecord) throws -> [String] {
         try query("SELECT title FROM sections WHERE list_id = ? ORDER BY position", list.id) { $0.string(0) }
     }
 
     /// Every section of the list, in order.
-    func sectionRecords(of list: ListRecord) throws -> [SectionRecord] {
+    package func sectionRecords(of list: ListRecord) throws -> [SectionRecord] {
         var index = -1
         return try query("SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? ORDER BY position", list.id) {
             index += 1
@@ -55,14 +55,14 @@ extension Connection {
     }
 
     /// The section just after `section` in the list, if any.
-    func section(after section: SectionRecord, in list: ListRecord) throws -> SectionRecord? {
+    package func section(after section: SectionRecord, in list: ListRecord) throws -> SectionRecord? {
         let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position > ? ORDER BY position LIMIT 1"
         return try queryFirst(sql, list.id, section.position) { SectionRecord($0, index: section.index + 1) }
     }
 
     /// The section a reference names, or the error that says why none.
     /// - Complexity: O(s) in the list's sections (they are ordered, not ranked).
-    func section(_ ref: SectionRef, in list: ListRecord) throws -> SectionRecord {
+    package func section(_ ref: SectionRef, in list: ListRecord) throws -> SectionRecord {
         switch ref {
         case .index(let index):
             let count = try sectionCount(of: list)
@@ -96,12 +96,12 @@ extension Connection {
     }
 
     /// Whether the section with this id belongs to the list.
-    func sectionExists(id: Int64, in list: ListRecord) throws -> Bool {
+    package func sectionExists(id: Int64, in list: ListRecord) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sections WHERE id = ? AND list_id = ?", id, list.id) == 1
     }
 
     /// Inserts a section at `position` of the list; returns its id.
-    func insertSection(title: String, emptyText: String?, position: Int64, in list: ListRecord) throws -> Int64 {
+    package func insertSection(title: String, emptyText: String?, position: Int64, in list: ListRecord) throws -> Int64 {
         try queryFirst(
             "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
             list.id, position, title, emptyText
@@ -111,29 +111,29 @@ extension Connection {
     /// Sets a section's title and empty text. Returns how many sections it changed (0 when the
     /// list has no such section).
     @discardableResult
-    func updateSection(id: Int64, title: String, emptyText: String?, in list: ListRecord) throws -> Int {
+    package func updateSection(id: Int64, title: String, emptyText: String?, in list: ListRecord) throws -> Int {
         try run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ? AND list_id = ?", title, emptyText, id, list.id)
     }
 
     /// Puts a section at `position`. Returns how many sections it changed.
     @discardableResult
-    func placeSection(id: Int64, position: Int64, in list: ListRecord) throws -> Int {
+    package func placeSection(id: Int64, position: Int64, in list: ListRecord) throws -> Int {
         try run("UPDATE sections SET position = ? WHERE id = ? AND list_id = ?", position, id, list.id)
     }
 
     /// Deletes a section (and, by cascade, its rows). Returns how many sections it deleted.
     @discardableResult
-    func deleteSection(id: Int64, in list: ListRecord) throws -> Int {
+    package func deleteSection(id: Int64, in list: ListRecord) throws -> Int {
         try run("DELETE FROM sections WHERE id = ? AND list_id = ?", id, list.id)
     }
 
     /// Deletes every section of the list.
-    func deleteSections(of list: ListRecord) throws {
+    package func deleteSections(of list: ListRecord) throws {
         try run("DELETE FROM sections WHERE list_id = ?", list.id)
     }
 }
 
 extension SectionRecord {
     /// The insert the bulk appender prepares once: list, position, title, empty text.
-    static let insertSQL = "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)"
+    package static let insertSQL = "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)"
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Repository
+import Transfer
 
 /// `import FILE|-`: a native JSON document as written by `export` (`--replace`/`--append` for a
 /// list that has sections), or with `--records` a JSON array of objects (`--nl`: one object per

@@ -1,3 +1,4 @@
+import Repository
 import Foundation
 
 /// How records import shows a record: the section title, the labels and order of its keys,

@@ -1,3 +1,4 @@
+import Repository
 import SQLite
 
 /// One record as a tree of nodes in flat arrays (no recursion to build it or to free it):

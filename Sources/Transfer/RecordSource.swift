@@ -1,3 +1,4 @@
+import Repository
 import Foundation
 
 /// One record's JSON text, checked by `JSONScanner`.

@@ -1,3 +1,4 @@
+import Repository
 import Foundation
 
 /// Reads one JSON document (RFC 8259, UTF-8) from a stream of bytes a piece at a time and

@@ -1,3 +1,5 @@
+import Repository
+
 /// A place in some input text, for error messages: 1-based line and column (counted in
 /// characters, as an editor shows them), and the 0-based byte offset.
 struct TextLocation: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import Repository
 import Foundation
 import SQLite
 

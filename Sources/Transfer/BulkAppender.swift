@@ -1,3 +1,4 @@
+import Repository
 import SQLite
 
 /// Appends sections, and rows to the section appended last, to one list inside the caller's

@@ -1,3 +1,4 @@
+import Repository
 import SQLite
 
 extension SectionStore {

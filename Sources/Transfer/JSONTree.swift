@@ -1,3 +1,4 @@
+import Repository
 import SQLite
 
 /// The kind of a node `json_tree` reports.
