@@ -41,7 +41,9 @@ private func expectedRecords(_ input: [UInt8]) -> [Outcome] {
         // The record's text runs from its first byte to the end of the line, trailing blanks
         // included (SQLite skips them).
         let value = Array(trimmed)
-        let valid = value.withUnsafeBufferPointer { bytes -> Bool in
+        // A byte order mark counts only at the very start of the input; `scanDocument` would
+        // skip one anywhere it starts.
+        let valid = !value.starts(with: [0xEF, 0xBB, 0xBF]) && value.withUnsafeBufferPointer { bytes -> Bool in
             guard let document = try? JSONScanner.scanDocument(bytes) else { return false }
             return document.kind == .object
         }
