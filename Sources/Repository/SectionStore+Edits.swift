@@ -29,6 +29,10 @@ extension SectionStore {
     /// `maximumTextLength`, so that any text that may be stored fits on a line, escaped or quoted;
     /// a longer line is refused as soon as it is read that far, so endless input ends promptly.
     public static let maximumLineLength = 8_000_000
+
+    /// The most bytes a document read whole may have: a records array (`import --records`
+    /// without `--nl`) or a template. Longer input is refused as soon as it passes the limit.
+    public static let maximumDocumentLength = 256 * 1024 * 1024
 }
 
 package func validateText(_ text: String, _ what: String) throws {

@@ -81,6 +81,19 @@ import Testing
         #expect(try state(cli) == before)
     }
 
+    @Test func aRecordsArrayImportOfEndlessInputStopsAtTheDocumentLimit() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let before = try state(cli)
+        let result = try run(cli, ["import", "--records", "-"], inputPath: "/dev/zero")
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "sectionctl: error: the input file is longer than \(SectionStore.maximumDocumentLength) bytes, the most a document read whole may have; give records one per line with --nl, which streams\n"
+        )
+        #expect(try state(cli) == before)
+    }
+
     // MARK: Small errors
 
     @Test func invalidUTF8AfterSaveNamesItsOwnLine() throws {

@@ -55,11 +55,24 @@ enum ImportCommand {
     /// `<(…)` reads as a file does. A missing file exits 66.
     static func readInput(_ path: String, what: String) throws -> Data {
         let handle = try openInput(path, what: what)
+        var data = Data()
         do {
-            return try handle.readToEnd() ?? Data()
+            // Read whole, but never past the limit: endless input (`- < /dev/zero`) is refused as
+            // soon as it passes it, not after memory runs out.
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= SectionStore.maximumDocumentLength else {
+                    throw CLIError(
+                        "the \(what) is longer than \(SectionStore.maximumDocumentLength) bytes, the most a document read whole may have;"
+                            + " give records one per line with --nl, which streams", exitCode: .dataError)
+                }
+            }
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw CLIError("cannot read \(path): \(error.localizedDescription)")
         }
+        return data
     }
 
     /// A file opened for reading a piece at a time, or standard input for `-`.
