@@ -125,3 +125,34 @@ extension SectionFixture {
         return store
     }
 }
+
+extension Benchmark {
+    /// Scenario 12: `sectionctl demo`, a whole process building its demo database and showing the
+    /// features, as a new user first meets the tool (it was a timed test once; a figure belongs
+    /// here).
+    func demoRows() throws -> [ResultRow] {
+        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
+            return [.skipped("12. sectionctl demo", reason: "no sectionctl binary at \(sectionctl)")]
+        }
+        return try withScratch("demo") { scratch in
+            var samples: [Double] = []
+            for round in 0...min(plan.rounds, 5) {
+                let path = scratch.file("demo-\(round).db")
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: sectionctl)
+                process.arguments = ["--db", path, "demo"]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                let elapsed = try Measurement.time {
+                    try process.run()
+                    process.waitUntilExit()
+                }
+                guard process.terminationStatus == 0 else { throw BenchmarkError("sectionctl demo exited \(process.terminationStatus)") }
+                if round > 0 { samples.append(elapsed) }
+            }
+            let median = Measurement.median(samples)
+            return [.atMost("12. sectionctl demo, a whole process", measured: "median of \(samples.count): \(Format.duration(median))", ratio: median, limit: 5, suffix: " s")]
+        }
+    }
+}
