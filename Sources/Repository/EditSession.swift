@@ -253,7 +253,7 @@ public final class EditSession {
                 sections.append(
                     Section(id: section.id, title: section.title, emptyText: section.emptyText, rows: try overlay.allRows(ofSection: index)))
             }
-            return ListSnapshot(name: name, version: baseVersion, isEditing: true, sections: sections)
+            return ListSnapshot(name: name, version: baseVersion, isEditing: true, sections: sections, listID: listID)
         }
     }
 

@@ -112,6 +112,9 @@ public struct Section: Hashable, Sendable, Identifiable {
 
 /// A list's whole state at one version: its sections and rows in order.
 public struct ListSnapshot: Hashable, Sendable {
+    /// The list's stable id (0 when the snapshot was made by hand). With `version`, it names one
+    /// state: a list deleted and made anew under the same name has another id.
+    public var listID: Int64
     /// The list's name.
     public var name: String
     /// The list's version: grows by one with every committed change.
@@ -122,7 +125,8 @@ public struct ListSnapshot: Hashable, Sendable {
     public var sections: [Section]
 
     /// Creates a snapshot.
-    public init(name: String, version: Int64, isEditing: Bool = false, sections: [Section] = []) {
+    public init(name: String, version: Int64, isEditing: Bool = false, sections: [Section] = [], listID: Int64 = 0) {
+        self.listID = listID
         self.name = name
         self.version = version
         self.isEditing = isEditing

@@ -99,6 +99,6 @@ extension Connection {
                 sections[sections.count - 1].rows.append(Row(statement, from: 3))
             }
         }
-        return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections)
+        return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections, listID: list.id)
     }
 }

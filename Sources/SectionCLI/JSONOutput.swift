@@ -80,6 +80,7 @@ enum JSONShapes {
     static func snapshot(_ snapshot: ListSnapshot) -> JSONValue {
         .object([
             ("list", .string(snapshot.name)),
+            ("list_id", .int(snapshot.listID)),
             ("version", .int(snapshot.version)),
             ("editing", .bool(snapshot.isEditing)),
             (

@@ -119,7 +119,7 @@ func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: Lis
         }
         sections[path.section].rows[path.row].content = new[path].content
     }
-    return ListSnapshot(name: new.name, version: new.version, isEditing: new.isEditing, sections: sections)
+    return ListSnapshot(name: new.name, version: new.version, isEditing: new.isEditing, sections: sections, listID: new.listID)
 }
 
 /// Why `changeset`'s footers are wrong for `old` → `new`, or `nil`: it must list every surviving

@@ -29,7 +29,7 @@ import Testing
         try cli.ok(["row", "add", "1", "名前", "--kind", "field"])
         #expect(
             try cli.ok(["--json", "show"])
-                == #"{"list":"default","version":6,"editing":false,"sections":["#
+                == #"{"list":"default","list_id":1,"version":6,"editing":false,"sections":["#
                 + #"{"id":1,"title":"To do","footer":null,"rows":[{"id":1,"kind":"text","title":"Buy milk","value":null},"#
                 + #"{"id":2,"kind":"text","title":"Call Mom","value":null},{"id":3,"kind":"text","title":"Write report","value":null}]},"#
                 + #"{"id":2,"title":"Done","footer":null,"rows":[{"id":4,"kind":"field","title":"名前","value":null}]}]}"# + "\n")

@@ -111,7 +111,7 @@ import Testing
         let json = try cli.run(["--json", "edit"], input: "section add New\nshow\nchanges\ncancel\n")
         let lines = json.lines
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix(#"{"list":"default","version":5,"editing":true,"sections":["#))
+        #expect(lines[0].hasPrefix(#"{"list":"default","list_id":1,"version":5,"editing":true,"sections":["#))
         #expect(lines[0].contains(#"{"id":-1,"title":"New","footer":"No Data","rows":[]}"#))
         #expect(lines[1].hasPrefix(#"{"list":"default","version":5,"pending":1,"changes":{"sections":{"deleted":[],"inserted":[2]"#))
         #expect(lines[2] == #"{"list":"default","version":5,"cancelled":true,"dropped":1}"#)

@@ -21,10 +21,10 @@ import Testing
                 Section(id: 1, title: "To do", rows: [Row(id: 4, content: .text("Buy milk"))]),
                 Section(id: 2, title: "Done", emptyText: "Nothing yet"),
                 Section(id: 3, title: "P", rows: [Row(id: 5, content: .field("名前", nil)), Row(id: 6, content: .field("a", "1"))]),
-            ])
+            ], listID: 7)
         #expect(
             JSONShapes.snapshot(snapshot).rendered
-                == #"{"list":"default","version":3,"editing":true,"sections":["#
+                == #"{"list":"default","list_id":7,"version":3,"editing":true,"sections":["#
                 + #"{"id":1,"title":"To do","footer":null,"rows":[{"id":4,"kind":"text","title":"Buy milk","value":null}]},"#
                 + #"{"id":2,"title":"Done","footer":"Nothing yet","rows":[]},"#
                 + #"{"id":3,"title":"P","footer":null,"rows":[{"id":5,"kind":"field","title":"名前","value":null},"#

@@ -221,7 +221,7 @@ final class EditCommand {
     private func showStart() throws {
         let outline = session.outline
         guard !outline.sections.isEmpty else {
-            let empty = ListSnapshot(name: session.name, version: session.baseVersion, isEditing: true)
+            let empty = ListSnapshot(name: session.name, version: session.baseVersion, isEditing: true, listID: session.listID)
             console.write(Listing(style: context.style).render(empty, header: draftHeader))
             return
         }

@@ -65,7 +65,7 @@ struct SnapshotJSONWriter {
         editing = header.isEditing
         pending = "{\"list\":"
         Self.append(header.name, to: &pending)
-        pending += ",\"version\":\(header.version),\"editing\":" + (header.isEditing ? "true" : "false") + ",\"sections\":["
+        pending += ",\"list_id\":\(header.listID),\"version\":\(header.version),\"editing\":" + (header.isEditing ? "true" : "false") + ",\"sections\":["
     }
 
     /// Appends `text` as a JSON string, exactly as `JSONValue.rendered` writes it; text with
