@@ -59,31 +59,18 @@ struct Excerpt {
                 continue
             }
             let shown = rows[index] ?? [:]
-            let labelColumn = shown.values.filter { $0.kind == .field }.map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
+            let labelColumn = RowLine.labelColumn(shown.values)
             var next = 0
             for rowIndex in shown.keys.sorted() {
                 if rowIndex > next { lines.append("  " + style.dim("…")) }
-                lines.append(render(shown[rowIndex]!, path: "\(index):\(rowIndex)", pathWidth: pathWidth, labelColumn: labelColumn))
+                lines.append(
+                    RowLine(style: style).line(
+                        shown[rowIndex]!, path: RowPath(section: index, row: rowIndex), pathWidth: pathWidth, labelColumn: labelColumn))
                 next = rowIndex + 1
             }
             if next < section.rowCount { lines.append("  " + style.dim("…")) }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    private func render(_ row: Row, path: String, pathWidth: Int, labelColumn: Int) -> String {
-        let title = TextEscaping.escaped(row.title)
-        let content: String
-        switch row.kind {
-        case .text:
-            content = title
-        case .topic:
-            content = style.bold("# " + title)
-        case .field:
-            let label = DisplayWidth.padded(title, to: labelColumn)
-            content = style.yellow(label) + "  " + (row.value.map(TextEscaping.escaped) ?? style.dim("-"))
-        }
-        return "  " + style.dim(DisplayWidth.padded(path, to: pathWidth)) + "  " + content + id(row.id)
     }
 
     private func id(_ id: Int64) -> String {

@@ -96,7 +96,7 @@ struct ListingWriter {
             line("")
             line(style.cyan("[\(section.index)]") + " " + style.bold(TextEscaping.escaped(section.title)) + id(section.id))
             if let footer = section.footer(editing: editing) {
-                let indent = margin + String(repeating: " ", count: pathWidth) + gap
+                let indent = "  " + String(repeating: " ", count: pathWidth) + "  "
                 line(indent + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
             }
         case .row(let row, let path):
@@ -110,8 +110,6 @@ struct ListingWriter {
         flush()
     }
 
-    private let margin = "  "
-    private let gap = "  "
 
     /// Writes the block of rows, field values starting in one column across it.
     private mutating func flush() {
@@ -130,31 +128,9 @@ struct ListingWriter {
         }
         var text = ""
         text.reserveCapacity(block.count * 48)
+        let rowLine = RowLine(style: style)
         for (index, (path, row)) in block.enumerated() {
-            // Paths are ASCII: one cell per byte.
-            var shownPath = "\(path.section):\(path.row)"
-            let missing = pathWidth - shownPath.utf8.count
-            if missing > 0 { shownPath += String(repeating: " ", count: missing) }
-            text += margin
-            text += style.dim(shownPath)
-            text += gap
-            switch row.kind {
-            case .text:
-                text += TextEscaping.escaped(row.title)
-            case .topic:
-                text += style.bold("# " + TextEscaping.escaped(row.title))
-            case .field:
-                let label = DisplayWidth.padded(labels[index] ?? "", to: labelColumn)
-                text += style.yellow(label)
-                text += gap
-                if let value = row.value {
-                    text += TextEscaping.escaped(value)
-                } else {
-                    text += style.dim("-")
-                }
-            }
-            text += id(row.id)
-            text += "\n"
+            rowLine.append(row, path: path, pathWidth: pathWidth, label: labels[index], labelColumn: labelColumn, to: &text)
         }
         write(text)
         block.removeAll(keepingCapacity: true)
@@ -166,5 +142,52 @@ struct ListingWriter {
 
     private func id(_ id: Int64) -> String {
         "  " + style.dim("#\(id)")
+    }
+}
+
+/// One row as every listing prints it — `  S:R  content  #ID` — with the path padded to
+/// `pathWidth` and a field's label to `labelColumn` (display widths), user text escaped.
+struct RowLine {
+    var style: Style
+
+    /// The display width of the widest escaped field label among `rows`: where values start.
+    static func labelColumn(_ rows: some Sequence<Row>) -> Int {
+        rows.filter { $0.kind == .field }.map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
+    }
+
+    /// Appends the row's line (with its line break) to `text`. `label` is the field's escaped
+    /// label when the caller has it already.
+    func append(_ row: Row, path: RowPath, pathWidth: Int, label: String? = nil, labelColumn: Int, to text: inout String) {
+        // Paths are ASCII: one cell per byte.
+        var shownPath = "\(path.section):\(path.row)"
+        let missing = pathWidth - shownPath.utf8.count
+        if missing > 0 { shownPath += String(repeating: " ", count: missing) }
+        text += "  "
+        text += style.dim(shownPath)
+        text += "  "
+        switch row.kind {
+        case .text:
+            text += TextEscaping.escaped(row.title)
+        case .topic:
+            text += style.bold("# " + TextEscaping.escaped(row.title))
+        case .field:
+            text += style.yellow(DisplayWidth.padded(label ?? TextEscaping.escaped(row.title), to: labelColumn))
+            text += "  "
+            if let value = row.value {
+                text += TextEscaping.escaped(value)
+            } else {
+                text += style.dim("-")
+            }
+        }
+        text += "  " + style.dim("#\(row.id)")
+        text += "\n"
+    }
+
+    /// The row's line, without its line break.
+    func line(_ row: Row, path: RowPath, pathWidth: Int, labelColumn: Int) -> String {
+        var text = ""
+        append(row, path: path, pathWidth: pathWidth, labelColumn: labelColumn, to: &text)
+        text.removeLast()
+        return text
     }
 }

@@ -51,18 +51,12 @@ struct WindowListing {
             if let footer = part.section.footer(editing: window.isEditing) {
                 lines.append("  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
             }
-            let labelColumn = part.rows.filter { $0.kind == .field }.map { DisplayWidth.of(TextEscaping.escaped($0.title)) }.max() ?? 0
+            let labelColumn = RowLine.labelColumn(part.rows)
             for (offset, row) in part.rows.enumerated() {
-                let path = DisplayWidth.padded("\(part.section.index):\(part.firstRow + offset)", to: pathWidth)
-                let title = TextEscaping.escaped(row.title)
-                let content: String
-                switch row.kind {
-                case .text: content = title
-                case .topic: content = style.bold("# " + title)
-                case .field:
-                    content = style.yellow(DisplayWidth.padded(title, to: labelColumn)) + "  " + (row.value.map(TextEscaping.escaped) ?? style.dim("-"))
-                }
-                lines.append("  " + style.dim(path) + "  " + content + "  " + style.dim("#\(row.id)"))
+                lines.append(
+                    RowLine(style: style).line(
+                        row, path: RowPath(section: part.section.index, row: part.firstRow + offset), pathWidth: pathWidth,
+                        labelColumn: labelColumn))
             }
         }
         return lines.joined(separator: "\n") + "\n"
