@@ -55,6 +55,15 @@ enum DemoCommand {
         Step(
             caption: "After the save: the new empty section shows its footer in the editing view.",
             commands: [["show", "--editing"]]),
+        Step(
+            caption: "Reads that cost what they return, at any size: one row, or a window of rows across sections.",
+            commands: [["row", "get", "#5"], ["show", "--from", "2:4", "--limit", "3", "--editing"]]),
+        Step(
+            caption: "Delete without asking; undo brings the row back, with its id, as a new change.",
+            commands: [["row", "delete", "#5"], ["undo"], ["row", "get", "#5"]]),
+        Step(
+            caption: "What changed since version 12, as one changeset a view can apply (the journal).",
+            commands: [["changes", "--since", "12"]]),
     ]
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
