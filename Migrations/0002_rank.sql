@@ -30,7 +30,9 @@ CREATE TABLE rank_pending (
 ) STRICT, WITHOUT ROWID;
 
 -- The balanced layout of a section's nodes: 32 rows a level-1 node, 32 children a node above.
--- Used to build the structure (here, and after a bulk import) in one statement.
+-- Used to build the structure for the rows already there, in one statement (below). (After
+-- that, a bulk insert needs nothing of its own: the nodes it overfills are cut into shape before
+-- its transaction commits, like any other.)
 CREATE VIEW rank_layout AS
 WITH numbered AS (
     SELECT section_id, position, row_number() OVER (PARTITION BY section_id ORDER BY position) - 1 AS row_index

@@ -101,22 +101,6 @@ enum RankTree {
         }
     }
 
-    /// Rebuilds a section's nodes from its rows, balanced (the `rank_layout` view).
-    /// - Complexity: O(n) in the section's rows.
-    static func rebuild(section: Int64, db: Connection) throws {
-        try db.run("DELETE FROM rank_nodes WHERE section_id = ?", section)
-        try db.run("DELETE FROM rank_pending WHERE section_id = ?", section)
-        for level in levels {
-            try db.run("INSERT INTO rank_nodes (section_id, level, first) VALUES (?, ?, ?)", section, level, origin)
-        }
-        try db.run(
-            """
-            INSERT INTO rank_nodes (section_id, level, first, row_count)
-            SELECT section_id, level, first, row_count FROM rank_layout WHERE section_id = ?
-            ON CONFLICT (section_id, level, first) DO UPDATE SET row_count = excluded.row_count
-            """, section)
-    }
-
     private struct Node {
         var first: Int64
         var rowCount: Int
@@ -171,9 +155,9 @@ enum RankTree {
         } else if size < minimumChildren {
             // Merge with a neighbour under the same parent: into the one before, unless this node
             // starts its parent (its first is a boundary a level up), then the one after into it.
-            let parentFirst =
-                level == topLevel ? origin : try Self.node(holding: node.first, level: level + 1, section: section, db: db).first
-            let parentEnd: Int64? = level == topLevel ? nil : try Self.node(holding: node.first, level: level + 1, section: section, db: db).end
+            let parent = level == topLevel ? nil : try Self.node(holding: node.first, level: level + 1, section: section, db: db)
+            let parentFirst = parent?.first ?? origin
+            let parentEnd = parent?.end
             if node.first != parentFirst {
                 let previous = try Self.node(holding: node.first - 1, level: level, section: section, db: db)
                 try db.run("DELETE FROM rank_nodes WHERE section_id = ? AND level = ? AND first = ?", section, level, node.first)
