@@ -10,9 +10,9 @@ struct GlobalOptions: Sendable {
     var json = false
 
     init(_ parsed: ParsedArguments) {
-        databasePath = parsed.value("--db")
-        listName = parsed.value("--list")
-        json = parsed.has("--json")
+        databasePath = parsed.value(Catalog.database)
+        listName = parsed.value(Catalog.list)
+        json = parsed.has(Catalog.json)
     }
 }
 

@@ -32,7 +32,7 @@ extension ArgumentParser {
         if !command.subcommands.isEmpty {
             lines += ["", "commands:"]
             lines += Self.table(command.subcommands.map { sub in
-                let names = ([sub.name] + sub.aliases).joined(separator: ", ")
+                let names = sub.name
                 let arguments = sub.arguments.map { $0.isOptional ? "[\($0.name)]" : $0.name }
                 let more = sub.subcommands.isEmpty ? "" : " " + sub.subcommands.map(\.name).joined(separator: "|")
                 return ((([names] + arguments).joined(separator: " ")) + more, sub.summary)

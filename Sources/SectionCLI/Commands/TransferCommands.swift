@@ -6,36 +6,55 @@ import Repository
 /// list that has sections), or with `--records` a JSON array of objects (`--nl`: one object per
 /// line, streamed), each becoming a section of `--list`.
 enum ImportCommand {
+    static let replace = OptionSpec("--replace", help: "replace the content of a list that has sections")
+    static let append = OptionSpec("--append", help: "add after the sections of a list that has some")
+    static let records = OptionSpec("--records", help: "the input is a JSON array of objects, one section each")
+    static let lines = OptionSpec("--nl", help: "with --records: one JSON object per line, streamed")
+    static let template = OptionSpec("--template", valueName: "FILE", help: "with --records: labels, order and expected keys")
+    static let titleKey = OptionSpec("--title-key", valueName: "KEY", help: "with --records: the key whose value titles each section")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "import", summary: "import a list from JSON (as written by export), or records",
+            arguments: [ArgumentSpec("FILE", help: "a file, or - for standard input")],
+            options: [replace, append, records, lines, template, titleKey],
+            examples: [
+                "import backup.json",
+                "--list people import --records people.json --title-key name",
+                "import --records --nl - < people.ndjson",
+            ]),
+        run: run)
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let usage = { (message: String) in CLIError.usage(message, command: parsed.commandPath) }
         let source = parsed.arguments[0]
-        let records = parsed.has("--records")
-        if parsed.has("--replace") && parsed.has("--append") {
-            throw usage("use either --replace or --append, not both")
+        let isRecords = parsed.has(records)
+        if parsed.has(replace) && parsed.has(append) {
+            throw usage("use either \(replace.name) or \(append.name), not both")
         }
-        if !records {
-            for option in ["--nl", "--template", "--title-key"] where parsed.has(option) {
-                throw usage("\(option) goes with --records")
+        if !isRecords {
+            for option in [lines, template, titleKey] where parsed.has(option) {
+                throw usage("\(option.name) goes with \(records.name)")
             }
-        } else if parsed.has("--replace") {
-            throw usage("--replace does not go with --records: records are always added after the list's sections")
+        } else if parsed.has(replace) {
+            throw usage("\(replace.name) does not go with \(records.name): records are always added after the list's sections")
         }
 
         let store = try context.openStore()
-        if records {
-            let template = try parsed.value("--template").map { path in
+        if isRecords {
+            let template = try parsed.value(template).map { path in
                 try RecordTemplate(json: readInput(path, what: "template file"))
             }
-            let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value("--title-key"), template: template)
+            let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value(titleKey), template: template)
             let change: Change
-            if parsed.has("--nl") {
+            if parsed.has(lines) {
                 change = try store.importRecords(lines: try openInput(source), options: options)
             } else {
                 change = try store.importRecords(try readInput(source, what: "input file"), options: options)
             }
             report(change, context: context)
         } else {
-            let policy: ImportConflictPolicy = parsed.has("--replace") ? .replace : parsed.has("--append") ? .append : .refuse
+            let policy: ImportConflictPolicy = parsed.has(replace) ? .replace : parsed.has(append) ? .append : .refuse
             let changes = try store.importJSON(from: try openInput(source), list: context.options.listName, policy: policy)
             for change in changes { report(change, context: context) }
         }
@@ -84,9 +103,19 @@ enum ImportCommand {
 /// `export [-o FILE] [--all]`: the list (or every list) as native JSON, written as the rows are
 /// read.
 enum ExportCommand {
+    static let output = OptionSpec("--output", short: "o", valueName: "FILE", help: "write to FILE instead of standard output")
+    static let all = OptionSpec("--all", help: "every list, not only --list")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "export", summary: "write the list (or all lists) as JSON",
+            options: [output, all],
+            examples: ["export -o backup.json", "export --all > everything.json"]),
+        run: run)
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
-        let all = parsed.has("--all")
+        let all = parsed.has(all)
         let export = { (write: (String) throws -> Void) throws in
             if all {
                 try store.exportAllJSON(to: write)
@@ -94,7 +123,7 @@ enum ExportCommand {
                 try store.exportJSON(list: context.listName, to: write)
             }
         }
-        guard let output = parsed.value("--output") else {
+        guard let output = parsed.value(output) else {
             let console = context.console
             try export { console.write($0) }
             return
