@@ -34,7 +34,7 @@ public enum SectionCLI {
         var databaseOption: String?
         do {
             let parsed = try Catalog.parser.parse(arguments)
-            let context = Context(options: GlobalOptions(parsed), environment: environment, console: console)
+            let context = Context(options: try GlobalOptions(parsed), environment: environment, console: console)
             databaseOption = context.options.databasePath
             try dispatch(parsed, context: context)
             return ExitCode.success.rawValue

@@ -8,8 +8,11 @@ enum Catalog {
     static let json = OptionSpec("--json", help: "print JSON for scripts instead of text")
     static let helpOption = OptionSpec("--help", short: "h", help: "show help for the command", isHelp: true)
     static let version = OptionSpec("--version", help: "print the version")
+    static let quiet = OptionSpec("--quiet", short: "q", help: "no progress line on long work")
+    static let progress = OptionSpec(
+        "--progress", help: "a progress line on long work even when standard error is not a terminal (one a second)")
 
-    static let globalOptions = [database, list, json, helpOption, version]
+    static let globalOptions = [database, list, json, quiet, progress, helpOption, version]
 
     /// The commands, in the order help lists them.
     static let commands: [Command<Context>] = [

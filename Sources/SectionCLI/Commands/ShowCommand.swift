@@ -30,13 +30,34 @@ enum ShowCommand {
         let store = try context.openStore()
         let isEditing = parsed.has(editing)
         let console = context.console
+        let line = context.progressLine("show", writesToOutput: true)
+        defer { line?.finish() }
+        var progress = TransferProgress()
+        /// Counts rows for the progress line, reporting every 256.
+        func counted(_ item: ListItem) {
+            guard line != nil, case .row = item else { return }
+            progress.rows += 1
+            if progress.rows & 255 == 0 { line?.update(progress) }
+        }
         if context.json {
             var writer = SnapshotJSONWriter { console.write($0) }
-            try store.forEachItem(of: context.listName, editing: isEditing, start: { writer.begin($0) }) { writer.take($0) }
+            try store.forEachItem(of: context.listName, editing: isEditing, start: {
+                progress.totalRows = $0.rowCount
+                writer.begin($0)
+            }) {
+                writer.take($0)
+                counted($0)
+            }
             writer.finish()
         } else {
             var writer = ListingWriter(style: context.style) { console.write($0) }
-            try store.forEachItem(of: context.listName, editing: isEditing, start: { writer.begin($0) }) { writer.take($0) }
+            try store.forEachItem(of: context.listName, editing: isEditing, start: {
+                progress.totalRows = $0.rowCount
+                writer.begin($0)
+            }) {
+                writer.take($0)
+                counted($0)
+            }
             writer.finish()
         }
     }

@@ -48,14 +48,23 @@ enum ImportCommand {
             let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value(titleKey), template: template)
             let change: Change
             if parsed.has(lines) {
-                change = try store.importRecords(lines: try openInput(source), options: options)
+                let input = try openInput(source)
+                change = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
+                    try store.importRecords(lines: input, options: options, progress: progress)
+                }
             } else {
-                change = try store.importRecords(try readInput(source, what: "input file"), options: options)
+                let data = try readInput(source, what: "input file")
+                change = try context.withProgress(context.progressLine("import")) { progress in
+                    try store.importRecords(data, options: options, progress: progress)
+                }
             }
             report(change, context: context)
         } else {
             let policy: ImportConflictPolicy = parsed.has(replace) ? .replace : parsed.has(append) ? .append : .refuse
-            let changes = try store.importJSON(from: try openInput(source), list: context.options.listName, policy: policy)
+            let input = try openInput(source)
+            let changes = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
+                try store.importJSON(from: input, list: context.options.listName, policy: policy, progress: progress)
+            }
             for change in changes { report(change, context: context) }
         }
     }
@@ -78,6 +87,15 @@ enum ImportCommand {
         } catch {
             throw CLIError("cannot read \(path): \(error.localizedDescription)")
         }
+    }
+
+    /// The bytes left to read from `handle` when it is a regular file (standard input included,
+    /// when redirected from one); `nil` for a pipe, a FIFO or a terminal.
+    static func size(of handle: FileHandle) -> Int? {
+        var status = stat()
+        guard fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let offset = lseek(handle.fileDescriptor, 0, SEEK_CUR)
+        return Int(status.st_size) - max(0, Int(offset))
     }
 
     /// A file opened for reading a piece at a time, or standard input for `-`.
@@ -116,11 +134,14 @@ enum ExportCommand {
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
         let all = parsed.has(all)
+        let line = context.progressLine("export", writesToOutput: !parsed.has(output))
         let export = { (write: (String) throws -> Void) throws in
-            if all {
-                try store.exportAllJSON(to: write)
-            } else {
-                try store.exportJSON(list: context.listName, to: write)
+            try context.withProgress(line) { progress in
+                if all {
+                    try store.exportAllJSON(progress: progress, to: write)
+                } else {
+                    try store.exportJSON(list: context.listName, progress: progress, to: write)
+                }
             }
         }
         guard let output = parsed.value(output) else {
