@@ -145,7 +145,7 @@ public struct ArgumentParser: Sendable {
             if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
                 guard let next = command.subcommands.first(where: { $0.name == word }) else {
                     let what = parsed.commandPath.isEmpty ? "command" : "\(parsed.commandPath.joined(separator: " ")) command"
-                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
                 }
                 command = next
                 parsed.commandPath.append(next.name)
@@ -168,7 +168,7 @@ public struct ArgumentParser: Sendable {
         if wantsHelp { return }
         if !command.subcommands.isEmpty && !command.isRunnable {
             let what = parsed.commandPath.isEmpty ? "a command" : "a \(parsed.commandPath.joined(separator: " ")) command"
-            throw fail("missing \(what)\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+            throw fail("missing \(what)\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
         }
         let required = command.arguments.filter { !$0.isOptional }.count
         if parsed.arguments.count < required {
@@ -236,12 +236,15 @@ public struct CommandSpec: Sendable {
     public var examples: [String]
     /// More text for the help page, after the options.
     public var discussion: String?
+    /// Whether help, completion and the manual page leave it out (a command for scripts, such
+    /// as the listing that completion scripts call).
+    public var isHidden: Bool
 
     /// Creates a command.
     public init(
         name: String, summary: String = "", arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [], subcommands: [CommandSpec] = [], isRunnable: Bool = false,
-        examples: [String] = [], discussion: String? = nil
+        examples: [String] = [], discussion: String? = nil, isHidden: Bool = false
     ) {
         self.name = name
         self.summary = summary
@@ -251,7 +254,27 @@ public struct CommandSpec: Sendable {
         self.isRunnable = isRunnable
         self.examples = examples
         self.discussion = discussion
+        self.isHidden = isHidden
     }
+
+    /// The subcommands that help, completion and the manual page show.
+    public var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.isHidden } }
+}
+
+/// What shell completion offers for an option's value or an argument.
+public enum ValueCompletion: Sendable, Hashable {
+    /// Nothing.
+    case none
+    /// File names.
+    case files
+    /// One of these words.
+    case choices([String])
+    /// The names of the database's lists.
+    case lists
+    /// The titles of the list's sections.
+    case sections
+    /// Command names (for `help COMMAND`).
+    case commands
 }
 
 /// A positional argument of a command.
@@ -264,13 +287,18 @@ public struct ArgumentSpec: Sendable {
     public var isOptional: Bool
     /// Whether it takes every remaining word (only the last argument can).
     public var isVariadic: Bool
+    /// What shell completion offers for it.
+    public var completion: ValueCompletion
 
     /// Creates an argument.
-    public init(_ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false) {
+    public init(
+        _ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false, completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
         self.isVariadic = isVariadic
+        self.completion = completion
     }
 }
 
@@ -286,14 +314,20 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Whether this option asks for help (then missing arguments are not reported).
     public var isHelp: Bool
+    /// What shell completion offers for its value.
+    public var completion: ValueCompletion
 
     /// Creates an option.
-    public init(_ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false) {
+    public init(
+        _ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false,
+        completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.shortName = shortName
         self.valueName = valueName
         self.help = help
         self.isHelp = isHelp
+        self.completion = completion
     }
 
     /// How the option reads in a usage line: `--at I`, `--force`, `-o FILE`.

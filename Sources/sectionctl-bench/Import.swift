@@ -125,8 +125,56 @@ extension Benchmark {
                     recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem, nativeTimes,
                     baseline: baseline))
             rows.append(try memoryRow(sectionctl: sectionctl, scratch: scratch))
+            rows.append(try progressRow(bulk, scratch: scratch))
             return rows
         }
+    }
+
+    /// What reporting progress costs a newline-delimited import: the same records imported with
+    /// and without a progress handler that does what `sectionctl`'s progress line does (a clock
+    /// read per report, a line formatted at most 10 times a second), repetitions interleaved,
+    /// the fastest of each compared (≤ 2 % slower).
+    private func progressRow(_ file: RecordsFile, scratch: Scratch) throws -> ResultRow {
+        let scenario = "6. --nl import with progress reports vs without"
+        let input = scratch.file("records.jsonl")
+        try file.write(to: input, newlineDelimited: true)
+        var plain: [Double] = []
+        var reported: [Double] = []
+        var reports = 0
+        for repetition in 0..<(2 * max(3, min(plan.rounds, 5))) {
+            let withProgress = repetition % 2 == 1
+            let database = scratch.file("progress.db")
+            _ = try Self.createDatabase(at: database)
+            let store = try SectionStore(path: database)
+            guard let handle = FileHandle(forReadingAtPath: input) else { throw BenchmarkError("cannot read \(input)") }
+            Log.progress("  --nl import \(withProgress ? "with" : "without") progress: \(file.label)…")
+            if withProgress {
+                var nextDraw = ContinuousClock.now
+                var line = ""
+                reported.append(
+                    try Measurement.time {
+                        try store.importRecords(lines: handle, options: RecordsImportOptions()) { progress in
+                            reports += 1
+                            let now = ContinuousClock.now
+                            guard now >= nextDraw else { return }
+                            nextDraw = now + .milliseconds(100)
+                            line = "import: \(progress.rows) rows, \(progress.bytes) bytes"
+                        }
+                    })
+                if line.isEmpty && reports == 0 { throw BenchmarkError("no progress was reported") }
+            } else {
+                plain.append(try Measurement.time { try store.importRecords(lines: handle, options: RecordsImportOptions()) })
+            }
+            if let mismatch = try file.mismatch(in: database) { throw BenchmarkError("progress import: \(mismatch)") }
+            scratch.removeDatabase(database)
+        }
+        let fastestPlain = plain.min()!
+        let fastestReported = reported.min()!
+        return .atMost(
+            scenario,
+            measured: "\(file.label): \(Format.duration(fastestReported)) with \(Format.count(reports / reported.count)) reports,"
+                + " \(Format.duration(fastestPlain)) without",
+            ratio: (fastestReported / fastestPlain - 1) * 100, limit: 2, suffix: "%")
     }
 
     /// Peak memory of newline-delimited imports of two sizes, each in a child process: through

@@ -3,8 +3,9 @@
 /// own file next to this one; adding a command is adding its `Command` value to `commands`.
 enum Catalog {
     static let database = OptionSpec(
-        "--db", valueName: "PATH", help: "the database (default: $SECTIONCTL_DB, else $XDG_DATA_HOME/sectionctl/sections.db)")
-    static let list = OptionSpec("--list", valueName: "NAME", help: "the list to work on (default: default)")
+        "--db", valueName: "PATH", help: "the database (default: $SECTIONCTL_DB, else $XDG_DATA_HOME/sectionctl/sections.db)",
+        completion: .files)
+    static let list = OptionSpec("--list", valueName: "NAME", help: "the list to work on (default: default)", completion: .lists)
     static let json = OptionSpec("--json", help: "print JSON for scripts instead of text")
     static let helpOption = OptionSpec("--help", short: "h", help: "show help for the command", isHelp: true)
     static let version = OptionSpec("--version", help: "print the version")
@@ -32,7 +33,9 @@ enum Catalog {
         WatchCommand.command,
         UndoCommands.undo,
         UndoCommands.redo,
+        CompletionCommand.command,
         help,
+        ValuesCommand.command,
     ]
 
     /// The whole tree: the commands under the program's name, which alone (or with `--help` or
@@ -56,7 +59,7 @@ enum Catalog {
                 """),
         subcommands: commands
     ) { _, _ in
-        let names = commands.map(\.spec.name).joined(separator: ", ")
+        let names = commands.filter { !$0.spec.isHidden }.map(\.spec.name).joined(separator: ", ")
         throw CLIError("missing a command (commands: \(names))", hint: "see 'sectionctl --help'", exitCode: .usage)
     }
 
@@ -68,12 +71,22 @@ enum Catalog {
     static let sessionParser: ArgumentParser = ArgumentParser(
         program: "", root: EditCommand.sessionRoot.spec, globalOptions: [helpOption], listsGlobalOptions: false)
 
+    static let manualPage = OptionSpec("--man", help: "write the manual page (roff) for man(1) instead")
+
     static let help = Command<Context>(
         CommandSpec(
             name: "help", summary: "show help for a command",
-            arguments: [ArgumentSpec("COMMAND", isOptional: true, isVariadic: true)],
-            examples: ["help row move"])
+            arguments: [ArgumentSpec("COMMAND", isOptional: true, isVariadic: true, completion: .commands)],
+            options: [manualPage],
+            examples: ["help row move", "help --man > sectionctl.1"])
     ) { parsed, context in
+        if parsed.has(manualPage) {
+            guard parsed.arguments.isEmpty else {
+                throw CLIError.usage("\(manualPage.name) writes the whole manual page; give no COMMAND", command: parsed.commandPath)
+            }
+            context.console.write(ManualPage(parser: parser, version: SectionCLI.version).roff())
+            return
+        }
         guard parser.command(at: parsed.arguments) != nil else {
             throw CLIError.usage("no command \"\(parsed.arguments.joined(separator: " "))\"", command: parsed.commandPath)
         }

@@ -29,7 +29,7 @@ enum ListCommands {
             Command(
                 CommandSpec(
                     name: "rename", summary: "rename a list",
-                    arguments: [ArgumentSpec("NAME", help: "the list"), ArgumentSpec("NEW", help: "its new name")],
+                    arguments: [ArgumentSpec("NAME", help: "the list", completion: .lists), ArgumentSpec("NEW", help: "its new name")],
                     examples: ["list rename work job"])
             ) { parsed, context in
                 let (name, new) = (parsed.arguments[0], parsed.arguments[1])
@@ -43,7 +43,7 @@ enum ListCommands {
             Command(
                 CommandSpec(
                     name: "delete", summary: "delete a list (--force when it has sections)",
-                    arguments: [ArgumentSpec("NAME", help: "the list")],
+                    arguments: [ArgumentSpec("NAME", help: "the list", completion: .lists)],
                     options: [force],
                     examples: ["list delete work --force"])
             ) { parsed, context in

@@ -13,7 +13,7 @@ struct EditVerb: Sendable {
 /// on a line of `sectionctl edit`): `sectionCommand` and `rowCommand` build the two groups for
 /// either, given what to do with an edit.
 enum ListEdits {
-    static let sectionArgument = ArgumentSpec("S", help: "a section: index, #ID, or exact title")
+    static let sectionArgument = ArgumentSpec("S", help: "a section: index, #ID, or exact title", completion: .sections)
     static let pathArgument = ArgumentSpec("PATH", help: "a row: S:R (0-based), S:end, or #ID")
 
     /// Where a section goes (`section add --at I`).
@@ -24,7 +24,8 @@ enum ListEdits {
     static let sectionForce = OptionSpec("--force", help: "delete it with its rows")
     /// Where a row goes (`row add --at R`).
     static let rowAt = OptionSpec("--at", valueName: "R", help: "its index after adding, or end")
-    static let kind = OptionSpec("--kind", valueName: "text|topic|field", help: "the row's kind (default: text; field with --value)")
+    static let kind = OptionSpec("--kind", valueName: "text|topic|field", help: "the row's kind (default: text; field with --value)",
+        completion: .choices(kinds))
     static let addValue = OptionSpec("--value", valueName: "V", help: "a field's value (absent shows as -)")
     static let title = OptionSpec("--title", valueName: "T", help: "the new title (a field's label)")
     static let setValue = OptionSpec("--value", valueName: "V", help: "a field's new value")

@@ -10,13 +10,13 @@ enum ImportCommand {
     static let append = OptionSpec("--append", help: "add after the sections of a list that has some")
     static let records = OptionSpec("--records", help: "the input is a JSON array of objects, one section each")
     static let lines = OptionSpec("--nl", help: "with --records: one JSON object per line, streamed")
-    static let template = OptionSpec("--template", valueName: "FILE", help: "with --records: labels, order and expected keys")
+    static let template = OptionSpec("--template", valueName: "FILE", help: "with --records: labels, order and expected keys", completion: .files)
     static let titleKey = OptionSpec("--title-key", valueName: "KEY", help: "with --records: the key whose value titles each section")
 
     static let command = Command<Context>(
         CommandSpec(
             name: "import", summary: "import a list from JSON (as written by export), or records",
-            arguments: [ArgumentSpec("FILE", help: "a file, or - for standard input")],
+            arguments: [ArgumentSpec("FILE", help: "a file, or - for standard input", completion: .files)],
             options: [replace, append, records, lines, template, titleKey],
             examples: [
                 "import backup.json",
@@ -121,7 +121,7 @@ enum ImportCommand {
 /// `export [-o FILE] [--all]`: the list (or every list) as native JSON, written as the rows are
 /// read.
 enum ExportCommand {
-    static let output = OptionSpec("--output", short: "o", valueName: "FILE", help: "write to FILE instead of standard output")
+    static let output = OptionSpec("--output", short: "o", valueName: "FILE", help: "write to FILE instead of standard output", completion: .files)
     static let all = OptionSpec("--all", help: "every list, not only --list")
 
     static let command = Command<Context>(
