@@ -326,7 +326,7 @@ final class EditCommand {
     /// An error from one line, with usage hints that point at the session's own help.
     private static func sessionError(_ error: any Error) -> CLIError {
         if let error = error as? ArgumentError {
-            let help = (error.commandPath + ["--help"]).joined(separator: " ")
+            let help = (error.commandPath + [Catalog.helpOption.name]).joined(separator: " ")
             return CLIError(error.message, hint: error.commandPath.isEmpty ? "type help" : "type \(help)", exitCode: .usage)
         }
         var reported = CLIError.from(error)
