@@ -20,6 +20,9 @@ final class ProgressLine {
     private let label: String
     private let totalBytes: Int?
     private let write: (String) -> Void
+    /// The terminal's width: a redrawn line is cut to fit, so that it never wraps (a wrapped
+    /// line cannot be redrawn in place).
+    private let width: Int?
     private let start: UInt64
     private var nextDraw: UInt64
     private var hasDrawn = false
@@ -28,10 +31,11 @@ final class ProgressLine {
     private var interval: UInt64 { mode == .redraw ? 100_000_000 : 1_000_000_000 }
 
     /// A progress line for `label` (`import`), whose input has `totalBytes` bytes when known.
-    init(mode: Mode, label: String, totalBytes: Int?, write: @escaping (String) -> Void) {
+    init(mode: Mode, label: String, totalBytes: Int?, width: Int? = nil, write: @escaping (String) -> Void) {
         self.mode = mode
         self.label = label
         self.totalBytes = totalBytes.flatMap { $0 > 0 ? $0 : nil }
+        self.width = width.flatMap { $0 > 1 ? $0 - 1 : nil }
         self.write = write
         start = Self.now()
         nextDraw = start + (mode == .redraw ? 200_000_000 : 1_000_000_000)
@@ -44,7 +48,7 @@ final class ProgressLine {
         nextDraw = now + interval
         let text = Self.describe(progress, label: label, totalBytes: totalBytes, elapsed: Double(now - start) / 1e9)
         switch mode {
-        case .redraw: write("\r" + text + "\u{1B}[K")
+        case .redraw: write("\r" + (width.map { String(text.prefix($0)) } ?? text) + "\u{1B}[K")
         case .lines: write(text + "\n")
         }
         hasDrawn = true
@@ -108,11 +112,18 @@ extension Context {
         if options.quiet { return nil }
         let console = console
         let write: (String) -> Void = { console.writeErrorText($0) }
-        if options.progress {
-            return ProgressLine(mode: console.errorIsTerminal ? .redraw : .lines, label: label, totalBytes: totalBytes, write: write)
+        if options.progress && !console.errorIsTerminal {
+            return ProgressLine(mode: .lines, label: label, totalBytes: totalBytes, write: write)
         }
-        guard console.errorIsTerminal, !(writesToOutput && console.outputIsTerminal) else { return nil }
-        return ProgressLine(mode: .redraw, label: label, totalBytes: totalBytes, write: write)
+        guard console.errorIsTerminal, options.progress || !(writesToOutput && console.outputIsTerminal) else { return nil }
+        return ProgressLine(mode: .redraw, label: label, totalBytes: totalBytes, width: Self.errorColumns(), write: write)
+    }
+
+    /// The width of the terminal on standard error, if it says.
+    private static func errorColumns() -> Int? {
+        var size = winsize()
+        guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// Runs `body` with a progress handler for `line` (none for `nil`), finishing the line after it,

@@ -1,7 +1,10 @@
 import Foundation
 import Glibc
+import Repository
 import Synchronization
 import Testing
+
+@testable import SectionCLI
 
 /// The progress line of a long import: at a terminal on standard error, redrawn and cleared at
 /// the end; nothing when standard error is a file or with `--quiet`; one line a second with
@@ -108,5 +111,23 @@ import Testing
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.hasPrefix("import: ") && $0.contains(" rows/s") })
         #expect(!result.stderr.contains("\r") && !result.stderr.contains("\u{1B}"))
+    }
+}
+
+/// What the progress line says, from a report.
+@Suite struct ProgressLineTests {
+    @Test func aFileOfKnownSizeGivesAPercentageAndTimeLeft() {
+        let text = ProgressLine.describe(
+            TransferProgress(rows: 1_234_567, bytes: 11_000_000), label: "import", totalBytes: 27_500_000, elapsed: 2)
+        #expect(text == "import: 1,234,567 rows, 617,283 rows/s, 40% of 27.5 MB, 3 s left")
+    }
+
+    @Test func knownRowsGiveAPercentageAndAPipeOnlyWhatWasRead() {
+        #expect(
+            ProgressLine.describe(TransferProgress(rows: 250, bytes: 0, totalRows: 1_000), label: "export", totalBytes: nil, elapsed: 1)
+                == "export: 250 rows, 250 rows/s, 25% of 1,000 rows, 3 s left")
+        #expect(
+            ProgressLine.describe(TransferProgress(rows: 10, bytes: 2_345_678), label: "import", totalBytes: nil, elapsed: 0.5)
+                == "import: 10 rows, 20 rows/s, 2.3 MB")
     }
 }
