@@ -16,7 +16,7 @@ enum DemoCommand {
                 Uses --db PATH when given (refusing a file that exists), else a new temporary directory.
                 The last line of output is the database's path.
                 """),
-        run: run)
+        run: { try run($0, context: $1) })
 
     /// One step of the tour: what it shows, then the command lines that show it.
     private struct Step {

@@ -50,7 +50,7 @@ final class EditCommand {
                 changed meanwhile exits 75. From a script:
                   printf '%s\\n' 'row move 0:1 1:0' 'section add Later' save | sectionctl edit
                 """),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()

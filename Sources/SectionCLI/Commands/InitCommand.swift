@@ -9,7 +9,7 @@ enum InitCommand {
             name: "init", summary: "create and migrate the database (safe to run again)",
             examples: ["init", "--db ./tasks.db init"],
             discussion: "Creates the database and its parent directories. Every other command needs it to exist."),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let path = try context.databasePath()

@@ -81,7 +81,7 @@ enum CheckCommand {
                 (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
                 quick_check. Prints ok, or each problem and exits 1.
                 """),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()

@@ -21,7 +21,7 @@ enum ShowCommand {
             may start at S:N where N is the section's row count: it then begins with the next section.
             """)
 
-    static let command = Command<Context>(spec, run: run)
+    static let command = Command<Context>(spec) { try run($0, context: $1) }
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         if parsed.has(from) || parsed.has(limit) {

@@ -23,7 +23,7 @@ enum ImportCommand {
                 "--list people import --records people.json --title-key name",
                 "import --records --nl - < people.ndjson",
             ]),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let usage = { (message: String) in CLIError.usage(message, command: parsed.commandPath) }
@@ -129,7 +129,7 @@ enum ExportCommand {
             name: "export", summary: "write the list (or all lists) as JSON",
             options: [output, all],
             examples: ["export -o backup.json", "export --all > everything.json"]),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()

@@ -15,7 +15,7 @@ enum WatchCommand {
                 reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
                 the list's deletion, after a last line.
                 """),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
@@ -72,7 +72,7 @@ enum ChangesCommand {
                 it keeps, newer than the list, or the list was changed with plain SQL in between — it
                 says to reload instead ("reload": true), never a wrong changeset. Exit 0 either way.
                 """),
-        run: run)
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         guard let text = parsed.value(since) else {
