@@ -40,84 +40,112 @@ public struct ArgumentParser: Sendable {
         self.listsGlobalOptions = listsGlobalOptions
     }
 
-    /// Parses `words` (the command line without the program name).
+    /// Parses `words` (the command line without the program name): `tokenise` says what each
+    /// word looks like, `match` reads the tokens against the command tree.
     ///
     /// When a help option (`OptionSpec.isHelp`) is present, missing arguments and a missing
     /// subcommand are not errors, so that `tool greet --help` can be answered.
     /// - Throws: `ArgumentError` for an unknown command or option, an option without its value,
     ///   a value given to a flag, or too few or too many arguments.
     public func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
+        let (command, parsed) = try match(Self.tokenise(words))
+        try validate(parsed, for: command)
+        return parsed
+    }
+
+    /// What one word of a command line looks like, before the command tree is consulted.
+    enum Token: Equatable {
+        /// `--name` or `--name=value`.
+        case long(name: String, inlineValue: String?, word: String)
+        /// `-x` or `-xrest` (which may yet be a negative number, such as `-1`).
+        case short(letter: Character, rest: String, word: String)
+        /// `--`, which ends the options unless an option takes it as its value.
+        case endOfOptions
+        /// Any other word.
+        case plain(String)
+
+        /// The word as it was written, which an option taking a value takes whatever it looks like.
+        var word: String {
+            switch self {
+            case .long(_, _, let word), .short(_, _, let word): word
+            case .plain(let word): word
+            case .endOfOptions: "--"
+            }
+        }
+    }
+
+    /// Says what each word looks like, one word at a time: whether `--` ends the options, or a
+    /// word is the value of the option before it, is for `match` to decide.
+    static func tokenise(_ words: [String]) -> [Token] {
+        words.map { word in
+            if word == "--" { return .endOfOptions }
+            if word.hasPrefix("--") {
+                let body = word.dropFirst(2)
+                guard let equals = body.firstIndex(of: "=") else { return .long(name: word, inlineValue: nil, word: word) }
+                return .long(name: "--" + body[..<equals], inlineValue: String(body[body.index(after: equals)...]), word: word)
+            }
+            if word.hasPrefix("-") && word.count > 1 {
+                return .short(letter: word.dropFirst().first!, rest: String(word.dropFirst(2)), word: word)
+            }
+            return .plain(word)
+        }
+    }
+
+    /// Reads tokens against the tree: options (the command's and the global ones) with their
+    /// values, subcommand words while the command has subcommands, then arguments.
+    private func match(_ tokens: [Token]) throws(ArgumentError) -> (CommandSpec, ParsedArguments) {
         var command = root
         var parsed = ParsedArguments()
-        var optionsEnded = false
         var index = 0
+        var optionsEnded = false
 
         func fail(_ message: String) -> ArgumentError {
             ArgumentError(message: message, commandPath: parsed.commandPath)
         }
+        func unknownOption(_ written: String) -> ArgumentError {
+            fail("unknown option \(TextEscaping.excerpt(written))\(Self.choices(allOptions(of: command).map(\.name), label: "options"))")
+        }
+        /// Records `option` with its value: `attached` (after `=` or the letter), else the next word.
+        func take(_ option: OptionSpec, attached: String?, spelled: String) throws(ArgumentError) {
+            if option.valueName == nil {
+                guard attached == nil else { throw fail("option \(spelled) takes no value") }
+                parsed.record(option, value: nil)
+            } else if let attached {
+                parsed.record(option, value: attached)
+            } else {
+                guard index < tokens.count else { throw fail("option \(spelled) needs a value (\(option.valueName!))") }
+                parsed.record(option, value: tokens[index].word)
+                index += 1
+            }
+        }
 
-        while index < words.count {
-            let word = words[index]
+        while index < tokens.count {
+            let token = tokens[index]
             index += 1
-
-            if !optionsEnded && word == "--" {
+            let word: String
+            switch optionsEnded ? .plain(token.word) : token {
+            case .endOfOptions:
                 optionsEnded = true
                 continue
-            }
-            if !optionsEnded && word.hasPrefix("--") {
-                let body = word.dropFirst(2)
-                let name: String
-                let inlineValue: String?
-                if let equals = body.firstIndex(of: "=") {
-                    name = "--" + body[..<equals]
-                    inlineValue = String(body[body.index(after: equals)...])
-                } else {
-                    name = word
-                    inlineValue = nil
-                }
-                guard let option = lookUp(long: name, in: command) else {
-                    throw fail("unknown option \(TextEscaping.excerpt(name))\(Self.choices(options(of: command).map(\.name), label: "options"))")
-                }
-                if option.valueName == nil {
-                    guard inlineValue == nil else { throw fail("option \(TextEscaping.excerpt(name)) takes no value") }
-                    parsed.record(option, value: nil)
-                } else if let inlineValue {
-                    parsed.record(option, value: inlineValue)
-                } else {
-                    guard index < words.count else { throw fail("option \(TextEscaping.excerpt(name)) needs a value (\(option.valueName!))") }
-                    parsed.record(option, value: words[index])
-                    index += 1
-                }
+            case .long(let name, let inlineValue, _):
+                guard let option = lookUp(long: name, in: command) else { throw unknownOption(name) }
+                try take(option, attached: inlineValue, spelled: TextEscaping.excerpt(name))
                 continue
-            }
-            if !optionsEnded && word.hasPrefix("-") && word.count > 1 {
-                let letter = word.dropFirst().first!
-                let option = lookUp(short: letter, in: command)
-                if option == nil && Self.looksNegative(word) {
-                    // An argument such as -1: fall through.
-                } else {
-                    guard let option else {
-                        throw fail("unknown option \(TextEscaping.excerpt(word))\(Self.choices(options(of: command).map(\.name), label: "options"))")
-                    }
-                    let rest = String(word.dropFirst(2))
-                    if option.valueName == nil {
-                        guard rest.isEmpty else { throw fail("option -\(letter) takes no value") }
-                        parsed.record(option, value: nil)
-                    } else if !rest.isEmpty {
-                        parsed.record(option, value: rest)
-                    } else {
-                        guard index < words.count else { throw fail("option -\(letter) needs a value (\(option.valueName!))") }
-                        parsed.record(option, value: words[index])
-                        index += 1
-                    }
+            case .short(let letter, let rest, let written):
+                if let option = lookUp(short: letter, in: command) {
+                    try take(option, attached: rest.isEmpty ? nil : rest, spelled: "-\(letter)")
                     continue
                 }
+                guard Self.looksNegative(written) else { throw unknownOption(written) }
+                word = written  // an argument such as -1
+            case .plain(let plain):
+                word = plain
             }
             // A word: a subcommand while the command has some, else an argument.
             if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
-                guard let next = command.subcommands.first(where: { $0.name == word || $0.aliases.contains(word) }) else {
+                guard let next = command.subcommands.first(where: { $0.name == word }) else {
                     let what = parsed.commandPath.isEmpty ? "command" : "\(parsed.commandPath.joined(separator: " ")) command"
-                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
                 }
                 command = next
                 parsed.commandPath.append(next.name)
@@ -125,14 +153,22 @@ public struct ArgumentParser: Sendable {
             }
             parsed.arguments.append(word)
         }
+        return (command, parsed)
+    }
 
+    /// Checks that the chosen command is complete: a verb where one is needed, and as many
+    /// arguments as it takes. Nothing is checked when help was asked for.
+    private func validate(_ parsed: ParsedArguments, for command: CommandSpec) throws(ArgumentError) {
+        func fail(_ message: String) -> ArgumentError {
+            ArgumentError(message: message, commandPath: parsed.commandPath)
+        }
         let wantsHelp = parsed.options.keys.contains { name in
             allOptions(of: command).contains { $0.name == name && $0.isHelp }
         }
-        if wantsHelp { return parsed }
+        if wantsHelp { return }
         if !command.subcommands.isEmpty && !command.isRunnable {
             let what = parsed.commandPath.isEmpty ? "a command" : "a \(parsed.commandPath.joined(separator: " ")) command"
-            throw fail("missing \(what)\(Self.choices(command.subcommands.map(\.name), label: "commands"))")
+            throw fail("missing \(what)\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
         }
         let required = command.arguments.filter { !$0.isOptional }.count
         if parsed.arguments.count < required {
@@ -145,7 +181,6 @@ public struct ArgumentParser: Sendable {
             let listed = TextEscaping.excerpt(extra.lazy.prefix(TextEscaping.echoLimit).map { "\"\(TextEscaping.excerpt($0, limit: 40))\"" }.joined(separator: " "))
             throw fail("unexpected \(extra.count == 1 ? "argument" : "\(extra.count) arguments") \(listed)")
         }
-        return parsed
     }
 
     /// The command at `path` in the tree (the root for an empty path), if there is one.
@@ -162,8 +197,6 @@ public struct ArgumentParser: Sendable {
     public func allOptions(of command: CommandSpec) -> [OptionSpec] {
         command.options + globalOptions
     }
-
-    private func options(of command: CommandSpec) -> [OptionSpec] { allOptions(of: command) }
 
     private func lookUp(long name: String, in command: CommandSpec) -> OptionSpec? {
         allOptions(of: command).first { $0.name == name }
@@ -189,8 +222,6 @@ public struct ArgumentParser: Sendable {
 public struct CommandSpec: Sendable {
     /// The word that selects the command.
     public var name: String
-    /// Other words that select it too.
-    public var aliases: [String]
     /// One line saying what the command does.
     public var summary: String
     /// Its positional arguments, in order.
@@ -205,15 +236,17 @@ public struct CommandSpec: Sendable {
     public var examples: [String]
     /// More text for the help page, after the options.
     public var discussion: String?
+    /// Whether help, completion and the manual page leave it out (a command for scripts, such
+    /// as the listing that completion scripts call).
+    public var isHidden: Bool
 
     /// Creates a command.
     public init(
-        name: String, aliases: [String] = [], summary: String = "", arguments: [ArgumentSpec] = [],
+        name: String, summary: String = "", arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [], subcommands: [CommandSpec] = [], isRunnable: Bool = false,
-        examples: [String] = [], discussion: String? = nil
+        examples: [String] = [], discussion: String? = nil, isHidden: Bool = false
     ) {
         self.name = name
-        self.aliases = aliases
         self.summary = summary
         self.arguments = arguments
         self.options = options
@@ -221,7 +254,27 @@ public struct CommandSpec: Sendable {
         self.isRunnable = isRunnable
         self.examples = examples
         self.discussion = discussion
+        self.isHidden = isHidden
     }
+
+    /// The subcommands that help, completion and the manual page show.
+    public var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.isHidden } }
+}
+
+/// What shell completion offers for an option's value or an argument.
+public enum ValueCompletion: Sendable, Hashable {
+    /// Nothing.
+    case none
+    /// File names.
+    case files
+    /// One of these words.
+    case choices([String])
+    /// The names of the database's lists.
+    case lists
+    /// The titles of the list's sections.
+    case sections
+    /// Command names (for `help COMMAND`).
+    case commands
 }
 
 /// A positional argument of a command.
@@ -234,13 +287,18 @@ public struct ArgumentSpec: Sendable {
     public var isOptional: Bool
     /// Whether it takes every remaining word (only the last argument can).
     public var isVariadic: Bool
+    /// What shell completion offers for it.
+    public var completion: ValueCompletion
 
     /// Creates an argument.
-    public init(_ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false) {
+    public init(
+        _ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false, completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
         self.isVariadic = isVariadic
+        self.completion = completion
     }
 }
 
@@ -256,14 +314,20 @@ public struct OptionSpec: Sendable {
     public var help: String
     /// Whether this option asks for help (then missing arguments are not reported).
     public var isHelp: Bool
+    /// What shell completion offers for its value.
+    public var completion: ValueCompletion
 
     /// Creates an option.
-    public init(_ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false) {
+    public init(
+        _ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false,
+        completion: ValueCompletion = .none
+    ) {
         self.name = name
         self.shortName = shortName
         self.valueName = valueName
         self.help = help
         self.isHelp = isHelp
+        self.completion = completion
     }
 
     /// How the option reads in a usage line: `--at I`, `--force`, `-o FILE`.
@@ -289,16 +353,17 @@ public struct ParsedArguments: Hashable, Sendable {
         options[option.name, default: []].append(value ?? "")
     }
 
-    /// Whether the option was given.
+    /// Whether the option named `name` (with its dashes) was given.
     public func has(_ name: String) -> Bool { options[name] != nil }
 
-    /// The option's value; the last one when it was given more than once.
+    /// The value of the option named `name`; the last one when it was given more than once.
     public func value(_ name: String) -> String? { options[name]?.last }
 
-    /// The argument at `index`, if given.
-    public func argument(_ index: Int) -> String? {
-        arguments.indices.contains(index) ? arguments[index] : nil
-    }
+    /// Whether the option was given.
+    public func has(_ option: OptionSpec) -> Bool { has(option.name) }
+
+    /// The option's value; the last one when it was given more than once.
+    public func value(_ option: OptionSpec) -> String? { value(option.name) }
 }
 
 /// A malformed command line: what was wrong, and the command it was for.

@@ -37,7 +37,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
 
     /// A malformed command line, with a hint to the command's help.
     static func usage(_ message: String, command path: [String]) -> CLIError {
-        let help = (["sectionctl"] + path + ["--help"]).joined(separator: " ")
+        let help = (["sectionctl"] + path + [Catalog.helpOption.name]).joined(separator: " ")
         return CLIError(message, hint: "see '\(help)'", exitCode: .usage)
     }
 

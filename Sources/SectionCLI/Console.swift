@@ -69,6 +69,12 @@ public final class Console {
         writeError(line + "\n")
     }
 
+    /// Writes text to standard error at once, without a line break and without flushing standard
+    /// output: a progress line redrawn in place.
+    public func writeErrorText(_ text: String) {
+        writeError(text)
+    }
+
     /// Writes what standard output has buffered.
     public func flush() {
         guard !buffer.isEmpty else { return }

@@ -8,11 +8,20 @@ struct GlobalOptions: Sendable {
     var listName: String?
     /// `--json`.
     var json = false
+    /// `--quiet`: no progress line.
+    var quiet = false
+    /// `--progress`: a progress line even when standard error is not a terminal.
+    var progress = false
 
-    init(_ parsed: ParsedArguments) {
-        databasePath = parsed.value("--db")
-        listName = parsed.value("--list")
-        json = parsed.has("--json")
+    init(_ parsed: ParsedArguments) throws(CLIError) {
+        databasePath = parsed.value(Catalog.database)
+        listName = parsed.value(Catalog.list)
+        json = parsed.has(Catalog.json)
+        quiet = parsed.has(Catalog.quiet)
+        progress = parsed.has(Catalog.progress)
+        if quiet && progress {
+            throw CLIError.usage("use either \(Catalog.quiet.name) or \(Catalog.progress.name), not both", command: parsed.commandPath)
+        }
     }
 }
 

@@ -8,7 +8,7 @@ enum DatabaseLocation {
     /// as the XDG specification says.
     static func resolve(option: String?, environment: [String: String]) throws(CLIError) -> String {
         if let option {
-            guard !option.isEmpty else { throw CLIError("--db needs a path", exitCode: .usage) }
+            guard !option.isEmpty else { throw CLIError("\(Catalog.database.name) needs a path", exitCode: .usage) }
             return option
         }
         if let path = environment["SECTIONCTL_DB"], !path.isEmpty { return path }

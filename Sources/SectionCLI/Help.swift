@@ -29,12 +29,12 @@ extension ArgumentParser {
         if !command.summary.isEmpty {
             lines += ["", command.summary]
         }
-        if !command.subcommands.isEmpty {
+        if !command.visibleSubcommands.isEmpty {
             lines += ["", "commands:"]
-            lines += Self.table(command.subcommands.map { sub in
-                let names = ([sub.name] + sub.aliases).joined(separator: ", ")
+            lines += Self.table(command.visibleSubcommands.map { sub in
+                let names = sub.name
                 let arguments = sub.arguments.map { $0.isOptional ? "[\($0.name)]" : $0.name }
-                let more = sub.subcommands.isEmpty ? "" : " " + sub.subcommands.map(\.name).joined(separator: "|")
+                let more = sub.visibleSubcommands.isEmpty ? "" : " " + sub.visibleSubcommands.map(\.name).joined(separator: "|")
                 return ((([names] + arguments).joined(separator: " ")) + more, sub.summary)
             })
         }

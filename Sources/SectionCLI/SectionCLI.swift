@@ -34,7 +34,7 @@ public enum SectionCLI {
         var databaseOption: String?
         do {
             let parsed = try Catalog.parser.parse(arguments)
-            let context = Context(options: GlobalOptions(parsed), environment: environment, console: console)
+            let context = Context(options: try GlobalOptions(parsed), environment: environment, console: console)
             databaseOption = context.options.databasePath
             try dispatch(parsed, context: context)
             return ExitCode.success.rawValue
@@ -54,15 +54,13 @@ public enum SectionCLI {
         }
     }
 
-    /// Runs a parsed command line.
+    /// Runs a parsed command line: help and the version, else the command it names.
     static func dispatch(_ parsed: ParsedArguments, context: Context) throws {
-        let parser = Catalog.parser
-        let path = parsed.commandPath
-        if parsed.has("--help") {
-            context.console.write(parser.help(for: path))
+        if parsed.has(Catalog.helpOption) {
+            context.console.write(Catalog.parser.help(for: parsed.commandPath))
             return
         }
-        if parsed.has("--version") {
+        if parsed.has(Catalog.version) {
             if context.json {
                 context.printJSON(.object([("version", .string(version)), ("schema_version", .int(SectionStore.schemaVersion))]))
             } else {
@@ -70,45 +68,6 @@ public enum SectionCLI {
             }
             return
         }
-        guard let noun = path.first else {
-            let commands = parser.root.subcommands.map(\.name).joined(separator: ", ")
-            throw CLIError("missing a command (commands: \(commands))", hint: "see 'sectionctl --help'", exitCode: .usage)
-        }
-        switch noun {
-        case "help":
-            guard parser.command(at: parsed.arguments) != nil else {
-                throw CLIError.usage(
-                    "no command \"\(parsed.arguments.joined(separator: " "))\"", command: ["help"])
-            }
-            context.console.write(parser.help(for: parsed.arguments))
-        case "init":
-            try InitCommand.run(parsed, context: context)
-        case "demo":
-            try DemoCommand.run(parsed, context: context)
-        case "show":
-            try ShowCommand.run(parsed, context: context)
-        case "list":
-            try ListCommands.run(parsed, context: context)
-        case "row" where path == ["row", "get"]:
-            try RowGetCommand.run(parsed, context: context)
-        case "section", "row":
-            try ListEdits.run(parsed, context: context)
-        case "check":
-            try CheckCommand.run(parsed, context: context)
-        case "watch":
-            try WatchCommand.run(parsed, context: context)
-        case "changes":
-            try ChangesCommand.run(parsed, context: context)
-        case "undo", "redo":
-            try UndoCommands.run(parsed, context: context)
-        case "edit":
-            try EditCommand.run(parsed, context: context)
-        case "import":
-            try ImportCommand.run(parsed, context: context)
-        case "export":
-            try ExportCommand.run(parsed, context: context)
-        default:
-            throw CLIError.usage("unknown command \"\(noun)\"", command: [])
-        }
+        try Catalog.root.dispatch(parsed, in: context)
     }
 }

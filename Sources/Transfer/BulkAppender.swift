@@ -15,6 +15,8 @@ struct BulkAppender {
     /// How many positions were written (one per section and row, plus any neighbours spread
     /// out when a gap ran out).
     private(set) var positionWrites = 0
+    /// Told of each batch of rows written.
+    var meter: ProgressMeter?
 
     private let db: Connection
     private let insertSection: Statement
@@ -60,6 +62,7 @@ struct BulkAppender {
         if pendingRows.count == Self.batchSize * 5 {
             try insert(pendingRows, with: insertRowBatch)
             pendingRows.removeAll(keepingCapacity: true)
+            meter?.add(rows: Self.batchSize)
         }
     }
 
@@ -68,6 +71,7 @@ struct BulkAppender {
         for start in stride(from: 0, to: pendingRows.count, by: 5) {
             try insert(Array(pendingRows[start..<(start + 5)]), with: insertRow)
         }
+        if !pendingRows.isEmpty { meter?.add(rows: pendingRows.count / 5) }
         pendingRows.removeAll(keepingCapacity: true)
     }
 

@@ -50,9 +50,17 @@ struct JSONStream {
         })
     }
 
-    /// A stream reading a file handle `chunkSize` bytes at a time.
-    init(handle: FileHandle) {
-        self.init(read: { try handle.read(upToCount: JSONStream.chunkSize) })
+    /// A stream reading a file handle `chunkSize` bytes at a time, telling `meter` of each.
+    init(handle: FileHandle, meter: ProgressMeter? = nil) {
+        guard let meter else {
+            self.init(read: { try handle.read(upToCount: JSONStream.chunkSize) })
+            return
+        }
+        self.init(read: {
+            let chunk = try handle.read(upToCount: JSONStream.chunkSize)
+            meter.add(bytes: chunk?.count ?? 0)
+            return chunk
+        })
     }
 
     // MARK: - Reading the document

@@ -141,7 +141,7 @@ struct JSONWriter {
 
 extension Connection {
     /// Writes a list's sections and rows, in order, as the query steps.
-    func writeExported(_ list: ListRecord, to writer: inout NativeWriter) throws {
+    func writeExported(_ list: ListRecord, to writer: inout NativeWriter, meter: ProgressMeter? = nil) throws {
         try writer.beginList(list.name)
         let statement = try statement(
             """
@@ -160,6 +160,7 @@ extension Connection {
             }
             if statement.int(6) == 0 {
                 try writer.row(RowContent(statement, from: 3))
+                meter?.countRow()
             }
         }
         try writer.endList()

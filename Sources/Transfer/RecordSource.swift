@@ -113,10 +113,13 @@ final class LineReader {
 
     private let handle: FileHandle
     private let maximumLineLength: Int
+    /// Told of the bytes read.
+    private let meter: ProgressMeter?
 
-    init(handle: FileHandle, maximumLineLength: Int = SectionStore.maximumLineLength) {
+    init(handle: FileHandle, maximumLineLength: Int = SectionStore.maximumLineLength, meter: ProgressMeter? = nil) {
         self.handle = handle
         self.maximumLineLength = maximumLineLength
+        self.meter = meter
     }
 
     private func lineTooLong(_ lineNumber: Int) -> RepositoryError {
@@ -199,6 +202,7 @@ final class LineReader {
             searched = buffer.count
             if let chunk = try handle.read(upToCount: Self.chunkSize), !chunk.isEmpty {
                 buffer.append(contentsOf: chunk)
+                meter?.add(bytes: chunk.count)
             } else {
                 atEnd = true
             }

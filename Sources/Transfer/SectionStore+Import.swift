@@ -10,10 +10,11 @@ extension SectionStore {
 
     /// Reads a native document from `stream` and writes each list as it comes, inside the
     /// caller's transaction.
-    func importNative(from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, db: Connection) throws
-        -> [Change]
-    {
+    func importNative(
+        from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, meter: ProgressMeter? = nil, db: Connection
+    ) throws -> [Change] {
         let importer = NativeImporter(store: self, policy: policy, db: db)
+        importer.meter = meter
         var reader = NativeReader(importer: importer, listName: list)
         try stream.forEachNode { try reader.take($0) }
         try reader.finish()
@@ -34,6 +35,8 @@ final class NativeImporter {
     private var changeset = Changeset()
     private var appender: BulkAppender?
     private var firstSection = 0
+    /// Told of the rows written.
+    var meter: ProgressMeter?
 
     init(store: SectionStore, policy: ImportConflictPolicy, db: Connection) {
         self.store = store
@@ -58,7 +61,8 @@ final class NativeImporter {
                 break
             }
         }
-        let appender = try BulkAppender(list: list, db: db)
+        var appender = try BulkAppender(list: list, db: db)
+        appender.meter = meter
         firstSection = appender.sectionCount
         self.list = list
         self.created = created
@@ -97,11 +101,14 @@ final class NativeImporter {
 
 extension SectionStore {
     /// Writes records as sections appended to `options.list`, inside the caller's transaction.
-    func importRecords(from source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> Change {
+    func importRecords(from source: RecordSource, options: RecordsImportOptions, meter: ProgressMeter? = nil, db: Connection) throws
+        -> Change
+    {
         try Self.validateListName(options.list)
         let layout = try RecordLayout(options: options)
         let (list, created) = try listForImport(named: options.list, db: db)
         var appender = try BulkAppender(list: list, db: db)
+        appender.meter = meter
         let first = appender.sectionCount
         try source.forEachRecord { record in
             let tree = try RecordTree(record, db: db)

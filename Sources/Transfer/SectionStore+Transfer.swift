@@ -51,16 +51,20 @@ extension SectionStore {
     /// Writes one list as a native JSON document, exactly the text of `exportJSON(list:)`,
     /// handing it to `write` a piece at a time (about 64 KiB each) as the rows are read, in one
     /// read transaction. `write` runs while the store's connection is held: it must not call this
-    /// store. Nothing is handed to it when the list does not exist.
+    /// store. Nothing is handed to it when the list does not exist. `progress`, when given, is
+    /// told of the rows read, of the list's row count, and of the bytes handed to `write`.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list; what `write` throws.
     /// - Complexity: O(n) time in the list's rows, O(1) memory in its size.
-    public func exportJSON(list: String = SectionStore.defaultList, to write: (String) throws -> Void) throws {
+    public func exportJSON(
+        list: String = SectionStore.defaultList, progress: ProgressHandler? = nil, to write: (String) throws -> Void
+    ) throws {
         try withoutActuallyEscaping(write) { write in
             try read { db in
                 let record = try db.listRecord(named: list)
-                var writer = NativeWriter(sink: write)
+                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.rowCount(of: record))
+                var writer = NativeWriter(sink: Self.metered(write, by: meter))
                 try writer.begin()
-                try db.writeExported(record, to: &writer)
+                try db.writeExported(record, to: &writer, meter: meter)
                 try writer.end()
             }
         }
@@ -76,18 +80,20 @@ extension SectionStore {
 
     /// Writes every list, ordered by name, as one native JSON document, exactly the text of
     /// `exportAllJSON()`, handing it to `write` a piece at a time as the rows are read, in one
-    /// read transaction. `write` must not call this store.
+    /// read transaction. `write` must not call this store. `progress`, when given, is told of the
+    /// rows read, of the row count of every list, and of the bytes handed to `write`.
     /// - Complexity: O(n) time in all rows, O(1) memory in their number.
-    public func exportAllJSON(to write: (String) throws -> Void) throws {
+    public func exportAllJSON(progress: ProgressHandler? = nil, to write: (String) throws -> Void) throws {
         try withoutActuallyEscaping(write) { write in
             try read { db in
-                var writer = NativeWriter(sink: write)
+                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.rowCount(of: nil))
+                var writer = NativeWriter(sink: Self.metered(write, by: meter))
                 try writer.begin()
                 let lists = try db.statement("SELECT \(ListRecord.columns) FROM lists ORDER BY name -- export")
                 try lists.bind([])
                 defer { lists.reset() }
                 while try lists.step() {
-                    try db.writeExported(ListRecord(lists), to: &writer)
+                    try db.writeExported(ListRecord(lists), to: &writer, meter: meter)
                 }
                 try writer.end()
             }
@@ -125,20 +131,33 @@ extension SectionStore {
     ///
     /// A list whose `name` comes after its `sections`, or a section whose `title` comes after its
     /// `rows` (which `export` never writes), is held in memory until the name or title comes.
+    /// `progress`, when given, is told of the bytes read and the rows written.
     /// - Returns: one `Change` per list, in the document's order.
     /// - Throws: as `importJSON(_:list:policy:)`; nothing is written when it throws.
     /// - Complexity: O(input) time; memory flat in the size of the input.
     @discardableResult
-    public func importJSON(from handle: FileHandle, list: String? = nil, policy: ImportConflictPolicy = .refuse) throws
-        -> [Change]
-    {
-        var stream = JSONStream(handle: handle)
-        return try importJSON(from: &stream, list: list, policy: policy)
+    public func importJSON(
+        from handle: FileHandle, list: String? = nil, policy: ImportConflictPolicy = .refuse, progress: ProgressHandler? = nil
+    ) throws -> [Change] {
+        let meter = ProgressMeter(progress)
+        var stream = JSONStream(handle: handle, meter: meter)
+        return try importJSON(from: &stream, list: list, policy: policy, meter: meter)
     }
 
-    private func importJSON(from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy) throws -> [Change] {
+    private func importJSON(from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, meter: ProgressMeter? = nil) throws
+        -> [Change]
+    {
         if let list { try Self.validateListName(list) }
-        return try write { db in try importNative(from: &stream, list: list, policy: policy, db: db) }
+        return try write { db in try importNative(from: &stream, list: list, policy: policy, meter: meter, db: db) }
+    }
+
+    /// `write`, telling `meter` of the bytes of each piece.
+    private static func metered(_ write: @escaping (String) throws -> Void, by meter: ProgressMeter?) -> (String) throws -> Void {
+        guard let meter else { return write }
+        return { text in
+            try write(text)
+            meter.add(bytes: text.utf8.count)
+        }
     }
 
     /// Imports records — a JSON array of objects — as sections appended to `options.list`, one
@@ -151,10 +170,13 @@ extension SectionStore {
     /// - Returns: the change to the list: one version step, the inserted sections.
     /// - Throws: `RepositoryError.invalidData` for malformed JSON, invalid UTF-8 or a wrong shape,
     ///   with the line, column and byte offset; nothing is written.
+    ///
+    /// `progress`, when given, is told of the rows written.
     @discardableResult
-    public func importRecords(_ data: Data, options: RecordsImportOptions) throws -> Change {
+    public func importRecords(_ data: Data, options: RecordsImportOptions, progress: ProgressHandler? = nil) throws -> Change {
         let source = try RecordSource.checkedArray(data)
-        return try write { db in try importRecords(from: source, options: options, db: db) }
+        let meter = ProgressMeter(progress)
+        return try write { db in try importRecords(from: source, options: options, meter: meter, db: db) }
     }
 
     /// Imports newline-delimited records — one JSON object per line, blank lines skipped — read
@@ -165,9 +187,22 @@ extension SectionStore {
     /// - Throws: `RepositoryError.invalidData` for a line that is not one JSON object, with its
     ///   line, column and byte offset, or a line longer than `maximumLineLength` bytes (refused
     ///   once that much of it is read, so endless input ends); nothing is written.
+    ///
+    /// `progress`, when given, is told of the bytes read and the rows written.
     @discardableResult
-    public func importRecords(lines: FileHandle, options: RecordsImportOptions) throws -> Change {
-        let source = RecordSource.lines(LineReader(handle: lines))
-        return try write { db in try importRecords(from: source, options: options, db: db) }
+    public func importRecords(lines: FileHandle, options: RecordsImportOptions, progress: ProgressHandler? = nil) throws -> Change {
+        let meter = ProgressMeter(progress)
+        let source = RecordSource.lines(LineReader(handle: lines, meter: meter))
+        return try write { db in try importRecords(from: source, options: options, meter: meter, db: db) }
+    }
+}
+
+extension Connection {
+    /// The rows of a list (of every list for `nil`), from the sections' counts.
+    func rowCount(of list: ListRecord?) throws -> Int {
+        if let list {
+            return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections WHERE list_id = ?", list.id) ?? 0)
+        }
+        return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections") ?? 0)
     }
 }

@@ -126,8 +126,67 @@ extension Benchmark {
                     recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem, nativeTimes,
                     baseline: baseline))
             rows.append(try memoryRow(sectionctl: sectionctl, scratch: scratch))
+            rows.append(try progressRow(bulk, scratch: scratch))
             return rows
         }
+    }
+
+    /// What reporting progress costs a newline-delimited import: the same records imported with
+    /// and without a progress handler that does what `sectionctl`'s progress line does (a clock
+    /// read per report, a line formatted at most 10 times a second), repetitions interleaved.
+    /// Compared in CPU time (user + system) of this process, the least of each, which the
+    /// fsync and other processes on the machine disturb less than wall time (≤ 2 % more); the
+    /// time spent inside the handler itself is shown beside it.
+    private func progressRow(_ file: RecordsFile, scratch: Scratch) throws -> ResultRow {
+        let scenario = "6. --nl import with progress reports vs without"
+        let input = scratch.file("records.jsonl")
+        try file.write(to: input, newlineDelimited: true)
+        var plain: [Double] = []
+        var reported: [Double] = []
+        var wall: (plain: [Double], reported: [Double]) = ([], [])
+        var reports = 0
+        var inHandler: Duration = .zero
+        for repetition in 0..<(2 * max(3, min(plan.rounds, 7))) {
+            let withProgress = repetition % 2 == 1
+            let database = scratch.file("progress.db")
+            _ = try Self.createDatabase(at: database)
+            let store = try SectionStore(path: database)
+            guard let handle = FileHandle(forReadingAtPath: input) else { throw BenchmarkError("cannot read \(input)") }
+            Log.progress("  --nl import \(withProgress ? "with" : "without") progress: \(file.label)…")
+            let cpu = processCPUSeconds()
+            if withProgress {
+                let clock = ContinuousClock()
+                var nextDraw = clock.now
+                var line = ""
+                wall.reported.append(
+                    try Measurement.time {
+                        try store.importRecords(lines: handle, options: RecordsImportOptions()) { progress in
+                            let start = clock.now
+                            reports += 1
+                            if start >= nextDraw {
+                                nextDraw = start + .milliseconds(100)
+                                line = "import: \(progress.rows) rows, \(progress.bytes) bytes"
+                            }
+                            inHandler += clock.now - start
+                        }
+                    })
+                reported.append(processCPUSeconds() - cpu)
+                if line.isEmpty && reports == 0 { throw BenchmarkError("no progress was reported") }
+            } else {
+                wall.plain.append(try Measurement.time { try store.importRecords(lines: handle, options: RecordsImportOptions()) })
+                plain.append(processCPUSeconds() - cpu)
+            }
+            if let mismatch = try file.mismatch(in: database) { throw BenchmarkError("progress import: \(mismatch)") }
+            scratch.removeDatabase(database)
+        }
+        let (fastestPlain, fastestReported) = (plain.min()!, reported.min()!)
+        let handlerShare = Measurement.seconds(inHandler) / Double(reported.count) / Measurement.median(wall.reported) * 100
+        return .atMost(
+            scenario,
+            measured: "\(file.label): CPU \(Format.duration(fastestReported)) with \(Format.count(reports / reported.count)) reports,"
+                + " \(Format.duration(fastestPlain)) without (wall \(Format.duration(Measurement.median(wall.reported))) vs"
+                + " \(Format.duration(Measurement.median(wall.plain)))); in the handler \(Format.ratio(handlerShare))%",
+            ratio: (fastestReported / fastestPlain - 1) * 100, limit: 2, suffix: "%")
     }
 
     /// Peak memory of newline-delimited imports of two sizes, each in a child process: through

@@ -158,4 +158,42 @@ import Testing
         #expect(parser.usage(of: []) == "tool [--db PATH] [--json] COMMAND [ARGS]")
         #expect(parser.usage(of: ["item"]) == "tool item COMMAND")
     }
+
+    @Test func anOptionTakesADoubleDashAsItsValueWithoutEndingOptions() throws {
+        let parsed = try parser.parse(["item", "add", "--at", "--", "milk", "--force"])
+        #expect(parsed.value("--at") == "--")
+        #expect(parsed.has("--force"))
+        #expect(parsed.arguments == ["milk"])
+        #expect(try parser.parse(["echo", "--", "--at", "-1", "--"]).arguments == ["--at", "-1", "--"])
+    }
+
+    @Test func tokensSayWhatEachWordLooksLike() {
+        #expect(
+            ArgumentParser.tokenise(["--at=2", "--force", "-oout", "-1", "--", "x"]) == [
+                .long(name: "--at", inlineValue: "2", word: "--at=2"),
+                .long(name: "--force", inlineValue: nil, word: "--force"),
+                .short(letter: "o", rest: "out", word: "-oout"),
+                .short(letter: "1", rest: "", word: "-1"),
+                .endOfOptions,
+                .plain("x"),
+            ])
+    }
+}
+
+/// The command line's own tree: what the parser reads is what has code.
+@Suite struct CatalogTests {
+    @Test func everyCommandTheParserAcceptsHasCode() {
+        func visit(_ spec: CommandSpec, path: [String]) {
+            let command = Catalog.root.command(at: path)
+            #expect(command != nil, "\(path)")
+            #expect((command?.run != nil) == (spec.subcommands.isEmpty || spec.isRunnable), "\(path)")
+            for sub in spec.subcommands { visit(sub, path: path + [sub.name]) }
+        }
+        visit(Catalog.parser.root, path: [])
+        func visitSession(_ spec: CommandSpec, path: [String]) {
+            #expect(EditCommand.sessionRoot.command(at: path) != nil, "\(path)")
+            for sub in spec.subcommands { visitSession(sub, path: path + [sub.name]) }
+        }
+        visitSession(Catalog.sessionParser.root, path: [])
+    }
 }

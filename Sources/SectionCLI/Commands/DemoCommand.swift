@@ -8,6 +8,16 @@ import Repository
 ///
 /// The database goes to `--db PATH` (which must not exist yet) or into a new temporary directory.
 enum DemoCommand {
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "demo", summary: "build a demo database showing the features, then print its path",
+            examples: ["demo", "--db /tmp/demo.db demo"],
+            discussion: """
+                Uses --db PATH when given (refusing a file that exists), else a new temporary directory.
+                The last line of output is the database's path.
+                """),
+        run: { try run($0, context: $1) })
+
     /// One step of the tour: what it shows, then the command lines that show it.
     private struct Step {
         var caption: String

@@ -21,6 +21,8 @@ final class EditCommand {
     private let isInteractive: Bool
     /// The number of the line being run, which errors name.
     private var lineNumber = 0
+    /// Whether `save` or `cancel` ended the session.
+    private var hasEnded = false
     private var console: Console { context.console }
 
     /// A save that failed: it ends the session in both modes.
@@ -33,6 +35,22 @@ final class EditCommand {
         self.session = session
         self.isInteractive = context.console.inputIsTerminal
     }
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "edit", summary: "an edit session: changes kept aside until save, dropped by cancel",
+            examples: ["edit", "--list work edit"],
+            discussion: """
+                Each line is a command without 'sectionctl' and its global options (row move 0:1 1:0,
+                section add Done, show), or changes, help, save, cancel. Words are split like a shell's.
+                At a terminal: a prompt, the editing view after each change; errors keep the session;
+                Ctrl-D or cancel drops the changes. From a pipe: '#' comments and blank lines are skipped,
+                the first failing line ends the session and nothing is written, and input that ends
+                without save or cancel writes nothing and exits 1. A save refused because the list
+                changed meanwhile exits 75. From a script:
+                  printf '%s\\n' 'row move 0:1 1:0' 'section add Later' save | sectionctl edit
+                """),
+        run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
@@ -96,55 +114,82 @@ final class EditCommand {
         }
         guard !words.isEmpty else { return false }
         let parsed = try Catalog.sessionParser.parse(words)
-        if parsed.has("--help") {
+        if parsed.has(Catalog.helpOption) {
             console.write(Catalog.sessionParser.help(for: parsed.commandPath))
             return false
         }
-        switch parsed.commandPath.first {
-        case "save":
-            try ensureNothingFollows("save")
-            return try save()
-        case "cancel":
-            try ensureNothingFollows("cancel")
-            let dropped = session.editCount
-            session.cancel()
-            if context.json {
-                context.printJSON(
-                    .object([
-                        ("list", .string(session.name)), ("version", .int(session.baseVersion)),
-                        ("cancelled", .bool(true)), ("dropped", .int(dropped)),
-                    ]))
-            } else {
-                console.writeLine(cancelledSentence(dropped))
-            }
-            return true
-        case "help":
-            guard Catalog.sessionParser.command(at: parsed.arguments) != nil else {
-                throw CLIError(
-                    "no command \"\(parsed.arguments.joined(separator: " "))\"", hint: "type help", exitCode: .usage)
-            }
-            console.write(Catalog.sessionParser.help(for: parsed.arguments))
-            return false
-        case "changes":
-            printPendingChanges()
-            return false
-        case "show":
-            if context.json {
-                context.printJSON(JSONShapes.snapshot(try session.snapshot()))
-            } else {
-                try showDraft()
-            }
-            return false
-        case "row" where parsed.commandPath == ["row", "get"]:
-            let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
-            let window = try session.window(startingAt: reference, limit: 1)
-            try RowGetCommand.print(window, context: context)
-            return false
-        default:
-            let edit = try ListEdits.checkedEdit(for: parsed)
-            let changeset = try ListEdits.namingNumbersAsWritten(parsed) { try session.apply(edit) }.changeset
-            if isInteractive && !context.json { try showAround(changeset) }
-            return false
+        try Self.sessionRoot.dispatch(parsed, in: self)
+        return hasEnded
+    }
+
+    /// What a line of a session can say: `show`, the `section …` and `row …` commands on the
+    /// draft, and the session's own commands.
+    static let sessionRoot = Command<EditCommand>(
+        CommandSpec(
+            name: "",
+            summary: "An edit session: every change goes to a draft; save writes them all, cancel drops them.",
+            discussion: """
+                S is a section index, #ID or exact title; PATH is S:R, S:end or #ID. Rows and sections
+                added in the session have negative ids (#-1) until it is saved.
+                Type 'help row move' or 'row move --help' for a command's help.
+                """),
+        subcommands: [
+            Command(ShowCommand.spec) { _, editor in
+                if editor.context.json {
+                    editor.context.printJSON(JSONShapes.snapshot(try editor.session.snapshot()))
+                } else {
+                    try editor.showDraft()
+                }
+            },
+            ListEdits.sectionCommand { edit, parsed, editor in try editor.apply(edit, parsed) },
+            ListEdits.rowCommand(
+                apply: { edit, parsed, editor in try editor.apply(edit, parsed) },
+                get: { parsed, editor in
+                    let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
+                    try RowGetCommand.print(try editor.session.window(startingAt: reference, limit: 1), context: editor.context)
+                }),
+            Command(CommandSpec(name: "changes", summary: "what saving now would change")) { _, editor in
+                editor.printPendingChanges()
+            },
+            Command(CommandSpec(name: "save", summary: "write every change in one transaction and end the session")) { _, editor in
+                try editor.ensureNothingFollows("save")
+                try editor.save()
+            },
+            Command(CommandSpec(name: "cancel", summary: "drop every change and end the session")) { _, editor in
+                try editor.ensureNothingFollows("cancel")
+                editor.cancel()
+            },
+            Command(
+                CommandSpec(
+                    name: "help", summary: "list the commands, or show one's help",
+                    arguments: [ArgumentSpec("COMMAND", isOptional: true, isVariadic: true)])
+            ) { parsed, editor in
+                guard Catalog.sessionParser.command(at: parsed.arguments) != nil else {
+                    throw CLIError(
+                        "no command \"\(parsed.arguments.joined(separator: " "))\"", hint: "type help", exitCode: .usage)
+                }
+                editor.console.write(Catalog.sessionParser.help(for: parsed.arguments))
+            },
+        ])
+
+    /// Applies a `section …` or `row …` line to the draft, showing what changed at a terminal.
+    private func apply(_ edit: Edit, _ parsed: ParsedArguments) throws {
+        let changeset = try ListEdits.namingNumbersAsWritten(parsed) { try session.apply(edit) }.changeset
+        if isInteractive && !context.json { try showAround(changeset) }
+    }
+
+    private func cancel() {
+        let dropped = session.editCount
+        session.cancel()
+        hasEnded = true
+        if context.json {
+            context.printJSON(
+                .object([
+                    ("list", .string(session.name)), ("version", .int(session.baseVersion)),
+                    ("cancelled", .bool(true)), ("dropped", .int(dropped)),
+                ]))
+        } else {
+            console.writeLine(cancelledSentence(dropped))
         }
     }
 
@@ -170,7 +215,7 @@ final class EditCommand {
         }
     }
 
-    private func save() throws -> Bool {
+    private func save() throws {
         let editCount = session.editCount
         let change: Change
         do {
@@ -183,7 +228,7 @@ final class EditCommand {
         } else {
             console.writeLine(context.style.green(ChangeReport.savedSentence(for: change, editCount: editCount)))
         }
-        return true
+        hasEnded = true
     }
 
     private func printPendingChanges() {
@@ -281,7 +326,7 @@ final class EditCommand {
     /// An error from one line, with usage hints that point at the session's own help.
     private static func sessionError(_ error: any Error) -> CLIError {
         if let error = error as? ArgumentError {
-            let help = (error.commandPath + ["--help"]).joined(separator: " ")
+            let help = (error.commandPath + [Catalog.helpOption.name]).joined(separator: " ")
             return CLIError(error.message, hint: error.commandPath.isEmpty ? "type help" : "type \(help)", exitCode: .usage)
         }
         var reported = CLIError.from(error)

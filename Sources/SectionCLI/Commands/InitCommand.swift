@@ -4,6 +4,13 @@ import Repository
 /// `init`: creates the database (and its parent directories) and brings its schema up to date.
 /// Running it again is harmless.
 enum InitCommand {
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "init", summary: "create and migrate the database (safe to run again)",
+            examples: ["init", "--db ./tasks.db init"],
+            discussion: "Creates the database and its parent directories. Every other command needs it to exist."),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let path = try context.databasePath()
         let existed = FileManager.default.fileExists(atPath: path)

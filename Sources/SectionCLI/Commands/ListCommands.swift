@@ -2,35 +2,58 @@ import Repository
 
 /// `list ls | add NAME | rename NAME NEW | delete NAME [--force]`.
 enum ListCommands {
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
-        let store = try context.openStore()
-        let arguments = parsed.arguments
-        switch parsed.commandPath.last {
-        case "ls":
-            let lists = try store.lists()
-            if context.json {
-                context.printJSON(JSONShapes.lists(lists))
-            } else {
-                printTable(lists, context: context)
-            }
-        case "add":
-            let change = try store.createList(named: arguments[0])
-            report(change, context: context) { "Created list \(quoted(change.list)) (#\(change.createdID ?? 0))." }
-        case "rename":
-            let change = try store.renameList(arguments[0], to: arguments[1])
-            report(change, context: context) {
-                arguments[0].utf8.elementsEqual(arguments[1].utf8)  // byte for byte, as the store compares names
-                    ? "Nothing changed; list \(quoted(change.list)) already has that name."
-                    : "Renamed list \(quoted(arguments[0])) to \(quoted(change.list)); it is at version \(change.version)."
-            }
-        default:
-            let change = try store.deleteList(arguments[0], force: parsed.has("--force"))
-            let sections = change.changeset.deletedSections.count
-            report(change, context: context) {
-                "Deleted list \(quoted(change.list))" + (sections == 0 ? "." : " and its \(sections == 1 ? "section" : "\(sections) sections").")
-            }
-        }
-    }
+    static let force = OptionSpec("--force", help: "delete it with its sections and rows")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "list", summary: "list, add, rename and delete lists",
+            examples: ["list ls", "list add work", "--list work section add Inbox"]),
+        subcommands: [
+            Command(CommandSpec(name: "ls", summary: "every list with its version and counts", examples: ["list ls"])) { _, context in
+                let lists = try context.openStore().lists()
+                if context.json {
+                    context.printJSON(JSONShapes.lists(lists))
+                } else {
+                    printTable(lists, context: context)
+                }
+            },
+            Command(
+                CommandSpec(
+                    name: "add", summary: "create an empty list",
+                    arguments: [ArgumentSpec("NAME", help: "the new list's name")],
+                    examples: ["list add work"])
+            ) { parsed, context in
+                let change = try context.openStore().createList(named: parsed.arguments[0])
+                report(change, context: context) { "Created list \(quoted(change.list)) (#\(change.createdID ?? 0))." }
+            },
+            Command(
+                CommandSpec(
+                    name: "rename", summary: "rename a list",
+                    arguments: [ArgumentSpec("NAME", help: "the list", completion: .lists), ArgumentSpec("NEW", help: "its new name")],
+                    examples: ["list rename work job"])
+            ) { parsed, context in
+                let (name, new) = (parsed.arguments[0], parsed.arguments[1])
+                let change = try context.openStore().renameList(name, to: new)
+                report(change, context: context) {
+                    name.utf8.elementsEqual(new.utf8)  // byte for byte, as the store compares names
+                        ? "Nothing changed; list \(quoted(change.list)) already has that name."
+                        : "Renamed list \(quoted(name)) to \(quoted(change.list)); it is at version \(change.version)."
+                }
+            },
+            Command(
+                CommandSpec(
+                    name: "delete", summary: "delete a list (--force when it has sections)",
+                    arguments: [ArgumentSpec("NAME", help: "the list", completion: .lists)],
+                    options: [force],
+                    examples: ["list delete work --force"])
+            ) { parsed, context in
+                let change = try context.openStore().deleteList(parsed.arguments[0], force: parsed.has(force))
+                let sections = change.changeset.deletedSections.count
+                report(change, context: context) {
+                    "Deleted list \(quoted(change.list))" + (sections == 0 ? "." : " and its \(sections == 1 ? "section" : "\(sections) sections").")
+                }
+            },
+        ])
 
     private static func report(_ change: Change, context: Context, sentence: () -> String) {
         if context.json {

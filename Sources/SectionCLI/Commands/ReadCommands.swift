@@ -66,6 +66,17 @@ struct WindowListing {
 /// `check`: verifies each section's row count and the rank structure against the rows, and
 /// SQLite's own consistency. Exits 1 when anything disagrees, naming each problem.
 enum CheckCommand {
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "check", summary: "verify row counts, order and the rank structure against the rows",
+            examples: ["check", "--json check"],
+            discussion: """
+                Reads the whole database: each section's row count, every node of the rank structure
+                (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
+                quick_check. Prints ok, or each problem and exits 1.
+                """),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
         let problems = try store.check()

@@ -1,4 +1,5 @@
 import Repository
+import Transfer
 
 /// `show [--editing]`: the list as a readable listing, or its snapshot as JSON, written as the
 /// rows are read, so that memory does not grow with the list. With `--from PATH` and/or
@@ -7,20 +8,57 @@ enum ShowCommand {
     /// Rows in a window when `--from` comes without `--limit`.
     static let defaultLimit = 50
 
+    static let editing = OptionSpec("--editing", help: "show the editing view: empty sections show their footer")
+    static let from = OptionSpec("--from", valueName: "PATH", help: "show only a window of rows, starting at PATH (S:R, S:end, #ID)")
+    static let limit = OptionSpec("--limit", valueName: "N", help: "at most N rows in the window (default: \(defaultLimit))")
+
+    static let spec = CommandSpec(
+        name: "show", summary: "show the list: sections, index paths, rows, footers",
+        options: [editing, from, limit],
+        examples: ["show", "--list work show --editing", "show --json", "show --from 3:1200 --limit 30"],
+        discussion: """
+            With --from or --limit, only that window is read and shown, with the headers (and, with
+            --editing, the footers) of the sections it touches: as fast at any size of list. A window
+            may start at S:N where N is the section's row count: it then begins with the next section.
+            """)
+
+    static let command = Command<Context>(spec) { try run($0, context: $1) }
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
-        if parsed.has("--from") || parsed.has("--limit") {
+        if parsed.has(from) || parsed.has(limit) {
             return try runWindow(parsed, context: context)
         }
         let store = try context.openStore()
-        let editing = parsed.has("--editing")
+        let isEditing = parsed.has(editing)
         let console = context.console
+        let line = context.progressLine("show", writesToOutput: true)
+        defer { line?.finish() }
+        var progress = TransferProgress()
+        /// Counts rows for the progress line, reporting every 256.
+        func counted(_ item: ListItem) {
+            guard line != nil, case .row = item else { return }
+            progress.rows += 1
+            if progress.rows & 255 == 0 { line?.update(progress) }
+        }
         if context.json {
             var writer = SnapshotJSONWriter { console.write($0) }
-            try store.forEachItem(of: context.listName, editing: editing, start: { writer.begin($0) }) { writer.take($0) }
+            try store.forEachItem(of: context.listName, editing: isEditing, start: {
+                progress.totalRows = $0.rowCount
+                writer.begin($0)
+            }) {
+                writer.take($0)
+                counted($0)
+            }
             writer.finish()
         } else {
             var writer = ListingWriter(style: context.style) { console.write($0) }
-            try store.forEachItem(of: context.listName, editing: editing, start: { writer.begin($0) }) { writer.take($0) }
+            try store.forEachItem(of: context.listName, editing: isEditing, start: {
+                progress.totalRows = $0.rowCount
+                writer.begin($0)
+            }) {
+                writer.take($0)
+                counted($0)
+            }
             writer.finish()
         }
     }
@@ -29,17 +67,17 @@ enum ShowCommand {
 extension ShowCommand {
     static func runWindow(_ parsed: ParsedArguments, context: Context) throws {
         let start = try ListEdits.checked(parsed) { () throws(CLIError) in
-            try parsed.value("--from").map { text throws(CLIError) in try Address.row(text) } ?? .at(0, 0)
+            try parsed.value(from).map { text throws(CLIError) in try Address.row(text) } ?? .at(0, 0)
         }
-        var limit = defaultLimit
-        if let text = parsed.value("--limit") {
+        var rowLimit = defaultLimit
+        if let text = parsed.value(limit) {
             guard let value = Int(text), value >= 0 else {
-                throw CLIError.usage("--limit takes a number of rows, 0 or more, not \"\(TextEscaping.escaped(text))\"", command: ["show"])
+                throw CLIError.usage("\(limit.name) takes a number of rows, 0 or more, not \"\(TextEscaping.escaped(text))\"", command: parsed.commandPath)
             }
-            limit = value
+            rowLimit = value
         }
         let store = try context.openStore()
-        let window = try store.window(startingAt: start, limit: limit, in: context.listName, editing: parsed.has("--editing"))
+        let window = try store.window(startingAt: start, limit: rowLimit, in: context.listName, editing: parsed.has(editing))
         if context.json {
             context.printJSON(JSONShapes.window(window))
         } else {

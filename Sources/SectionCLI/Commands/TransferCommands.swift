@@ -7,37 +7,65 @@ import Transfer
 /// list that has sections), or with `--records` a JSON array of objects (`--nl`: one object per
 /// line, streamed), each becoming a section of `--list`.
 enum ImportCommand {
+    static let replace = OptionSpec("--replace", help: "replace the content of a list that has sections")
+    static let append = OptionSpec("--append", help: "add after the sections of a list that has some")
+    static let records = OptionSpec("--records", help: "the input is a JSON array of objects, one section each")
+    static let lines = OptionSpec("--nl", help: "with --records: one JSON object per line, streamed")
+    static let template = OptionSpec("--template", valueName: "FILE", help: "with --records: labels, order and expected keys", completion: .files)
+    static let titleKey = OptionSpec("--title-key", valueName: "KEY", help: "with --records: the key whose value titles each section")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "import", summary: "import a list from JSON (as written by export), or records",
+            arguments: [ArgumentSpec("FILE", help: "a file, or - for standard input", completion: .files)],
+            options: [replace, append, records, lines, template, titleKey],
+            examples: [
+                "import backup.json",
+                "--list people import --records people.json --title-key name",
+                "import --records --nl - < people.ndjson",
+            ]),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let usage = { (message: String) in CLIError.usage(message, command: parsed.commandPath) }
         let source = parsed.arguments[0]
-        let records = parsed.has("--records")
-        if parsed.has("--replace") && parsed.has("--append") {
-            throw usage("use either --replace or --append, not both")
+        let isRecords = parsed.has(records)
+        if parsed.has(replace) && parsed.has(append) {
+            throw usage("use either \(replace.name) or \(append.name), not both")
         }
-        if !records {
-            for option in ["--nl", "--template", "--title-key"] where parsed.has(option) {
-                throw usage("\(option) goes with --records")
+        if !isRecords {
+            for option in [lines, template, titleKey] where parsed.has(option) {
+                throw usage("\(option.name) goes with \(records.name)")
             }
-        } else if parsed.has("--replace") {
-            throw usage("--replace does not go with --records: records are always added after the list's sections")
+        } else if parsed.has(replace) {
+            throw usage("\(replace.name) does not go with \(records.name): records are always added after the list's sections")
         }
 
         let store = try context.openStore()
-        if records {
-            let template = try parsed.value("--template").map { path in
+        if isRecords {
+            let template = try parsed.value(template).map { path in
                 try RecordTemplate(json: readInput(path, what: "template file"))
             }
-            let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value("--title-key"), template: template)
+            let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value(titleKey), template: template)
             let change: Change
-            if parsed.has("--nl") {
-                change = try store.importRecords(lines: try openInput(source), options: options)
+            if parsed.has(lines) {
+                let input = try openInput(source)
+                change = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
+                    try store.importRecords(lines: input, options: options, progress: progress)
+                }
             } else {
-                change = try store.importRecords(try readInput(source, what: "input file"), options: options)
+                let data = try readInput(source, what: "input file")
+                change = try context.withProgress(context.progressLine("import")) { progress in
+                    try store.importRecords(data, options: options, progress: progress)
+                }
             }
             report(change, context: context)
         } else {
-            let policy: ImportConflictPolicy = parsed.has("--replace") ? .replace : parsed.has("--append") ? .append : .refuse
-            let changes = try store.importJSON(from: try openInput(source), list: context.options.listName, policy: policy)
+            let policy: ImportConflictPolicy = parsed.has(replace) ? .replace : parsed.has(append) ? .append : .refuse
+            let input = try openInput(source)
+            let changes = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
+                try store.importJSON(from: input, list: context.options.listName, policy: policy, progress: progress)
+            }
             for change in changes { report(change, context: context) }
         }
     }
@@ -75,6 +103,15 @@ enum ImportCommand {
         return data
     }
 
+    /// The bytes left to read from `handle` when it is a regular file (standard input included,
+    /// when redirected from one); `nil` for a pipe, a FIFO or a terminal.
+    static func size(of handle: FileHandle) -> Int? {
+        var status = stat()
+        guard fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let offset = lseek(handle.fileDescriptor, 0, SEEK_CUR)
+        return Int(status.st_size) - max(0, Int(offset))
+    }
+
     /// A file opened for reading a piece at a time, or standard input for `-`.
     static func openInput(_ path: String, what: String = "input file") throws -> FileHandle {
         if path == "-" { return FileHandle.standardInput }
@@ -98,17 +135,30 @@ enum ImportCommand {
 /// `export [-o FILE] [--all]`: the list (or every list) as native JSON, written as the rows are
 /// read.
 enum ExportCommand {
+    static let output = OptionSpec("--output", short: "o", valueName: "FILE", help: "write to FILE instead of standard output", completion: .files)
+    static let all = OptionSpec("--all", help: "every list, not only --list")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "export", summary: "write the list (or all lists) as JSON",
+            options: [output, all],
+            examples: ["export -o backup.json", "export --all > everything.json"]),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
-        let all = parsed.has("--all")
+        let all = parsed.has(all)
+        let line = context.progressLine("export", writesToOutput: !parsed.has(output))
         let export = { (write: (String) throws -> Void) throws in
-            if all {
-                try store.exportAllJSON(to: write)
-            } else {
-                try store.exportJSON(list: context.listName, to: write)
+            try context.withProgress(line) { progress in
+                if all {
+                    try store.exportAllJSON(progress: progress, to: write)
+                } else {
+                    try store.exportJSON(list: context.listName, progress: progress, to: write)
+                }
             }
         }
-        guard let output = parsed.value("--output") else {
+        guard let output = parsed.value(output) else {
             let console = context.console
             try export { console.write($0) }
             return

@@ -5,6 +5,18 @@ import Synchronization
 /// `watch [--json]`: one line per committed version of the list, from any process, until
 /// interrupted (SIGINT or SIGTERM: exit 0) or the list is deleted (exit 0, after a last line).
 enum WatchCommand {
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "watch", summary: "print one line per committed version of the list, until interrupted",
+            examples: ["watch", "--list work --json watch"],
+            discussion: """
+                Follows changes made by any process: each version's changes, or, for a change made
+                with plain SQL, a line saying to read the list afresh. Checks 40 times a second and
+                reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
+                the list's deletion, after a last line.
+                """),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
         let watcher = try ListWatcher(path: store.path, list: context.listName)
@@ -47,12 +59,27 @@ enum WatchCommand {
 /// `changes --since V`: one changeset from version V to now, composed from the journal, or
 /// "reload" when the journal cannot say (exit 0 either way).
 enum ChangesCommand {
+    static let since = OptionSpec("--since", valueName: "V", help: "the version to start from")
+
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "changes", summary: "what changed in the list since version V, as one changeset",
+            options: [since],
+            examples: ["changes --since 12", "--json changes --since 12"],
+            discussion: """
+                Composes the journal's entries from V to now into one changeset, as a view at version V
+                would apply it. When the journal cannot say — V is older than the last 1,000 versions
+                it keeps, newer than the list, or the list was changed with plain SQL in between — it
+                says to reload instead ("reload": true), never a wrong changeset. Exit 0 either way.
+                """),
+        run: { try run($0, context: $1) })
+
     static func run(_ parsed: ParsedArguments, context: Context) throws {
-        guard let text = parsed.value("--since") else {
-            throw CLIError.usage("changes needs --since V, the version to start from", command: ["changes"])
+        guard let text = parsed.value(since) else {
+            throw CLIError.usage("changes needs \(since.usage), the version to start from", command: parsed.commandPath)
         }
         guard let since = Int64(text), since >= 0 else {
-            throw CLIError.usage("--since takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"", command: ["changes"])
+            throw CLIError.usage("\(since.name) takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"", command: parsed.commandPath)
         }
         let store = try context.openStore()
         let answer = try store.changes(of: context.listName, since: since)

@@ -1,0 +1,172 @@
+/// The manual page `sectionctl(1)`, in roff with the `man` macros, generated from the command
+/// tree: synopsis, description, global options, every command with its arguments, options,
+/// notes and examples, then exit status, environment, files and examples.
+///
+/// Text is escaped for roff (backslashes, a leading dot or quote, dashes of options) and every
+/// character outside ASCII is written as a named or numbered glyph, so that `groff -man -ww`
+/// reads it without a warning whatever its input encoding.
+struct ManualPage {
+    let parser: ArgumentParser
+    let version: String
+
+    /// The exit statuses and what each means.
+    static let exitStatuses: [(ExitCode, String)] = [
+        (.success, "Done."),
+        (.failure, "Refused or failed: an address that names nothing, an index out of range, a non-empty section without --force, a file that is not a sectionctl database, a read-only one."),
+        (.usage, "A malformed command line: an unknown command or option, missing or extra arguments."),
+        (.dataError, "Bad input data: malformed JSON, a record or line too long, text that is not UTF-8."),
+        (.noInput, "The database or an input file is missing."),
+        (.temporaryFailure, "Busy, or a conflict with another writer: try again."),
+    ]
+
+    /// The environment variables read, and what for.
+    static let environment: [(String, String)] = [
+        ("SECTIONCTL_DB", "The database, when --db is not given."),
+        ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
+        ("NO_COLOR", "When set, output at a terminal has no colour."),
+    ]
+
+    func roff() -> String {
+        let program = parser.program
+        var lines = [
+            ".TH \(program.uppercased()) 1 \"\" \"\(program) \(version)\" \"User Commands\"",
+            ".SH NAME",
+            "\(program) \\- \(Self.escaped(parser.root.summary.prefix(while: { $0 != "." })))",
+            ".SH SYNOPSIS",
+            synopsis([]),
+            ".SH DESCRIPTION",
+            Self.escaped(parser.root.summary),
+            ".PP",
+            "Each command's help: \\fB\(program) help\\fR \\fICOMMAND\\fR or \\fB\(program)\\fR \\fICOMMAND\\fR \\fB\\-\\-help\\fR.",
+        ]
+        if let discussion = parser.root.discussion {
+            lines += [".PP"] + Self.paragraph(discussion)
+        }
+        lines += [".SH GLOBAL OPTIONS", "These are accepted anywhere on the line."]
+        lines += parser.globalOptions.flatMap(optionItem)
+        lines.append(".SH COMMANDS")
+        func visit(_ spec: CommandSpec, _ path: [String]) {
+            if !path.isEmpty && (spec.visibleSubcommands.isEmpty || spec.isRunnable) {
+                lines += commandSection(spec, path)
+            }
+            for sub in spec.visibleSubcommands { visit(sub, path + [sub.name]) }
+        }
+        visit(parser.root, [])
+        lines.append(".SH EXIT STATUS")
+        for (code, meaning) in Self.exitStatuses {
+            lines += [".TP", ".B \(code.rawValue)", Self.escaped(meaning)]
+        }
+        lines.append(".SH ENVIRONMENT")
+        for (name, meaning) in Self.environment {
+            lines += [".TP", ".B \(name)", Self.escaped(meaning)]
+        }
+        lines += [
+            ".SH FILES",
+            ".TP",
+            ".I $XDG_DATA_HOME/sectionctl/sections.db",
+            "The database when neither --db nor SECTIONCTL_DB names one; ~/.local/share/sectionctl/sections.db when XDG_DATA_HOME is unset. Its -wal and -shm files sit beside it while it is in use.",
+            ".SH EXAMPLES",
+        ]
+        lines += examples(parser.root.examples)
+        lines += [".SH SEE ALSO", ".BR sqlite3 (1)"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The synopsis of the command at `path`: its words in bold, arguments in italics.
+    private func synopsis(_ path: [String]) -> String {
+        guard let command = parser.command(at: path) else { return "" }
+        var parts = ["\\fB\(parser.program)\\fR"] + path.map { "\\fB\(Self.escaped($0))\\fR" }
+        if path.isEmpty {
+            parts += parser.globalOptions.filter { !$0.isHelp }.map { "[\(Self.usage($0))]" }
+            parts.append("\\fICOMMAND\\fR [\\fIARGS\\fR]")
+        }
+        for argument in command.arguments {
+            let name = "\\fI\(argument.name)\\fR" + (argument.isVariadic ? "\\&..." : "")
+            parts.append(argument.isOptional ? "[\(name)]" : name)
+        }
+        parts += command.options.filter { !$0.isHelp }.map { "[\(Self.usage($0))]" }
+        return parts.joined(separator: " ")
+    }
+
+    private func commandSection(_ spec: CommandSpec, _ path: [String]) -> [String] {
+        var lines = [".SS \"\(Self.escaped(path.joined(separator: " ")))\"", synopsis(path), ".br", Self.escaped(spec.summary)]
+        let arguments = spec.arguments.filter { !$0.help.isEmpty }
+        for argument in arguments {
+            lines += [".TP", "\\fI\(Self.escaped(argument.name))\\fR", Self.escaped(argument.help)]
+        }
+        lines += spec.options.flatMap(optionItem)
+        if let discussion = spec.discussion {
+            lines += [".PP"] + Self.paragraph(discussion)
+        }
+        if !spec.examples.isEmpty {
+            lines += [".PP", spec.examples.count == 1 ? "Example:" : "Examples:"] + examples(spec.examples)
+        }
+        return lines
+    }
+
+    private func optionItem(_ option: OptionSpec) -> [String] {
+        let value = option.valueName.map { " \\fI\(Self.escaped($0))\\fR" } ?? ""
+        let names = (option.shortName.map { "\\fB\\-\($0)\\fR, " } ?? "") + "\\fB\(Self.escaped(option.name))\\fR" + value
+        return [".TP", names, Self.escaped(option.help)]
+    }
+
+    private func examples(_ examples: [String]) -> [String] {
+        [".PP", ".RS", ".nf"] + examples.map { Self.escaped("\(parser.program) \($0)") } + [".fi", ".RE"]
+    }
+
+    private static func usage(_ option: OptionSpec) -> String {
+        let spelled = option.shortName.map { "\\fB\\-\($0)\\fR" } ?? "\\fB\(escaped(option.name))\\fR"
+        return option.valueName.map { "\(spelled) \\fI\(escaped($0))\\fR" } ?? spelled
+    }
+
+    /// A block of text as roff lines, filled into a paragraph, except for indented lines (a
+    /// command to type), which keep their lines.
+    private static func paragraph(_ text: String) -> [String] {
+        var lines: [String] = []
+        var verbatim = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let isIndented = line.hasPrefix(" ")
+            if isIndented != verbatim {
+                lines += isIndented ? [".PP", ".RS", ".nf"] : [".fi", ".RE", ".PP"]
+                verbatim = isIndented
+            }
+            lines.append(escaped(String(line).trimmingLeadingSpaces))
+        }
+        if verbatim { lines += [".fi", ".RE"] }
+        return lines
+    }
+
+    /// Text for roff: backslashes escaped, dashes as minus signs, a leading dot or quote
+    /// guarded, and every character outside ASCII as a glyph escape.
+    static func escaped<S: StringProtocol>(_ text: S) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": result += "\\e"
+            case "-": result += "\\-"
+            case "\u{2014}": result += "\\(em"
+            case "\u{2013}": result += "\\(en"
+            case "\u{2026}": result += "\\&..."
+            case "\u{2192}": result += "\\(->"
+            case "\u{2018}", "\u{2019}": result += "'"
+            case "\u{201C}", "\u{201D}": result += "\\(dq"
+            default:
+                if scalar.isASCII {
+                    result.unicodeScalars.append(scalar)
+                } else {
+                    result += "\\[u" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4) + "]"
+                }
+            }
+        }
+        if let first = result.first, first == "." || first == "'" { result = "\\&" + result }
+        return result
+    }
+}
+
+extension String {
+    fileprivate var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
+
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
