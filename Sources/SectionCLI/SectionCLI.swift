@@ -103,6 +103,8 @@ public enum SectionCLI {
             try UndoCommands.run(parsed, context: context)
         case "edit":
             try EditCommand.run(parsed, context: context)
+        case "ui":
+            try UICommand.run(parsed, context: context)
         case "import":
             try ImportCommand.run(parsed, context: context)
         case "export":

@@ -17,7 +17,7 @@ enum Catalog {
         root: CommandSpec(
             name: "sectionctl",
             summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
-            subcommands: [initCommand, demo, show, list, section, row, edit, importCommand, export, check, changes, watch, undo, redo, help],
+            subcommands: [initCommand, demo, show, list, section, row, edit, ui, importCommand, export, check, changes, watch, undo, redo, help],
             isRunnable: true,
             examples: [
                 "init",
@@ -207,6 +207,20 @@ enum Catalog {
             without save or cancel writes nothing and exits 1. A save refused because the list
             changed meanwhile exits 75. From a script:
               printf '%s\\n' 'row move 0:1 1:0' 'section add Later' save | sectionctl edit
+            """)
+
+    static let ui = CommandSpec(
+        name: "ui", summary: "the list full screen at a terminal: browse, reorder, delete, undo",
+        examples: ["ui", "--list work ui"],
+        discussion: """
+            Keys: arrows or j/k move, PgUp/PgDn page, g/G first/last row, q quits, ? shows them all.
+            e enters reorder mode (an edit session; empty sections show their footer): space picks
+            up the row under the cursor and drops it, Down/Up carry it one place (from a section's
+            last place into the next section's first; an empty section has one place), s saves, Esc
+            cancels. d deletes the row under the cursor; u undoes (in reorder mode the last edit,
+            otherwise the list's last change). Other processes' changes appear as they happen; a
+            save refused because the list changed offers to reload (r) or cancel (Esc).
+            Needs a terminal on standard input and output (exit 2 otherwise).
             """)
 
     static let importCommand = CommandSpec(
