@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -21,14 +20,10 @@ final class Terminal {
     private let output: Int32
     private var original = termios()
     private var isActive = false
-    private var signalSources: [DispatchSourceSignal] = []
-    private let flags = Flags()
-
-    /// What signal handlers tell the input loop.
-    private final class Flags: Sendable {
-        let stop = Atomic<Bool>(false)
-        let resize = Atomic<Bool>(false)
-    }
+    /// What signal handlers tell the input loop: lock-free atomics, safe to set in a handler.
+    private static let stop = Atomic<Bool>(false)
+    private static let resize = Atomic<Bool>(false)
+    private static let stopSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     /// Takes over the terminal on `input` and `output`, which must both be terminals.
     init(input: Int32 = 0, output: Int32 = 1) throws {
@@ -55,21 +50,17 @@ final class Terminal {
             cc[Int(VTIME)] = 0
         }
         CrashRestore.install(original, descriptor: input, output: output)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            let flags = self.flags
-            let isResize = number == SIGWINCH
-            source.setEventHandler {
-                if isResize {
-                    flags.resize.store(true, ordering: .relaxed)
-                } else {
-                    flags.stop.store(true, ordering: .relaxed)
-                }
-            }
-            source.resume()
-            signalSources.append(source)
+        // Plain handlers that set a flag (a signal also cuts the input loop's wait short).
+        Self.stop.store(false, ordering: .relaxed)
+        for number in Self.stopSignals {
+            signal(number) { _ in Terminal.stop.store(true, ordering: .relaxed) }
         }
+        signal(SIGWINCH) { _ in Terminal.resize.store(true, ordering: .relaxed) }
+        // A parent may have left them blocked; this program wants them.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in Self.stopSignals + [SIGWINCH] { sigaddset(&handled, number) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         guard tcsetattr(input, TCSAFLUSH, &raw) == 0 else {
             CrashRestore.uninstall()
             throw CLIError("cannot put the terminal in raw mode: \(String(cString: strerror(errno)))")
@@ -86,16 +77,14 @@ final class Terminal {
         var settings = original
         tcsetattr(input, TCSAFLUSH, &settings)
         CrashRestore.uninstall()
-        signalSources.forEach { $0.cancel() }
-        signalSources = []
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] { signal(number, SIG_DFL) }
+        for number in Self.stopSignals + [SIGWINCH] { signal(number, SIG_DFL) }
     }
 
     /// Whether a signal asked the program to end.
-    var stopRequested: Bool { flags.stop.load(ordering: .relaxed) }
+    var stopRequested: Bool { Self.stop.load(ordering: .relaxed) }
 
     /// Whether the window was resized since the last call.
-    func takeResized() -> Bool { flags.resize.exchange(false, ordering: .relaxed) }
+    func takeResized() -> Bool { Self.resize.exchange(false, ordering: .relaxed) }
 
     /// The window's size (80×24 if the terminal does not say).
     var size: Size {
