@@ -43,6 +43,7 @@ final class Benchmark {
         case .stream: return try streamRows()
         case .native: return try nativeImportRows()
         case .largeSession: return try largeSessionRows()
+        case .ui: return try fullScreenRows()
         }
     }
 

@@ -22,6 +22,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case native
     /// 11. A session of one move on 1M rows vs one committed move; its peak memory vs at 10K.
     case largeSession = "large-session"
+    /// 12. `sectionctl ui`'s first screen in tmux at 1K vs 1M rows.
+    case ui
 
     var summary: String {
         switch self {
@@ -36,6 +38,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .stream: return "show, show --json, export at 10K and 1M rows: peak memory, time vs C SELECT"
         case .native: return "native import of a 5 MB and a 50 MB document: peak memory; linear in lists and sections"
         case .largeSession: return "a session of one move on 1M rows vs one move; its peak memory vs 10K"
+        case .ui: return "sectionctl ui's first screen in tmux: 1K vs 1M rows"
         }
     }
 }
