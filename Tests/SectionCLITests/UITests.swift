@@ -203,6 +203,17 @@ struct UITests {
         #expect(try !screen.tmux.isAlternateScreen())
     }
 
+    @Test func aResizeRedrawsForTheNewSize() throws {
+        let screen = try Screen()
+        let before = try screen.open()
+        #expect(Self.lines(before).firstIndex { $0.contains("q quit") } == 23, "the status line is the last of 24")
+        try screen.tmux.run(["resize-window", "-t", "ui", "-x", "60", "-y", "10"])
+        let after = try #require(
+            screen.tmux.waitFor { Self.lines($0).firstIndex { $0.contains("↑↓ move") } == 9 }, "no redraw at 10 rows: \(screen.tmux.shown)")
+        #expect(after.contains("> 0:0  Cell000"))
+        try screen.quit()
+    }
+
     @Test func noColorIsHonoured() throws {
         let coloured = try Screen()
         _ = try coloured.open()

@@ -47,6 +47,9 @@ enum UICommand {
     ) throws -> Bool {
         var decoder = KeyDecoder()
         var shown: [String] = []
+        // Drawn again only after a key, a change to the list or a resize: an idle screen reads
+        // nothing but the watcher's pragma.
+        var needsDrawing = true
         while true {
             if terminal.stopRequested { return true }
             if terminal.takeResized() {
@@ -54,11 +57,16 @@ enum UICommand {
                 browser.pageHeight = max(1, size.rows - 2)
                 shown = []
                 terminal.write(ANSI.clearScreen)
+                needsDrawing = true
             }
-            shown = draw(try browser.frame(), over: shown, width: size.columns, rows: size.rows, terminal: terminal, style: style)
+            if needsDrawing {
+                shown = draw(try browser.frame(), over: shown, width: size.columns, rows: size.rows, terminal: terminal, style: style)
+                needsDrawing = false
+            }
             let bytes = terminal.read(timeout: decoder.hasPending ? 30 : 100)
             let keys = bytes.isEmpty ? decoder.flush() : decoder.feed(bytes)
             for key in keys {
+                needsDrawing = true
                 if key == .redraw {
                     shown = []
                     terminal.write(ANSI.clearScreen)
@@ -69,7 +77,11 @@ enum UICommand {
                 case .interrupted: return true
                 }
             }
-            try browser.listChanged(watcher.poll())
+            let updates = try watcher.poll()
+            if !updates.isEmpty {
+                try browser.listChanged(updates)
+                needsDrawing = true
+            }
         }
     }
 

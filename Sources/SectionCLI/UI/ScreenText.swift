@@ -62,7 +62,9 @@ struct ScreenText: Equatable {
         }
         outer: for span in spans {
             open(span.look)
-            for character in span.text {
+            // Spans hold escaped text already; escaping again changes nothing in it and keeps
+            // any message that carries user text from reaching the terminal raw.
+            for character in TextEscaping.escaped(span.text) {
                 let cells = DisplayWidth.width(of: character)
                 if used + cells > width {
                     // A wide character that does not fit: a space in its place.
