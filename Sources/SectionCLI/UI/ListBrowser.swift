@@ -201,7 +201,7 @@ final class ListBrowser {
             default: break
             }
         } catch let error as RepositoryError {
-            if case .conflict = error { throw error }
+            // Refused (busy, a row another process deleted meanwhile…): said, and the screen stays.
             message = "Refused: " + error.description
         }
         return .keepGoing
