@@ -94,6 +94,16 @@ import Testing
         #expect(!browser.isReordering)
     }
 
+    @Test func anEmptySectionShowsItsOwnEmptyTextInReorderMode() throws {
+        let fixture = try Fixture()
+        try fixture.make([1, 0])
+        try fixture.store.apply(.setEmptyText(.index(1), "Nothing done yet"))
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 8)
+        #expect(try !plainLines(browser).contains { $0.contains("Nothing done yet") })
+        _ = try browser.handle(.character("e"))
+        #expect(try plainLines(browser).contains("       (Nothing done yet)"))
+    }
+
     /// §13's slots as a plain list: every section has its other rows' count plus one slots, in
     /// order; Down and Up step along that list.
     func modelSlots(_ counts: [Int], origin: RowPath) -> [RowPath] {
