@@ -38,6 +38,8 @@ public final class EditSession {
 
     private var overlay: SessionDraft
     private var steps: [ReplayStep] = []
+    /// The edits that succeeded, in order, with their changesets: what `undoLastEdit` replays.
+    private var edits: [(edit: Edit, changeset: Changeset)] = []
     private var composer = ChangesetComposer()
     private var nextDraftID: Int64 = -1
 
@@ -76,8 +78,45 @@ public final class EditSession {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
         steps.append(step)
+        edits.append((edit, outcome.changeset))
         if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
         return Change(list: name, version: baseVersion, createdID: outcome.createdID, changeset: outcome.changeset)
+    }
+
+    /// Takes back the last edit applied (a reorder mode's "undo"): the draft, the pending
+    /// changes and the draft ids of what was created become exactly what they were before it.
+    ///
+    /// The draft is rebuilt from the session's start, which its read transaction still sees, by
+    /// applying the other edits again; so an undo costs what those edits cost, and a session that
+    /// never undoes pays nothing for it but keeping its edits.
+    /// - Returns: what the undo changed in the draft, as `apply` reports an edit: the inverse of
+    ///   the undone edit's changeset, at the version the session began on.
+    /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
+    ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
+    /// - Complexity: O(e (log n + e)) for the e edits that remain, plus O(s) in the number of
+    ///   sections.
+    @discardableResult
+    public func undoLastEdit() throws -> Change {
+        guard isOpen else { throw RepositoryError.sessionClosed }
+        guard let last = edits.last else { throw RepositoryError.nothingToUndo(list: name) }
+        let kept = edits.dropLast()
+        var draft = try reading { try SessionDraft(db: overlay.db, list: overlay.list) }
+        var keptSteps: [ReplayStep] = []
+        var keptComposer = ChangesetComposer()
+        var draftID: Int64 = -1
+        try reading {
+            for (edit, _) in kept {
+                let (outcome, step) = try draft.apply(edit, nextID: &draftID)
+                keptSteps.append(step)
+                if !outcome.changeset.isEmpty { keptComposer.append(outcome.changeset) }
+            }
+        }
+        overlay = draft
+        steps = keptSteps
+        composer = keptComposer
+        nextDraftID = draftID
+        edits.removeLast()
+        return Change(list: name, version: baseVersion, changeset: last.changeset.inverted())
     }
 
     /// After a save, the stored id of each row and section the session created, by its draft id

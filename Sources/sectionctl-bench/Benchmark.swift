@@ -44,6 +44,7 @@ final class Benchmark {
         case .native: return try nativeImportRows()
         case .largeSession: return try largeSessionRows()
         case .demo: return try demoRows()
+        case .ui: return try fullScreenRows()
         }
     }
 

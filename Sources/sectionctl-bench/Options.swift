@@ -24,6 +24,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case largeSession = "large-session"
     /// 12. `sectionctl demo` as a whole process.
     case demo
+    /// 13. `sectionctl ui`'s first screen in tmux at 1K vs 1M rows.
+    case ui
 
     var summary: String {
         switch self {
@@ -39,6 +41,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .native: return "native import of a 5 MB and a 50 MB document: peak memory; linear in lists and sections"
         case .largeSession: return "a session of one move on 1M rows vs one move; its peak memory vs 10K"
         case .demo: return "sectionctl demo, a whole process, as a new user first runs it"
+        case .ui: return "sectionctl ui's first screen in tmux: 1K vs 1M rows"
         }
     }
 }

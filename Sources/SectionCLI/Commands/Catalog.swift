@@ -26,6 +26,7 @@ enum Catalog {
             apply: { edit, parsed, context in try ListEdits.apply(edit, parsed, context: context) },
             get: { parsed, context in try RowGetCommand.run(parsed, context: context) }),
         EditCommand.command,
+        UICommand.command,
         ImportCommand.command,
         ExportCommand.command,
         CheckCommand.command,

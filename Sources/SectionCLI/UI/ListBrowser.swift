@@ -1,0 +1,622 @@
+import Repository
+
+/// What the full-screen mode shows and does, without a terminal: the list (or, in reorder mode,
+/// an edit session's draft) seen through a screen of `pageHeight` lines, a cursor on a row, a
+/// row being carried, and what each key does to them. `UICommand` feeds it keys and list updates
+/// and draws its `frame`; tests drive it the same way.
+///
+/// It reads only what is on screen: the outline (the sections' row counts, which place every
+/// line; see `ScreenLayout`), one window of the rows on screen, and single rows by path or id.
+/// It never reads the whole list.
+final class ListBrowser {
+    /// A row picked up in reorder mode, and the slot it would land in.
+    struct Held: Equatable {
+        /// The row's id.
+        var id: Int64
+        /// The row, as it was picked up.
+        var row: Row
+        /// Where it is in the draft.
+        var origin: RowPath
+        /// Where it would land: a section and its index there once dropped, among the section's
+        /// other rows (`0...count`, one less than the count in its own section).
+        var slot: RowPath
+    }
+
+    /// A question the screen waits for an answer to.
+    enum Prompt: Equatable {
+        /// A save was refused because the list changed since the session began.
+        case conflict(currentVersion: Int64?)
+    }
+
+    /// What the caller does after a key.
+    enum Outcome: Equatable {
+        case keepGoing
+        case quit
+        /// Ctrl-C.
+        case interrupted
+    }
+
+    let store: SectionStore
+    let listName: String
+    /// The reorder mode's edit session, or nil while browsing.
+    private(set) var session: EditSession?
+    /// The session's edits as applied: rows named by id and placed next to other rows by id, so
+    /// they can be applied again to a list that changed meanwhile (after a conflict).
+    private(set) var sessionEdits: [Edit] = []
+    private(set) var outline: ListOutline
+    private(set) var layout: ScreenLayout
+    /// The row under the cursor, or nil when the list has no rows.
+    private(set) var cursor: RowPath?
+    /// The id of the row under the cursor.
+    private(set) var cursorID: Int64?
+    /// The first line of the list on screen.
+    private(set) var top = 0
+    private(set) var held: Held?
+    private(set) var prompt: Prompt?
+    /// A message for the status line, until the next key.
+    private(set) var message: String?
+    private(set) var showingHelp = false
+    /// In reorder mode: the version another change brought the list to since the session began.
+    private(set) var changedElsewhere: Int64?
+    /// How many lines of the list fit on screen.
+    var pageHeight: Int {
+        didSet { ensureCursorVisible() }
+    }
+
+    init(store: SectionStore, list: String, pageHeight: Int) throws {
+        self.store = store
+        self.listName = list
+        self.pageHeight = max(1, pageHeight)
+        outline = try store.outline(of: list)
+        layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: false)
+        try moveCursor(to: layout.path(atFlatIndex: 0))
+    }
+
+    var isReordering: Bool { session != nil }
+
+    // MARK: - Reading the list or the draft
+
+    private func readOutline() throws -> ListOutline {
+        if let session { return session.outline }
+        return try store.outline(of: listName)
+    }
+
+    private func row(at path: RowPath) throws -> Row {
+        if let session { return try session.row(at: path).row }
+        return try store.row(at: path, in: listName).row
+    }
+
+    private func path(ofRow id: Int64) -> RowPath? {
+        if let session { return try? session.path(ofRow: id) }
+        return try? store.path(ofRow: id, in: listName)
+    }
+
+    private func window(from start: RowPath, limit: Int) throws -> ListWindow {
+        if let session { return try session.window(from: start, limit: limit) }
+        return try store.window(from: start, limit: limit, in: listName)
+    }
+
+    // MARK: - Lines and the cursor
+
+    /// The slot line's place in the layout: before the row it would push down.
+    private var slotPlace: RowPath? {
+        guard let held, held.slot != held.origin else { return nil }
+        let inOwnSection = held.slot.section == held.origin.section
+        return RowPath(section: held.slot.section, row: inOwnSection && held.slot.row >= held.origin.row ? held.slot.row + 1 : held.slot.row)
+    }
+
+    private func rebuildLayout() {
+        layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: outline.isEditing, slot: slotPlace)
+    }
+
+    /// The line the cursor is on: the slot line while a row is carried away from its place.
+    var cursorLine: Int? {
+        if let line = layout.slotLine { return line }
+        if let held { return layout.line(of: held.origin) }
+        return cursor.map(layout.line(of:))
+    }
+
+    private func moveCursor(to path: RowPath?) throws {
+        cursor = path
+        cursorID = try path.map { try row(at: $0).id }
+        ensureCursorVisible()
+    }
+
+    /// Scrolls so that the cursor's line is on screen (with its section's header when it is the
+    /// first row), and the screen is not left half empty at the end of the list.
+    private func ensureCursorVisible() {
+        top = min(top, max(0, layout.lineCount - pageHeight))
+        guard let line = cursorLine else {
+            top = 0
+            return
+        }
+        if line < top {
+            top = line
+            if line > 0, case .header = layout.line(line - 1) { top = line - 1 }
+        } else if line >= top + pageHeight {
+            top = line - pageHeight + 1
+        }
+        top = max(0, top)
+    }
+
+    /// Reads the outline again and puts the cursor back on the row with `id` (or, when it is
+    /// gone, at `fallback`'s place), on the same line of the screen if it can.
+    private func refresh(keeping id: Int64?, fallback: RowPath? = nil) throws {
+        let offset = cursorLine.map { $0 - top }
+        outline = try readOutline()
+        if let held, let origin = path(ofRow: held.id) {
+            self.held?.origin = origin
+        } else {
+            held = nil
+        }
+        rebuildLayout()
+        let target = id.flatMap(path(ofRow:)) ?? clamped(fallback ?? cursor)
+        cursor = target
+        cursorID = try target.map { try row(at: $0).id }
+        if let offset, let line = cursorLine { top = max(0, line - offset) }
+        ensureCursorVisible()
+    }
+
+    /// The row at `path`, or the nearest one after it (before it at the end), in the current
+    /// layout.
+    private func clamped(_ path: RowPath?) -> RowPath? {
+        guard let path, layout.rowCount > 0 else { return nil }
+        let counts = layout.rowCounts
+        guard path.section < counts.count else { return layout.path(atFlatIndex: layout.rowCount - 1) }
+        let start = layout.flatIndex(of: RowPath(section: path.section, row: 0))
+        return layout.path(atFlatIndex: start + min(path.row, max(counts[path.section] - 1, 0)))
+    }
+
+    // MARK: - Keys
+
+    /// Does what `key` does.
+    /// - Throws: what the list cannot recover from (the database gone); a refused change is
+    ///   reported in `message` instead.
+    func handle(_ key: Key) throws -> Outcome {
+        if key == .interrupt { return .interrupted }
+        if showingHelp {
+            showingHelp = false
+            return .keepGoing
+        }
+        message = nil
+        do {
+            if prompt != nil { return try answerPrompt(key) }
+            switch key {
+            case .character("?"): showingHelp = true
+            case .character("q"):
+                guard isReordering else { return .quit }
+                message = "Reordering: s saves, Esc cancels; then q quits."
+            case .down, .character("j"): try held != nil ? carry(by: 1) : step(by: 1)
+            case .up, .character("k"): try held != nil ? carry(by: -1) : step(by: -1)
+            case .pageDown, .character("f"): try held != nil ? carry(by: pageHeight - 1) : page(by: 1)
+            case .pageUp, .character("b"): try held != nil ? carry(by: -(pageHeight - 1)) : page(by: -1)
+            case .home, .character("g"): try held != nil ? carryToEnd(last: false) : moveCursor(to: layout.path(atFlatIndex: 0))
+            case .end, .character("G"): try held != nil ? carryToEnd(last: true) : moveCursor(to: layout.path(atFlatIndex: layout.rowCount - 1))
+            case .character("e"): try beginReorder()
+            case .space, .enter: try pickUpOrDrop()
+            case .character("s"): try save()
+            case .escape: try cancelReorder()
+            case .character("d"): try deleteRow()
+            case .character("u"): try undo()
+            default: break
+            }
+        } catch let error as RepositoryError {
+            // Refused (busy, a row another process deleted meanwhile…): said, and the screen stays.
+            message = "Refused: " + error.description
+        }
+        return .keepGoing
+    }
+
+    private func step(by rows: Int) throws {
+        guard let cursor else { return }
+        try moveCursor(to: layout.path(atFlatIndex: layout.flatIndex(of: cursor) + rows))
+    }
+
+    private func page(by pages: Int) throws {
+        guard let cursor else { return }
+        let distance = max(1, pageHeight - 1) * pages
+        top = max(0, top + distance)
+        try moveCursor(to: layout.path(atFlatIndex: layout.flatIndex(of: cursor) + distance))
+    }
+
+    // MARK: - Reorder mode
+
+    private func beginReorder() throws {
+        guard !isReordering else {
+            message = "Already reordering: space picks up a row, s saves, Esc cancels."
+            return
+        }
+        session = try store.beginEditing(listName)
+        sessionEdits = []
+        changedElsewhere = nil
+        try refresh(keeping: cursorID)
+        message = "Reordering: space picks up a row, ↑↓ carry it, space drops it; s saves, Esc cancels."
+    }
+
+    /// How many slots section `section` has for the held row: one more than its other rows.
+    private func slots(in section: Int, for held: Held) -> Int {
+        outline.sections[section].rowCount - (section == held.origin.section ? 1 : 0) + 1
+    }
+
+    /// Moves the slot `steps` slots down (up when negative), from a section's last slot into the
+    /// next section's first (an empty section has one slot), stopping at the ends of the list.
+    private func carry(by steps: Int) throws {
+        guard var held else { return }
+        var slot = held.slot
+        for _ in 0..<abs(steps) {
+            if steps > 0 {
+                if slot.row + 1 < slots(in: slot.section, for: held) {
+                    slot.row += 1
+                } else if slot.section + 1 < outline.sections.count {
+                    slot = RowPath(section: slot.section + 1, row: 0)
+                } else {
+                    break
+                }
+            } else {
+                if slot.row > 0 {
+                    slot.row -= 1
+                } else if slot.section > 0 {
+                    slot = RowPath(section: slot.section - 1, row: slots(in: slot.section - 1, for: held) - 1)
+                } else {
+                    break
+                }
+            }
+        }
+        held.slot = slot
+        self.held = held
+        rebuildLayout()
+        ensureCursorVisible()
+    }
+
+    private func carryToEnd(last: Bool) throws {
+        guard var held, !outline.sections.isEmpty else { return }
+        let section = last ? outline.sections.count - 1 : 0
+        held.slot = RowPath(section: section, row: last ? slots(in: section, for: held) - 1 : 0)
+        self.held = held
+        rebuildLayout()
+        ensureCursorVisible()
+    }
+
+    private func pickUpOrDrop() throws {
+        guard isReordering else {
+            message = "Press e to reorder; then space picks up a row."
+            return
+        }
+        if held != nil { return try drop() }
+        guard let cursor, let cursorID else { return }
+        held = Held(id: cursorID, row: try row(at: cursor), origin: cursor, slot: cursor)
+        rebuildLayout()
+        message = "Carrying: ↑↓ move it one place, space drops it, u puts it back."
+    }
+
+    /// Drops the held row in its slot: one move in the session, to a place named by the rows
+    /// around it (or the section, when it is empty).
+    private func drop() throws {
+        guard let held, let session else { return }
+        self.held = nil
+        guard held.slot != held.origin else {
+            rebuildLayout()
+            return
+        }
+        let slot = held.slot
+        let others = slots(in: slot.section, for: held) - 1
+        // The index in the draft of the row that is `other`-th among the section's other rows.
+        func draftIndex(_ other: Int) -> Int {
+            slot.section == held.origin.section && other >= held.origin.row ? other + 1 : other
+        }
+        let destination: RowDestination
+        if others == 0 {
+            destination = RowDestination(section: .id(outline.sections[slot.section].id), index: .index(0))
+        } else if slot.row > 0 {
+            destination = .after(try row(at: RowPath(section: slot.section, row: draftIndex(slot.row - 1))).id)
+        } else {
+            destination = .before(try row(at: RowPath(section: slot.section, row: draftIndex(0))).id)
+        }
+        let edit = Edit.moveRow(.id(held.id), to: destination)
+        try session.apply(edit)
+        sessionEdits.append(edit)
+        try refresh(keeping: held.id)
+        message = "Moved \"\(TextEscaping.escaped(held.row.title))\" to \(slot); s saves, u takes it back."
+    }
+
+    private func save() throws {
+        guard let session else {
+            message = "Nothing to save: press e to reorder."
+            return
+        }
+        if held != nil { try drop() }
+        let edits = sessionEdits.count
+        do {
+            let change = try session.save()
+            self.session = nil
+            sessionEdits = []
+            changedElsewhere = nil
+            try refresh(keeping: cursorID)
+            message = ChangeReport.savedSentence(for: change, editCount: edits)
+        } catch RepositoryError.conflict(_, _, let current) {
+            prompt = .conflict(currentVersion: current)
+        }
+    }
+
+    private func cancelReorder() throws {
+        guard let session else { return }
+        held = nil
+        let edits = sessionEdits.count
+        session.cancel()
+        self.session = nil
+        sessionEdits = []
+        changedElsewhere = nil
+        try refresh(keeping: cursorID)
+        message = edits == 0 ? "Left reorder mode." : "Cancelled: \(edits == 1 ? "1 edit" : "\(edits) edits") dropped; the list is as it was."
+    }
+
+    private func answerPrompt(_ key: Key) throws -> Outcome {
+        switch key {
+        case .character("r"): try reloadSession()
+        case .escape:
+            prompt = nil
+            try cancelReorder()
+        default: break
+        }
+        return .keepGoing
+    }
+
+    /// After a conflict: a new session on the list as it is now, with this session's edits
+    /// applied again; edits whose rows are gone are counted and reported, never dropped unsaid.
+    private func reloadSession() throws {
+        guard let old = session else { return }
+        let fresh = try store.beginEditing(listName)
+        var kept: [Edit] = []
+        for edit in sessionEdits where (try? fresh.apply(edit)) != nil {
+            kept.append(edit)
+        }
+        let lost = sessionEdits.count - kept.count
+        old.cancel()
+        session = fresh
+        sessionEdits = kept
+        prompt = nil
+        changedElsewhere = nil
+        try refresh(keeping: cursorID)
+        message =
+            "Reloaded version \(fresh.baseVersion) with \(kept.count == 1 ? "1 edit" : "\(kept.count) edits") applied again"
+            + (lost > 0 ? "; \(lost) no longer applied (their rows are gone)" : "") + "; s saves, Esc cancels."
+    }
+
+    // MARK: - Delete and undo
+
+    private func deleteRow() throws {
+        guard held == nil else {
+            message = "Drop the row first (space)."
+            return
+        }
+        guard let cursor, let cursorID else { return }
+        let title = try row(at: cursor).title
+        let edit = Edit.deleteRow(.id(cursorID))
+        if let session {
+            try session.apply(edit)
+            sessionEdits.append(edit)
+        } else {
+            try store.apply(edit, to: listName)
+        }
+        try refresh(keeping: nil, fallback: cursor)
+        message = "Deleted \"\(TextEscaping.escaped(title))\"; u brings it back."
+    }
+
+    private func undo() throws {
+        if let held {
+            self.held = nil
+            rebuildLayout()
+            ensureCursorVisible()
+            message = "Put \"\(TextEscaping.escaped(held.row.title))\" back."
+            return
+        }
+        let change: Change
+        if let session {
+            do {
+                change = try session.undoLastEdit()
+            } catch RepositoryError.nothingToUndo {
+                message = "Nothing to undo in this reorder."
+                return
+            }
+            sessionEdits.removeLast()
+        } else {
+            do {
+                change = try store.undo(list: listName)
+            } catch RepositoryError.nothingToUndo {
+                message = "Nothing to undo."
+                return
+            }
+        }
+        try refresh(keeping: cursorID)
+        // The cursor goes to what came back or moved back.
+        if let back = change.changeset.insertedRows.first ?? change.changeset.movedRows.first?.to {
+            try moveCursor(to: back)
+        }
+        let what = ChangeReport.describe(change.changeset)
+        message = "Undone" + (what.isEmpty ? "." : ": " + what + ".")
+    }
+
+    // MARK: - Other processes
+
+    /// Takes in what a `ListWatcher` reported. While browsing the screen follows the list; in
+    /// reorder mode the draft stays as it began, and the screen says a save will be refused.
+    func listChanged(_ updates: [ListUpdate]) throws {
+        guard let last = updates.last else { return }
+        if last.isDeleted {
+            throw CLIError("the list \"\(TextEscaping.escaped(listName))\" was deleted")
+        }
+        if let session {
+            if last.version > session.baseVersion { changedElsewhere = last.version }
+            return
+        }
+        try refresh(keeping: cursorID)
+    }
+
+    // MARK: - Drawing
+
+    /// Closes the session without saving (when the program ends); returns how many edits it held.
+    func abandon() -> Int {
+        guard let session else { return 0 }
+        session.cancel()
+        self.session = nil
+        return sessionEdits.count
+    }
+
+    /// The screen as lines of styled text: a title line, `pageHeight` lines of the list, and a
+    /// status line.
+    func frame() throws -> [ScreenText] {
+        var lines = [titleLine()]
+        if showingHelp {
+            lines += ScreenText.help.prefix(pageHeight)
+            lines += Array(repeating: ScreenText(), count: max(0, pageHeight - ScreenText.help.count))
+        } else {
+            lines += try listLines()
+        }
+        lines.append(statusLine())
+        return lines
+    }
+
+    private func titleLine() -> ScreenText {
+        let mode: String
+        if isReordering {
+            let edits = sessionEdits.count
+            mode = "REORDER · \(edits == 1 ? "1 edit" : "\(edits) edits")"
+        } else {
+            mode = "BROWSE"
+        }
+        let sections = outline.sections.count
+        let text =
+            " sectionctl ui · \(TextEscaping.escaped(outline.name)) · version \(outline.version) · "
+            + "\(Self.count(sections, "section")), \(Self.count(layout.rowCount, "row")) · \(mode) · ? help"
+        return ScreenText([.init(text, .inverse)], fill: .inverse)
+    }
+
+    private func statusLine() -> ScreenText {
+        if case .conflict(let current) = prompt {
+            let now = current.map { "version \($0)" } ?? "gone"
+            return ScreenText([
+                .init(
+                    "Not saved: the list changed since you began (now \(now)). r: reload and apply your edits again · Esc: cancel them",
+                    .bold)
+            ])
+        }
+        if let message { return ScreenText([.init(message, .bold)]) }
+        if let changedElsewhere {
+            return ScreenText([
+                .init("The list changed elsewhere (version \(changedElsewhere)): saving will ask to reload. ", .bold),
+                .init("s save · Esc cancel", .dim),
+            ])
+        }
+        let hints: String
+        if held != nil {
+            hints = "↑↓ carry · space drop · u put back · s save · Esc cancel"
+        } else if isReordering {
+            hints = "↑↓ move · space pick up · d delete · u undo · s save · Esc cancel"
+        } else {
+            hints = "↑↓ move · PgUp/PgDn page · g/G first/last · e reorder · d delete · u undo · q quit"
+        }
+        return ScreenText([.init(hints, .dim)])
+    }
+
+    /// "3 rows", "1,000,000 rows", "1 row".
+    static func count(_ count: Int, _ noun: String) -> String {
+        var digits = String(count)
+        var grouped = ""
+        while digits.count > 3 {
+            grouped = "," + digits.suffix(3) + grouped
+            digits.removeLast(3)
+        }
+        return digits + grouped + " " + noun + (count == 1 ? "" : "s")
+    }
+
+    private func listLines() throws -> [ScreenText] {
+        if outline.sections.isEmpty {
+            return [ScreenText([.init("(no sections yet; add one with: sectionctl section add TITLE)", .dim)])]
+                + Array(repeating: ScreenText(), count: pageHeight - 1)
+        }
+        let shown = (top..<min(top + pageHeight, layout.lineCount)).map(layout.line)
+        var rows: [RowPath: Row] = [:]
+        let paths = shown.compactMap { line -> RowPath? in
+            if case .row(let path) = line { return path }
+            return nil
+        }
+        if let first = paths.first {
+            for located in try window(from: first, limit: paths.count).located {
+                rows[located.path] = located.row
+            }
+        }
+        let pathWidth = max(
+            3,
+            outline.sections.map { $0.rowCount == 0 ? 0 : "\($0.index):\($0.rowCount - 1)".count }.max() ?? 0)
+        // Field labels line up within each section's rows on screen.
+        var labelWidths: [Int: Int] = [:]
+        for path in paths {
+            guard let row = rows[path], row.kind == .field else { continue }
+            labelWidths[path.section] = max(labelWidths[path.section] ?? 0, DisplayWidth.of(TextEscaping.escaped(row.title)))
+        }
+        let cursorLine = self.cursorLine
+        var lines: [ScreenText] = []
+        for (offset, line) in shown.enumerated() {
+            let isCursor = top + offset == cursorLine
+            switch line {
+            case .blank:
+                lines.append(ScreenText())
+            case .header(let section):
+                let info = outline.sections[section]
+                lines.append(
+                    ScreenText([
+                        .init("[\(section)] ", .cyan), .init(TextEscaping.escaped(info.title), .bold),
+                        .init("  (\(Self.count(info.rowCount, "row")))", .dim), .init("  #\(info.id)", .dim),
+                    ]))
+            case .footer(let section):
+                let footer = outline.sections[section].footer(editing: true) ?? ""
+                lines.append(
+                    ScreenText([.init("  " + String(repeating: " ", count: pathWidth) + "  "), .init("(" + TextEscaping.escaped(footer) + ")", .footer)]))
+            case .row(let path):
+                guard let row = rows[path] else {
+                    lines.append(ScreenText())
+                    continue
+                }
+                var text = rowText(row, path: path, pathWidth: pathWidth, labelWidth: labelWidths[path.section] ?? 0, mark: isCursor ? "> " : "  ")
+                if let held, held.origin == path {
+                    if isCursor {
+                        text.spans.append(.init("  [held: ↑↓ carry, space drops]", .bold))
+                        text.highlight(.inverse)
+                    } else {
+                        text.spans.append(.init("  [moving]", .dim))
+                        text.highlight(.dim)
+                    }
+                } else if isCursor {
+                    text.highlight(.inverse)
+                }
+                lines.append(text)
+            case .slot:
+                guard let held else { continue }
+                var text = rowText(held.row, path: held.slot, pathWidth: pathWidth, labelWidth: DisplayWidth.of(TextEscaping.escaped(held.row.title)), mark: "> ")
+                text.spans.append(.init("  [drop here]", .bold))
+                text.highlight(.inverse)
+                lines.append(text)
+            }
+        }
+        lines += Array(repeating: ScreenText(), count: max(0, pageHeight - lines.count))
+        return lines
+    }
+
+    private func rowText(_ row: Row, path: RowPath, pathWidth: Int, labelWidth: Int, mark: String) -> ScreenText {
+        var shownPath = "\(path.section):\(path.row)"
+        shownPath += String(repeating: " ", count: max(0, pathWidth - shownPath.count))
+        var spans: [ScreenText.Span] = [.init(mark, .bold), .init(shownPath, .dim), .init("  ")]
+        switch row.kind {
+        case .text:
+            spans.append(.init(TextEscaping.escaped(row.title)))
+        case .topic:
+            spans.append(.init("# " + TextEscaping.escaped(row.title), .bold))
+        case .field:
+            spans.append(.init(DisplayWidth.padded(TextEscaping.escaped(row.title), to: labelWidth), .yellow))
+            spans.append(.init("  "))
+            spans.append(row.value.map { .init(TextEscaping.escaped($0)) } ?? .init("-", .dim))
+        }
+        spans.append(.init("  #\(row.id)", .dim))
+        return ScreenText(spans)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+
+extension Benchmark {
+    /// Scenario 12: `sectionctl ui` opens a list of 1M rows as fast as one of 1K. Time to the
+    /// first screen: from asking tmux to start `sectionctl ui` in a new window to the window
+    /// showing the list (tmux's `capture-pane`, polled every few milliseconds), median of the
+    /// rounds, each size in turn. The same tmux overhead is in both; the target is the ratio
+    /// (≤ 1.5×), and the contract's "under a second" at 1M is reported beside it.
+    func fullScreenRows() throws -> [ResultRow] {
+        let plan = self.plan
+        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
+            return [.skipped("13. ui first screen", reason: "no sectionctl binary at \(sectionctl)")]
+        }
+        guard let tmux = TmuxRunner.find() else {
+            return [.skipped("13. ui first screen", reason: "tmux not found (apt-get install tmux)")]
+        }
+        return try withScratch("ui") { scratch in
+            Log.progress("  building sections of \(Format.count(plan.smallSection)) and \(Format.count(plan.hugeSection)) rows…")
+            let small = try SectionFixture.create(at: scratch.file("small.db"), rows: plan.smallSection)
+            let huge = try SectionFixture.create(at: scratch.file("huge.db"), rows: plan.hugeSection)
+            // A first committed change settles the rank structure, as a list in use has it.
+            for fixture in [small, huge] {
+                try fixture.open().apply(.moveRow(.at(0, 0), to: .at(0, 1)))
+            }
+            let runner = TmuxRunner(tmux: tmux, socket: scratch.file("tmux.sock"))
+            try runner.startServer()
+            defer { runner.stopServer() }
+            var times: [[Double]] = [[], []]
+            for round in 0...plan.rounds {
+                for (index, fixture) in [small, huge].enumerated() {
+                    let seconds = try runner.timeToScreen(
+                        [sectionctl, "--db", fixture.path, "ui"], window: "r\(round)-\(index)", showing: "Row 1  #2")
+                    if round > 0 { times[index].append(seconds) }  // round 0 warms up
+                }
+            }
+            let smallTime = Measurement.median(times[0])
+            let hugeTime = Measurement.median(times[1])
+            let size = Format.shortCount(huge.rows)
+            return [
+                .atMost(
+                    "13. ui first screen, \(Format.shortCount(small.rows)) vs \(size) rows",
+                    measured: "\(Format.duration(smallTime)) vs \(Format.duration(hugeTime)) (in tmux; \(size): "
+                        + (hugeTime < 1 ? "under a second" : "over a second") + ")",
+                    ratio: hugeTime / smallTime, limit: 1.5, suffix: "x")
+            ]
+        }
+    }
+}
+
+/// Runs tmux commands on a server of the benchmark's own, each a process spawned with default
+/// signal handling (the benchmark ignores SIGINT and SIGTERM, which a spawned program would
+/// otherwise inherit).
+struct TmuxRunner {
+    let tmux: String
+    let socket: String
+
+    static func find() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return (path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]).map { $0 + "/tmux" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    func startServer() throws {
+        try run(["new-session", "-d", "-s", "keep", "-x", "100", "-y", "40", "cat"])
+    }
+
+    func stopServer() {
+        _ = try? run(["kill-server"])
+    }
+
+    /// Seconds from asking for a new window running `command` to its screen containing `text`.
+    func timeToScreen(_ command: [String], window: String, showing text: String) throws -> Double {
+        let started = ContinuousClock.now
+        try run(["new-session", "-d", "-s", window, "-x", "100", "-y", "40"] + command)
+        let deadline = started + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try run(["capture-pane", "-p", "-t", window]).contains(text) {
+                let seconds = Measurement.seconds(ContinuousClock.now - started)
+                _ = try? run(["kill-session", "-t", window])
+                return seconds
+            }
+            usleep(2_000)
+        }
+        let screen = (try? run(["capture-pane", "-p", "-t", window])) ?? ""
+        _ = try? run(["kill-session", "-t", window])
+        throw BenchmarkError("sectionctl ui did not show \"\(text)\" within 30 s; the screen: \(screen)")
+    }
+
+    /// Runs `tmux -S socket ARGUMENTS` and returns its standard output.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let output = socket + ".out"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([tmux, "-S", socket, "-f", "/dev/null"] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, tmux, &actions, &attributes, argv, environ)
+        guard spawned == 0 else { throw BenchmarkError("cannot run tmux: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw BenchmarkError("tmux \(arguments.first ?? "") failed (status \(status))") }
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Repository
+
+/// `EditSession.undoLastEdit` against a plain model: a stack of the drafts before each edit. An
+/// undo gives back exactly the draft before the edit it takes back (ids included), its changeset
+/// turns the draft before the undo into the draft after, and the pending changes still turn the
+/// session's start into the draft; what is finally saved is the draft.
+@Suite("Edit session undo")
+struct SessionUndoTests {
+    @Test("random edits and undos in a session match a stack of drafts", arguments: propertySeeds([61, 62, 63]))
+    func undoLastEditMatchesTheModel(seed: UInt64) throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        var generator = SeededGenerator(seed: seed)
+        for step in 0..<20 {
+            try store.apply(randomEdit(try store.outline(), step: step, using: &generator))
+        }
+        let start = try store.snapshot(editing: true)
+        let session = try store.beginEditing()
+        var drafts: [ListSnapshot] = []
+        for step in 0..<150 {
+            let before = try session.snapshot()
+            if Int.random(in: 0..<4, using: &generator) == 0 {
+                guard let expected = drafts.popLast() else {
+                    #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try session.undoLastEdit() }
+                    #expect(try session.snapshot() == before, "seed \(seed), step \(step): a refused undo changes nothing")
+                    continue
+                }
+                let change = try session.undoLastEdit()
+                let after = try session.snapshot()
+                #expect(after == expected, "seed \(seed), step \(step): undo gives back the draft before the edit")
+                try requireChangeset(change.changeset, turns: before, into: after, "seed \(seed), step \(step): the undo's changeset")
+            } else {
+                let edit = randomEdit(session.outline, step: step, using: &generator)
+                guard (try? session.apply(edit)) != nil else {
+                    #expect(try session.snapshot() == before, "seed \(seed), step \(step): a failing edit changes nothing")
+                    continue
+                }
+                drafts.append(before)
+            }
+            #expect(session.editCount == drafts.count, "seed \(seed), step \(step)")
+            try requireChangeset(
+                session.pendingChanges, turns: start, into: try session.snapshot(), "seed \(seed), step \(step): pending changes")
+        }
+        let draft = try session.snapshot()
+        try session.save()
+        let saved = try store.snapshot(editing: true)
+        #expect(
+            saved.sections.map { [$0.title] + $0.rows.map(\.title) } == draft.sections.map { [$0.title] + $0.rows.map(\.title) },
+            "seed \(seed): what is saved is the draft")
+        #expect(try store.check() == [], "seed \(seed)")
+    }
+
+    @Test func undoingEveryEditLeavesNothingToSave() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        try store.apply(.addSection(title: "To do"))
+        try store.apply(.addSection(title: "Done"))
+        for title in ["a", "b", "c"] {
+            try store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
+        }
+        let before = try store.snapshot()
+        let session = try store.beginEditing()
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 0))).createdID)
+        try session.undoLastEdit()
+        // The draft id of what was undone is given out again.
+        #expect(try session.apply(.addRow(.text("again"), to: .at(0, 0))).createdID == added)
+        try session.undoLastEdit()
+        try session.undoLastEdit()
+        #expect(session.pendingChanges.isEmpty)
+        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try session.undoLastEdit() }
+        try session.save()
+        #expect(try store.snapshot() == before, "nothing was written")
+        #expect(throws: RepositoryError.sessionClosed) { try session.undoLastEdit() }
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import Repository
+import Testing
+
+@testable import SectionCLI
+
+/// The full-screen mode without a terminal: what `ListBrowser` draws for a list, a cursor and a
+/// held row, where a carried row lands (against a plain model of §13's slots), the line layout,
+/// the key decoder and the cutting of lines to the screen's width.
+@Suite struct UIScreenModelTests {
+    /// A store in a temporary directory, removed with the value.
+    final class Fixture {
+        let directory: URL
+        let store: SectionStore
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-ui-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            store = try SectionStore(path: directory.appendingPathComponent("test.db").path, create: true)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
+
+        /// Sections with these row counts; rows titled "r<section>.<row>".
+        func make(_ counts: [Int]) throws {
+            for (section, count) in counts.enumerated() {
+                try store.apply(.addSection(title: "S\(section)"))
+                for row in 0..<count {
+                    try store.apply(.addRow(.text("r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                }
+            }
+        }
+
+        /// Each section's row titles.
+        func titles() throws -> [[String]] {
+            try store.snapshot().sections.map { $0.rows.map(\.title) }
+        }
+    }
+
+    /// SplitMix64, so a failing seed can be run again.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func plainLines(_ browser: ListBrowser) throws -> [String] {
+        try browser.frame().map(\.plain)
+    }
+
+    @Test func browsingShowsHeadersWithCountsAndTheCursorOnTheFirstRow() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let lines = try plainLines(browser)
+        #expect(lines.count == 12, "title, ten lines of list, status")
+        #expect(lines[1] == "[0] S0  (3 rows)  #1")
+        #expect(lines[2] == "> 0:0  r0.0  #1")
+        #expect(lines[3] == "  0:1  r0.1  #2")
+        #expect(lines[5] == "")
+        #expect(lines[6] == "[1] S1  (0 rows)  #2")
+        #expect(!lines.contains { $0.contains("No Data") }, "no footer while browsing")
+    }
+
+    @Test func reorderModeShowsTheHeldRowAndTheSlotItWouldLandIn() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("e"))
+        var lines = try plainLines(browser)
+        #expect(lines[7] == "       (No Data)", "the empty section's footer: \(lines)")
+        _ = try browser.handle(.space)
+        lines = try plainLines(browser)
+        #expect(lines[2] == "> 0:0  r0.0  #1  [held: ↑↓ carry, space drops]")
+        for _ in 0..<3 { _ = try browser.handle(.down) }
+        lines = try plainLines(browser)
+        #expect(lines[2] == "  0:0  r0.0  #1  [moving]")
+        #expect(lines[6] == "[1] S1  (0 rows)  #2")
+        #expect(lines[7] == "> 1:0  r0.0  #1  [drop here]")
+        #expect(lines[8] == "       (No Data)", "the footer stays until the row lands")
+        _ = try browser.handle(.space)
+        lines = try plainLines(browser)
+        #expect(lines[5] == "[1] S1  (1 row)  #2" && lines[6] == "> 1:0  r0.0  #1", "\(lines)")
+        #expect(!lines.contains { $0.contains("No Data") })
+        // Nothing is written until s.
+        #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], []])
+        _ = try browser.handle(.character("s"))
+        #expect(try fixture.titles() == [["r0.1", "r0.2"], ["r0.0"]])
+        #expect(!browser.isReordering)
+    }
+
+    @Test func anEmptySectionShowsItsOwnEmptyTextInReorderMode() throws {
+        let fixture = try Fixture()
+        try fixture.make([1, 0])
+        try fixture.store.apply(.setEmptyText(.index(1), "Nothing done yet"))
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 8)
+        #expect(try !plainLines(browser).contains { $0.contains("Nothing done yet") })
+        _ = try browser.handle(.character("e"))
+        #expect(try plainLines(browser).contains("       (Nothing done yet)"))
+    }
+
+    /// §13's slots as a plain list: every section has its other rows' count plus one slots, in
+    /// order; Down and Up step along that list.
+    func modelSlots(_ counts: [Int], origin: RowPath) -> [RowPath] {
+        counts.enumerated().flatMap { section, count in
+            (0...(count - (section == origin.section ? 1 : 0))).map { RowPath(section: section, row: $0) }
+        }
+    }
+
+    @Test("carrying a row lands it where §13's slots say", arguments: [71, 72, 73, 74] as [UInt64])
+    func carryingMatchesTheModel(seed: UInt64) throws {
+        var generator = Generator(state: seed)
+        for round in 0..<12 {
+            let fixture = try Fixture()
+            let counts = (0..<Int.random(in: 1...4, using: &generator)).map { _ in Int.random(in: 0...4, using: &generator) }
+            guard counts.reduce(0, +) > 0 else { continue }
+            try fixture.make(counts)
+            var model = try fixture.titles()
+            let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: Int.random(in: 3...12, using: &generator))
+            _ = try browser.handle(.character("e"))
+            for _ in 0..<Int.random(in: 0..<6, using: &generator) { _ = try browser.handle(.down) }
+            let origin = try #require(browser.cursor)
+            _ = try browser.handle(.space)
+            let slots = modelSlots(counts, origin: origin)
+            var slot = try #require(slots.firstIndex(of: origin))
+            for _ in 0..<Int.random(in: 0..<10, using: &generator) {
+                let down = Bool.random(using: &generator)
+                _ = try browser.handle(down ? .down : .up)
+                slot = min(max(slot + (down ? 1 : -1), 0), slots.count - 1)
+                #expect(browser.held?.slot == slots[slot], "seed \(seed), round \(round): counts \(counts)")
+                // The cursor's line is on screen.
+                let line = try #require(browser.cursorLine)
+                #expect(line >= browser.top && line < browser.top + browser.pageHeight, "seed \(seed), round \(round)")
+            }
+            _ = try browser.handle(.space)
+            let moved = model[origin.section].remove(at: origin.row)
+            model[slots[slot].section].insert(moved, at: slots[slot].row)
+            _ = try browser.handle(.character("s"))
+            #expect(try fixture.titles() == model, "seed \(seed), round \(round): counts \(counts), from \(origin) to \(slots[slot])")
+        }
+    }
+
+    @Test func escapeCancelsUndoTakesBackAndDeleteKeepsTheCursorInPlace() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 1])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("j"))
+        _ = try browser.handle(.character("d"))
+        #expect(try fixture.titles() == [["r0.0", "r0.2"], ["r1.0"]])
+        #expect(browser.cursor == RowPath(section: 0, row: 1) && browser.cursorID == 3, "the cursor is on the row after")
+        _ = try browser.handle(.character("u"))
+        #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], ["r1.0"]])
+        #expect(browser.cursorID == 2, "the cursor is on the row that came back")
+
+        _ = try browser.handle(.character("e"))
+        _ = try browser.handle(.character("d"))
+        _ = try browser.handle(.space)
+        _ = try browser.handle(.down)
+        _ = try browser.handle(.down)
+        _ = try browser.handle(.space)
+        #expect(browser.sessionEdits.count == 2)
+        _ = try browser.handle(.character("u"))
+        #expect(browser.sessionEdits.count == 1, "u takes back the session's last edit")
+        #expect(try browser.handle(.character("q")) == .keepGoing, "q asks for s or Esc first")
+        _ = try browser.handle(.escape)
+        #expect(!browser.isReordering)
+        #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], ["r1.0"]], "cancel wrote nothing")
+        #expect(try browser.handle(.character("q")) == .quit)
+    }
+
+    @Test func aConflictOffersReloadWhichAppliesTheEditsAgain() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("e"))
+        _ = try browser.handle(.space)
+        _ = try browser.handle(.down)
+        _ = try browser.handle(.space)
+        try fixture.store.apply(.addRow(.text("other"), to: .init(section: .index(1), index: .end)))
+        _ = try browser.handle(.character("s"))
+        #expect(browser.prompt != nil)
+        #expect(try browser.frame().last?.plain.contains("Not saved") == true)
+        _ = try browser.handle(.character("r"))
+        #expect(browser.prompt == nil && browser.isReordering && browser.sessionEdits.count == 1)
+        _ = try browser.handle(.character("s"))
+        #expect(try fixture.titles() == [["r0.1", "r0.0", "r0.2"], ["other"]])
+    }
+
+    @Test func aMillionRowListIsReadAWindowAtATime() throws {
+        // Not a timing: the layout places any line from the row counts alone.
+        let layout = ScreenLayout(rowCounts: [1_000_000, 0, 5], isEditing: true, slot: RowPath(section: 1, row: 0))
+        #expect(layout.lineCount == (1 + 1_000_000) + (1 + 1 + 1 + 1) + (1 + 1 + 5), "header and rows; blank, header, slot, footer; blank, header, rows")
+        #expect(layout.line(500_001) == .row(RowPath(section: 0, row: 500_000)))
+        #expect(layout.line(of: RowPath(section: 0, row: 999_999)) == 1_000_000)
+        #expect(layout.line(1_000_001) == .blank)
+        #expect(layout.line(1_000_002) == .header(section: 1))
+        #expect(layout.line(1_000_003) == .slot(section: 1))
+        #expect(layout.line(1_000_004) == .footer(section: 1))
+        #expect(layout.path(atFlatIndex: 1_000_000) == RowPath(section: 2, row: 0), "empty sections are skipped")
+    }
+
+    @Test("every line of a layout maps back to itself", arguments: [81, 82] as [UInt64])
+    func layoutLinesRoundTrip(seed: UInt64) throws {
+        var generator = Generator(state: seed)
+        for _ in 0..<50 {
+            let counts = (0..<Int.random(in: 1...5, using: &generator)).map { _ in Int.random(in: 0...5, using: &generator) }
+            let section = Int.random(in: 0..<counts.count, using: &generator)
+            let slot = Bool.random(using: &generator) ? RowPath(section: section, row: Int.random(in: 0...counts[section], using: &generator)) : nil
+            let layout = ScreenLayout(rowCounts: counts, isEditing: Bool.random(using: &generator), slot: slot)
+            var rows = 0
+            for index in 0..<layout.lineCount {
+                switch layout.line(index) {
+                case .row(let path):
+                    #expect(layout.line(of: path) == index, "\(counts) \(String(describing: slot))")
+                    #expect(layout.path(atFlatIndex: layout.flatIndex(of: path)) == path)
+                    rows += 1
+                case .header(let section):
+                    #expect(layout.headerLine(of: section) == index)
+                case .slot:
+                    #expect(layout.slotLine == index)
+                default:
+                    break
+                }
+            }
+            #expect(rows == counts.reduce(0, +))
+        }
+    }
+
+    @Test func keysFromTheBytesATerminalSends() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed(Array("jk q".utf8)) == [.character("j"), .character("k"), .space, .character("q")])
+        #expect(decoder.feed([0x1B, 0x5B, 0x41, 0x1B, 0x5B, 0x42, 0x1B, 0x4F, 0x41]) == [.up, .down, .up])
+        #expect(decoder.feed(Array("\u{1B}[5~\u{1B}[6~\u{1B}[H\u{1B}[4~".utf8)) == [.pageUp, .pageDown, .home, .end])
+        // A sequence split across reads waits for its end; a lone ESC is Escape once input pauses.
+        #expect(decoder.feed([0x1B, 0x5B]) == [])
+        #expect(decoder.feed([0x42]) == [.down])
+        #expect(decoder.feed([0x1B]) == [])
+        #expect(decoder.hasPending)
+        #expect(decoder.flush() == [.escape])
+        #expect(decoder.feed([0x1B, UInt8(ascii: "s")]) == [.escape, .character("s")])
+        #expect(decoder.feed([0x03, 0x0C, 0x0D]) == [.interrupt, .redraw, .enter])
+        #expect(decoder.feed(Array("é名".utf8)) == [.character("é"), .character("名")])
+        #expect(decoder.feed(Array("\u{1B}[1;5A".utf8)) == [.up], "a modified arrow is the arrow")
+    }
+
+    @Test func linesAreCutToTheScreenByDisplayWidthAndColourOnlyWhenAllowed() {
+        let line = ScreenText([.init("名前", .yellow), .init("  山田")])
+        #expect(line.rendered(width: 5, style: .plain) == "名前 ", "a wide character that does not fit leaves a space")
+        #expect(line.rendered(width: 20, style: .plain) == "名前  山田")
+        #expect(!line.rendered(width: 20, style: .plain).contains("\u{1B}"))
+        #expect(line.rendered(width: 20, style: Style(isEnabled: true)).contains("\u{1B}[33m"))
+        var cursor = ScreenText([.init("> 0:0  a")])
+        cursor.highlight(.inverse)
+        #expect(cursor.rendered(width: 12, style: .plain) == "> 0:0  a", "no bar without colour")
+        #expect(cursor.rendered(width: 12, style: Style(isEnabled: true)).hasSuffix("    \u{1B}[0m"), "the bar reaches the last column")
+        #expect(ListBrowser.count(1_000_000, "row") == "1,000,000 rows" && ListBrowser.count(1, "row") == "1 row")
+    }
+}
