@@ -19,6 +19,15 @@ let package = Package(
         ),
         // A thin, typed layer over the SQLite C API: connections, statements, transactions.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // libpq, reached the same way, for lists shared on a PostgreSQL server.
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // A thin layer over libpq: connections, parameterised statements, transactions,
+        // notifications.
+        .target(name: "Postgres", dependencies: ["CPostgres"]),
         // Turns Migrations/*.sql into Swift source at build time, so binaries are self-contained.
         .executableTarget(name: "migration-embedder"),
         .plugin(
@@ -43,6 +52,7 @@ let package = Package(
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
         .target(name: "TestSupport", dependencies: ["Repository"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "TestSupport"]),

@@ -1,0 +1,82 @@
+import Foundation
+import Postgres
+import Testing
+
+@Suite("The PostgreSQL layer", .enabled(if: TestCluster.isAvailable, "needs PostgreSQL's server programs (postgresql-15)"))
+struct PostgresLayerTests {
+    @Test func parametersArePassedAsValuesNeverAsSQL() throws {
+        let cluster = try TestCluster()
+        let db = try cluster.connect()
+        try db.execute(script: "CREATE TABLE t (id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, note text)")
+        let awkward = "Robert'); DROP TABLE t; -- 名前 \u{1F600}"
+        let inserted = try db.execute("INSERT INTO t (name, note) VALUES ($1, $2) RETURNING id", [awkward, nil])
+        #expect(inserted.rowCount == 1 && inserted.int64(0, 0) == 1)
+        let read = try db.execute("SELECT name, note FROM t WHERE id = $1", ["1"])
+        #expect(read.string(0, 0) == awkward)
+        #expect(read.string(0, 1) == nil, "NULL reads as nil")
+        #expect(try db.execute("UPDATE t SET note = $1", ["x"]).changedRows == 1)
+    }
+
+    @Test func aFailedStatementCarriesItsSQLStateAndStatement() throws {
+        let cluster = try TestCluster()
+        let db = try cluster.connect()
+        try db.execute(script: "CREATE TABLE t (name text UNIQUE)")
+        try db.execute("INSERT INTO t VALUES ($1)", ["a"])
+        #expect {
+            try db.execute("INSERT INTO t VALUES ($1)", ["a"])
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.sqlState == "23505" && error.isConstraintViolation && !error.isRetryable
+                && error.context == "INSERT INTO t VALUES ($1)" && !error.message.contains("\n")
+        }
+    }
+
+    @Test func aTransactionRollsBackWhenItsBodyThrows() throws {
+        let cluster = try TestCluster()
+        let db = try cluster.connect()
+        try db.execute(script: "CREATE TABLE t (n int)")
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try db.inTransaction {
+                try db.execute("INSERT INTO t VALUES ($1)", ["1"])
+                throw Stop()
+            }
+        }
+        try db.inTransaction { try db.execute("INSERT INTO t VALUES ($1)", ["2"]) }
+        #expect(try db.execute("SELECT n FROM t").int64(0, 0) == 2)
+        #expect(try db.execute("SELECT count(*) FROM t").int64(0, 0) == 1)
+    }
+
+    @Test func aNotificationReachesAListeningConnection() throws {
+        let cluster = try TestCluster()
+        let listener = try cluster.connect()
+        let writer = try cluster.connect()
+        try listener.execute(script: "LISTEN list_changed")
+        #expect(try listener.notifications(waitingUpTo: 0.05).isEmpty, "nothing yet")
+        try writer.execute("SELECT pg_notify($1, $2)", ["list_changed", "1:7"])
+        let received = try listener.notifications(waitingUpTo: 5)
+        #expect(received.map(\.channel) == ["list_changed"])
+        #expect(received.map(\.payload) == ["1:7"])
+    }
+}
+
+/// Connection failures and the passwords in connection strings, without a server.
+@Suite struct PostgresConnectionStringTests {
+    @Test func passwordsAreMaskedInEveryForm() {
+        #expect(maskedConnectionString("postgresql://ada:s3cret@db.example/lists") == "postgresql://ada:***@db.example/lists")
+        #expect(maskedConnectionString("postgresql://ada@db/lists?password=s3cret&sslmode=require") == "postgresql://ada@db/lists?password=***&sslmode=require")
+        #expect(maskedConnectionString("host=db user=ada password=s3cret dbname=lists") == "host=db user=ada password=*** dbname=lists")
+        #expect(maskedConnectionString("postgresql://db/lists") == "postgresql://db/lists")
+    }
+
+    @Test func aServerThatCannotBeReachedIsAConnectionFailureThatShowsNoPassword() {
+        // A Unix socket directory with no server in it: refused at once, nothing on the network.
+        let target = "postgresql://ada:s3cret@/lists?host=/nonexistent-sectionctl-socket-dir&connect_timeout=2"
+        #expect {
+            _ = try PostgresConnection(connectionString: target)
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.isConnectionFailure && !error.description.contains("s3cret") && error.description.contains("***")
+        }
+    }
+}
