@@ -58,7 +58,7 @@ enum Migrator {
 
     /// Applies every migration newer than the database's version. Safe to run from several
     /// processes at once: each migration re-reads the version inside its write transaction.
-    static func migrate(_ db: Connection) throws {
+    static func migrate(_ db: Connection, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws {
         try db.execute(script: "PRAGMA foreign_keys = OFF")
         defer { try? db.execute(script: "PRAGMA foreign_keys = ON") }
         for migration in EmbeddedMigration.all {
@@ -73,6 +73,14 @@ enum Migrator {
                         """)
                 let current = try db.scalarInt("SELECT max(version) FROM sectionctl_migrations") ?? 0
                 guard migration.version > current else { return }
+                if let progress {
+                    let step = MigrationProgress(
+                        name: "\(String(format: "%04d", migration.version))_\(migration.name)", number: migration.version,
+                        count: EmbeddedMigration.all.count)
+                    progress(step)
+                    db.setProgressHandler(every: 100_000) { progress(step) }
+                }
+                defer { db.setProgressHandler(every: 0, nil) }
                 try db.execute(script: migration.sql)
                 try db.run("INSERT INTO sectionctl_migrations (version, name) VALUES (?, ?)", migration.version, migration.name)
                 try db.execute(script: "PRAGMA user_version = \(migration.version)")
@@ -84,4 +92,16 @@ enum Migrator {
             }
         }
     }
+}
+
+/// A migration under way, as reported while a database is brought up to this build's schema: a
+/// migration that builds data for what is already there (the rank structure of 0002, say) can
+/// take a while on a large database. Reported when it starts, then about every 100,000 steps of
+/// SQLite's engine while it runs.
+public struct MigrationProgress: Hashable, Sendable {
+    /// The migration's file name without `.sql`, such as `0002_rank`.
+    public var name: String
+    /// Its number, and how many migrations this build has.
+    public var number: Int
+    public var count: Int
 }

@@ -40,7 +40,11 @@ public final class SectionStore: Sendable {
     ///   - path: the database file.
     ///   - create: whether to create the file, and the schema in an empty file.
     ///   - readOnly: open for reading only, even when the file could be written.
-    public init(path: String, create: Bool = false, readOnly: Bool = false) throws {
+    ///   - migrationProgress: called while migrations run (see `MigrationProgress`), for a caller
+    ///     that shows long work; never called when the schema is up to date.
+    public init(
+        path: String, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws {
         self.path = path
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -52,7 +56,7 @@ public final class SectionStore: Sendable {
         }
         let db: Connection
         do {
-            db = try Self.open(path: path, create: create, readOnly: readOnly)
+            db = try Self.open(path: path, create: create, readOnly: readOnly, progress: migrationProgress)
         } catch let error as SQLiteError {
             throw Self.repositoryError(error, path: path)
         }
@@ -63,11 +67,13 @@ public final class SectionStore: Sendable {
     /// Opens a connection and checks the file, without writing: the migrations and the
     /// journal mode come after. A WAL database the user may read but whose directory they cannot
     /// write (so SQLite cannot make its `-shm` file) is opened as immutable instead.
-    private static func open(path: String, create: Bool, readOnly: Bool) throws -> Connection {
+    private static func open(path: String, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?)
+        throws -> Connection
+    {
         let db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
         db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         do {
-            try prepare(db, path: path, create: create)
+            try prepare(db, path: path, create: create, progress: progress)
             return db
         } catch let error as SQLiteError where db.isReadOnly && (error.isCannotOpen || error.isReadOnly) {
             // Read as immutable, SQLite would not see changes still in the write-ahead log.
@@ -84,7 +90,7 @@ public final class SectionStore: Sendable {
     }
 
     /// Refuses what is not ours, sets the connection's pragmas and migrates when needed.
-    private static func prepare(_ db: Connection, path: String, create: Bool) throws {
+    private static func prepare(_ db: Connection, path: String, create: Bool, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws {
         let inspection = try Migrator.inspect(db)
         if inspection == .empty && !create {
             throw RepositoryError.databaseMissing(path: path)
@@ -95,7 +101,7 @@ public final class SectionStore: Sendable {
         }
         if inspection != .ours(version: Migrator.latestVersion) {
             if db.isReadOnly { throw RepositoryError.readOnly(path: path) }
-            try Migrator.migrate(db)
+            try Migrator.migrate(db, progress: progress)
         }
     }
 

@@ -36,6 +36,7 @@ public final class Connection {
     /// The path the connection was opened with.
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    private var progressBox: Unmanaged<ProgressBox>?
 
     /// Opens the database at `path`. Opening does not read the file; the first statement does.
     ///
@@ -74,6 +75,27 @@ public final class Connection {
     deinit {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+        progressBox?.release()
+    }
+
+    /// Calls `handler` about every `instructions` virtual-machine steps of a running statement
+    /// (SQLite's progress handler): a way to show that long work, such as a migration that builds
+    /// data, is under way. `nil` removes it. The handler must not use the connection.
+    public func setProgressHandler(every instructions: Int32, _ handler: (() -> Void)?) {
+        let old = progressBox
+        guard let handler else {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            progressBox = nil
+            old?.release()
+            return
+        }
+        let box = Unmanaged.passRetained(ProgressBox(handler))
+        sqlite3_progress_handler(handle, instructions, { context in
+            Unmanaged<ProgressBox>.fromOpaque(context!).takeUnretainedValue().handler()
+            return 0  // go on
+        }, box.toOpaque())
+        progressBox = box
+        old?.release()
     }
 
     /// The version of the SQLite library in use, such as "3.40.1".
@@ -207,4 +229,10 @@ public final class Connection {
             try? execute(script: "ROLLBACK")
         }
     }
+}
+
+/// The closure of a progress handler, kept alive while SQLite holds a pointer to it.
+private final class ProgressBox {
+    let handler: () -> Void
+    init(_ handler: @escaping () -> Void) { self.handler = handler }
 }

@@ -58,8 +58,12 @@ final class Context {
     /// Opens the database, which must exist.
     func openStore() throws -> SectionStore {
         let path = try databasePath()
+        let line = migrationLine()
+        defer { line?.finish() }
         do {
-            return try SectionStore(path: path)
+            var progress: (@Sendable (MigrationProgress) -> Void)?
+            if let line { progress = { line.update($0) } }
+            return try SectionStore(path: path, migrationProgress: progress)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Repository
 import Transfer
@@ -133,5 +134,57 @@ extension Context {
         guard let line else { return try body(nil) }
         defer { line.finish() }
         return try body { line.update($0) }
+    }
+}
+
+/// What `openStore` shows while a migration brings an older database up to date: at a terminal
+/// on standard error (unless `--quiet`), redrawn in place after the first fifth of a second and
+/// cleared before the command's own output; with `--progress` elsewhere, a line a second. A
+/// migration that builds data for a large database (the rank structure, say) can take a while.
+final class MigrationLine: @unchecked Sendable {
+    private let redraws: Bool
+    private let write: (String) -> Void
+    private let lock = NSLock()
+    private let start = DispatchTime.now().uptimeNanoseconds
+    private var nextDraw: UInt64
+    private var hasDrawn = false
+
+    init(redraws: Bool, write: @escaping (String) -> Void) {
+        self.redraws = redraws
+        self.write = write
+        nextDraw = start + (redraws ? 200_000_000 : 1_000_000_000)
+    }
+
+    /// `migrating the database: 0002_rank (2 of 4), 3 s`.
+    static func describe(_ progress: MigrationProgress, seconds: Int) -> String {
+        "migrating the database: \(progress.name) (\(progress.number) of \(progress.count)), \(seconds) s"
+    }
+
+    func update(_ progress: MigrationProgress) {
+        lock.withLock {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now >= nextDraw else { return }
+            nextDraw = now + (redraws ? 100_000_000 : 1_000_000_000)
+            let text = Self.describe(progress, seconds: Int((now - start) / 1_000_000_000))
+            write(redraws ? "\r" + text + "\u{1B}[K" : text + "\n")
+            hasDrawn = true
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if redraws && hasDrawn { write("\r\u{1B}[K") }
+            hasDrawn = false
+        }
+    }
+}
+
+extension Context {
+    /// The line for a migration under way, or `nil` where progress is not shown.
+    func migrationLine() -> MigrationLine? {
+        if options.quiet { return nil }
+        let console = console
+        if console.errorIsTerminal { return MigrationLine(redraws: true) { console.writeErrorText($0) } }
+        return options.progress ? MigrationLine(redraws: false) { console.writeErrorText($0) } : nil
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Repository
+import SQLite
 import Synchronization
 import Testing
 import Transfer
@@ -130,5 +131,46 @@ import Transfer
         #expect(
             ProgressLine.describe(TransferProgress(rows: 10, bytes: 2_345_678), label: "import", totalBytes: nil, elapsed: 0.5)
                 == "import: 10 rows, 20 rows/s, 2.3 MB")
+    }
+}
+
+/// A migration that builds data for a large database says so at a terminal, and only there.
+@Suite struct MigrationProgressTests {
+    /// A database as 0.1.0 left it (schema version 1) with a million rows in one section: the
+    /// rank structure's migration has work to do.
+    func oldDatabase(_ cli: Sectionctl) throws {
+        let script = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Migrations/0001_initial.sql"), encoding: .utf8)
+        let db = try Connection(path: cli.databasePath, mode: .readWriteCreate)
+        try db.execute(script: script)
+        try db.execute(
+            script: """
+                CREATE TABLE sectionctl_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                    applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) STRICT;
+                INSERT INTO sectionctl_migrations (version, name) VALUES (1, 'initial');
+                PRAGMA user_version = 1;
+                INSERT INTO sections (list_id, position, title) VALUES (1, 1, 'A');
+                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+                INSERT INTO rows (section_id, position, title) SELECT 1, i, 'r' || i FROM n;
+                """)
+    }
+
+    @Test func aLongMigrationShowsItsLineAtATerminalAndClearsIt() throws {
+        let cli = try Sectionctl()
+        try oldDatabase(cli)
+        let terminal = try PseudoTerminal(
+            ["--db", cli.databasePath, "row", "get", "0:500000"], environment: Sectionctl.environment(["TERM": "dumb", "NO_COLOR": "1"]))
+        #expect(terminal.waitFor("migrating the database: 0002_rank (2 of \(SectionStore.schemaVersion))"))
+        #expect(terminal.finish() == 0)
+        // The line is cleared before the command's own output, which follows on a clean line.
+        #expect(terminal.transcript.contains("\r\u{1B}[K[0] A  #1  (1000000 rows)"), "\(terminal.transcript.suffix(300))")
+    }
+
+    @Test func aMigrationFromAPipeWritesNothingToStandardError() throws {
+        let cli = try Sectionctl()
+        try oldDatabase(cli)
+        let result = try cli.run(["row", "get", "0:0"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
     }
 }
