@@ -40,18 +40,8 @@ enum ShowCommand {
             progress.rows += 1
             if progress.rows & 255 == 0 { line?.update(progress) }
         }
-        if context.json {
-            var writer = SnapshotJSONWriter { console.write($0) }
-            try store.forEachItem(of: context.listName, editing: isEditing, start: {
-                progress.totalRows = $0.rowCount
-                writer.begin($0)
-            }) {
-                writer.take($0)
-                counted($0)
-            }
-            writer.finish()
-        } else {
-            var writer = ListingWriter(style: context.style) { console.write($0) }
+        /// Streams the list into `writer` as the query steps, counting rows for the progress line.
+        func stream<Writer: ListItemWriter>(into writer: inout Writer) throws {
             try store.forEachItem(of: context.listName, editing: isEditing, start: {
                 progress.totalRows = $0.rowCount
                 writer.begin($0)
@@ -61,7 +51,28 @@ enum ShowCommand {
             }
             writer.finish()
         }
+        if context.json {
+            var writer = SnapshotJSONWriter { console.write($0) }
+            try stream(into: &writer)
+        } else {
+            var writer = ListingWriter(style: context.style) { console.write($0) }
+            try stream(into: &writer)
+        }
     }
+}
+
+/// Something that writes a list as `SectionStore.forEachItem` delivers it: the header, then each
+/// section and row in order, then the end.
+protocol ListItemWriter {
+    mutating func begin(_ header: ListHeader)
+    mutating func take(_ item: ListItem)
+    mutating func finish()
+}
+
+extension SnapshotJSONWriter: ListItemWriter {}
+
+extension ListingWriter: ListItemWriter {
+    mutating func begin(_ header: ListHeader) { begin(header, title: nil) }
 }
 
 extension ShowCommand {
