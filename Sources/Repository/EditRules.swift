@@ -13,12 +13,13 @@ protocol EditableList {
     /// The row a reference names, with its path and section, or the error that says why none.
     func row(_ ref: RowRef) throws -> LocatedRow
 
-    /// Inserts a section at `index` (0…count); returns its id.
-    mutating func insertSection(title: String, emptyText: String?, at index: Int) throws -> Int64
+    /// Inserts a section at `index` (0…count) of the list's `count` sections; returns its id.
+    mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64
     /// Sets a section's title and empty text.
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws
-    /// Moves a section so that its index becomes `index` (0…count-1, not its own).
-    mutating func moveSection(_ section: SectionInfo, to index: Int) throws
+    /// Moves a section so that its index becomes `index` among the `others` sections (0…others,
+    /// not its own).
+    mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws
     /// Deletes a section and its rows.
     mutating func deleteSection(_ section: SectionInfo) throws
     /// Inserts a row at `index` (0…count) of `section`; returns its id.
@@ -48,7 +49,7 @@ enum EditRules {
             guard index >= 0 && index <= count else {
                 throw RepositoryError.sectionIndexOutOfRange(index, valid: 0...count)
             }
-            outcome.createdID = try list.insertSection(title: title, emptyText: emptyText, at: index)
+            outcome.createdID = try list.insertSection(title: title, emptyText: emptyText, at: index, count: count)
             outcome.changeset.insertedSections = [index]
 
         case .renameSection(let ref, let title):
@@ -71,7 +72,7 @@ enum EditRules {
                 throw RepositoryError.sectionIndexOutOfRange(destination, valid: 0...others)
             }
             guard destination != section.index else { break }
-            try list.moveSection(section, to: destination)
+            try list.moveSection(section, to: destination, others: others)
             outcome.changeset.movedSections = [.init(from: section.index, to: destination)]
 
         case .deleteSection(let ref, let force):

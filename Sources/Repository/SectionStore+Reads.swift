@@ -28,8 +28,7 @@ extension SectionStore {
         try read { db in
             let record = try db.listRecord(named: list)
             let row = try db.row(ref, in: record)
-            let section = try db.section(.id(row.sectionID), in: record)
-            return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: section.info)
+            return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info)
         }
     }
 
@@ -79,7 +78,7 @@ extension SectionStore {
                 firstRow = index
             case .path(_, .end), .id:
                 let row = try db.row(start, in: record)
-                section = try db.section(.id(row.sectionID), in: record)
+                section = row.section
                 firstRow = row.path.row
             }
             var window = ListWindow(listID: record.id, name: record.name, version: record.version, isEditing: editing)

@@ -355,7 +355,7 @@ extension SessionDraft: EditableList {
         return LocatedRow(path: path, row: try row(at: path), section: info(ofSection: path.section))
     }
 
-    mutating func insertSection(title: String, emptyText: String?, at index: Int) throws -> Int64 {
+    mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let id = nextID
         nextID -= 1
         sections.insert(DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
@@ -369,7 +369,7 @@ extension SessionDraft: EditableList {
         pendingStep = .setSection(id: section.id, title: title, emptyText: emptyText)
     }
 
-    mutating func moveSection(_ section: SectionInfo, to index: Int) throws {
+    mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
         sections.insert(sections.remove(at: section.index), at: index)
         pendingStep = .moveSection(id: section.id, neighbours: sectionNeighbours(of: index))
     }

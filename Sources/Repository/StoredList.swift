@@ -19,8 +19,7 @@ struct StoredList: EditableList {
         return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info)
     }
 
-    mutating func insertSection(title: String, emptyText: String?, at index: Int) throws -> Int64 {
-        let count = try db.sectionCount(of: list)
+    mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: count, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
         return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list)
@@ -30,8 +29,7 @@ struct StoredList: EditableList {
         try db.updateSection(id: section.id, title: title, emptyText: emptyText, in: list)
     }
 
-    mutating func moveSection(_ section: SectionInfo, to index: Int) throws {
-        let others = try db.sectionCount(of: list) - 1
+    mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id, in: db)
         store.countPositionWrites(place.rewritten + 1)
         try db.placeSection(id: section.id, position: place.position, in: list)
