@@ -86,14 +86,8 @@ extension Benchmark {
                 let rows = try Self.writeNativeDocument(to: file, atLeast: bytes)
                 sizes.append(Int((try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0))
                 let database = scratch.file("native-\(bytes).db")
-                _ = try Self.createDatabase(at: database)
                 Log.progress("  sectionctl import of \(Format.mebibytes(sizes.last!)) (\(Format.count(rows)) rows)…")
-                let outcome = try ChildProcess.run(sectionctl, ["--db", database, "import", file], errorFile: database + ".err")
-                guard outcome.status == 0 else {
-                    throw BenchmarkError("sectionctl import exited \(outcome.status): \(outcome.firstErrorLine)")
-                }
-                let stored = try Baseline(path: database).queryInt("SELECT count(*) FROM rows")
-                guard stored == Int64(rows) else { throw BenchmarkError("the import stored \(stored) rows, not \(rows)") }
+                let outcome = try importAsProcess(file, into: database, sectionctl: sectionctl, expecting: rows, of: "rows")
                 peaks.append(outcome.peakMemory)
                 seconds.append(outcome.seconds)
                 scratch.removeDatabase(database)
@@ -133,14 +127,8 @@ extension Benchmark {
             text += "]}\n"
             try Data(text.utf8).write(to: URL(fileURLWithPath: file))
             let database = scratch.file("scaling-\(what)-\(count).db")
-            _ = try Self.createDatabase(at: database)
             Log.progress("  sectionctl import of \(Format.count(count)) \(what)…")
-            let outcome = try ChildProcess.run(sectionctl, ["--db", database, "import", file], errorFile: database + ".err")
-            guard outcome.status == 0 else {
-                throw BenchmarkError("sectionctl import of \(count) \(what) exited \(outcome.status): \(outcome.firstErrorLine)")
-            }
-            let stored = try Baseline(path: database).queryInt("SELECT count(*) FROM sections")
-            guard stored == Int64(count) else { throw BenchmarkError("the import stored \(stored) sections, not \(count)") }
+            let outcome = try importAsProcess(file, into: database, sectionctl: sectionctl, expecting: count, of: "sections")
             perItem.append(outcome.seconds / Double(count))
             scratch.removeDatabase(database)
         }
@@ -179,5 +167,20 @@ extension Benchmark {
         text += "\n      ]\n    }\n  ]\n}\n"
         try handle.write(contentsOf: Data(text.utf8))
         return rows
+    }
+
+    /// `sectionctl import FILE` into a new database, as a whole process under the peak-memory
+    /// intermediary, checking that it stored `expected` items of `table`.
+    private func importAsProcess(_ file: String, into database: String, sectionctl: String, expecting expected: Int, of table: String)
+        throws -> ChildProcess.Outcome
+    {
+        _ = try Self.createDatabase(at: database)
+        let outcome = try ChildProcess.run(sectionctl, ["--db", database, "import", file], errorFile: database + ".err")
+        guard outcome.status == 0 else {
+            throw BenchmarkError("sectionctl import of \(file) exited \(outcome.status): \(outcome.firstErrorLine)")
+        }
+        let stored = try Baseline(path: database).queryInt("SELECT count(*) FROM \(table)")
+        guard stored == Int64(expected) else { throw BenchmarkError("the import stored \(stored) \(table), not \(expected)") }
+        return outcome
     }
 }
