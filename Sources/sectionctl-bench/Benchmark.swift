@@ -60,6 +60,10 @@ final class Benchmark {
         return try body(scratch)
     }
 
+    /// The `sectionctl` binary the whole-process scenarios run: `--sectionctl`, else the one next
+    /// to this program.
+    var sectionctlPath: String { options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl" }
+
     func cleanUp() {
         directory.remove()
     }

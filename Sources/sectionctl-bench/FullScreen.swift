@@ -9,7 +9,7 @@ extension Benchmark {
     /// (≤ 1.5×), and the contract's "under a second" at 1M is reported beside it.
     func fullScreenRows() throws -> [ResultRow] {
         let plan = self.plan
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
             return [.skipped("13. ui first screen", reason: "no sectionctl binary at \(sectionctl)")]
         }

@@ -58,7 +58,7 @@ extension Benchmark {
     /// cannot do it yet, through this program's own child mode, which calls the library.
     func importRows() throws -> [ResultRow] {
         let plan = self.plan
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         return try withScratch("import") { scratch in
             var rows: [ResultRow] = []
             let bulk = RecordsFile(records: plan.bulkRecords, fields: plan.fieldsPerRecord)

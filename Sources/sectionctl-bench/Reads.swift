@@ -72,7 +72,7 @@ extension Benchmark {
     /// The same reads and the deep move as a CLI user meets them: one whole `sectionctl` process
     /// per command, small list vs huge list, medians over the rounds.
     func commandLineRows(_ databases: [(rows: Int, path: String)]) throws -> [ResultRow] {
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         guard FileManager.default.isExecutableFile(atPath: sectionctl), databases.count == 2 else {
             return [.skipped("7. the same through the CLI", reason: "no sectionctl binary at \(sectionctl)")]
         }
@@ -131,7 +131,7 @@ extension Benchmark {
     /// features, as a new user first meets the tool (it was a timed test once; a figure belongs
     /// here).
     func demoRows() throws -> [ResultRow] {
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
             return [.skipped("12. sectionctl demo", reason: "no sectionctl binary at \(sectionctl)")]
         }

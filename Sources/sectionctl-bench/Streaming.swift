@@ -7,7 +7,7 @@ extension Benchmark {
     /// time at 1M against the C baseline's plain SELECT of the same rows (≤ 3×).
     func streamRows() throws -> [ResultRow] {
         let plan = self.plan
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
             return [.skipped("9. show / export", reason: "no sectionctl binary at \(sectionctl)")]
         }
@@ -72,7 +72,7 @@ extension Benchmark {
     /// of a 50 MB document against a 5 MB one (flat: ≤ 2 × + 64 MiB).
     func nativeImportRows() throws -> [ResultRow] {
         let plan = self.plan
-        let sectionctl = options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl"
+        let sectionctl = sectionctlPath
         let scenario = "10. native import peak memory, \(Format.mebibytes(plan.nativeSmallBytes)) vs \(Format.mebibytes(plan.nativeLargeBytes)) file"
         guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
             return [.skipped(scenario, reason: "no sectionctl binary at \(sectionctl)", target: "≤ 2x + 64 MiB")]
