@@ -30,7 +30,10 @@ struct UITests {
         func open(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
             let words = [Sectionctl.binary.path, "--db", cli.databasePath] + extra + ["ui"]
             try tmux.start(words.map(ShellWords.quote).joined(separator: " "))
-            return try #require(tmux.waitFor("BROWSE"), "ui did not show its screen", sourceLocation: sourceLocation)
+            // The title comes first and the key line last: with both, the first frame is whole.
+            return try #require(
+                tmux.waitFor { $0.contains("BROWSE") && $0.contains("↑↓ move") }, "ui did not show its screen: \(tmux.shown)",
+                sourceLocation: sourceLocation)
         }
 
         /// Presses keys, then waits for the screen to satisfy `predicate`.
@@ -208,9 +211,10 @@ struct UITests {
         let before = try screen.open()
         #expect(Self.lines(before).firstIndex { $0.contains("q quit") } == 23, "the status line is the last of 24")
         try screen.tmux.run(["resize-window", "-t", "ui", "-x", "60", "-y", "10"])
-        let after = try #require(
-            screen.tmux.waitFor { Self.lines($0).firstIndex { $0.contains("↑↓ move") } == 9 }, "no redraw at 10 rows: \(screen.tmux.shown)")
-        #expect(after.contains("> 0:0  Cell000"))
+        // Wait for the whole redraw, not just its first lines: a capture can land mid-drawing.
+        #expect(
+            screen.tmux.waitFor { Self.lines($0).firstIndex { $0.contains("↑↓ move") } == 9 && $0.contains("> 0:0  Cell000") } != nil,
+            "no redraw at 10 rows: \(screen.tmux.shown)")
         try screen.quit()
     }
 
