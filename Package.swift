@@ -38,7 +38,7 @@ let package = Package(
         // The domain: lists of ordered sections of ordered rows, moves, sessions, changesets.
         .target(
             name: "Repository",
-            dependencies: ["SQLite"],
+            dependencies: ["SQLite", "Postgres"],
             plugins: ["EmbedMigrations"]
         ),
         // Import and export: the JSON scanner, the native format, records and templates.
@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CBaseline", dependencies: ["CSQLite"]),
         .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "Transfer", "SQLite", "CBaseline"]),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
-        .target(name: "TestSupport", dependencies: ["Repository"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Repository", "SQLite", "Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),

@@ -43,6 +43,140 @@ public final class PostgresConnection {
         return try check(result, context: sql)
     }
 
+    /// Runs the statement `sql` (with `$1`, `$2`, … for `parameters`), prepared once on this
+    /// connection and reused after, and hands each result row to `body` as it arrives (libpq's
+    /// single-row mode: a large result is never held whole) until `body` returns `false`.
+    /// - Returns: how many rows the statement changed, for INSERT, UPDATE and DELETE.
+    @discardableResult
+    public func forEachRow(prepared sql: String, _ parameters: [String?], _ body: (PostgresRow) throws -> Bool) throws -> Int {
+        let name = try preparedName(for: sql)
+        let sent = withParameterPointers(parameters) { values in
+            PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        }
+        guard sent == 1 else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
+        }
+        PQsetSingleRowMode(handle)
+        var failure: (any Error)?
+        var changed = 0
+        var wanted = true
+        // Every result must be read, even after `body` stops or fails, to leave the connection ready.
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            switch PQresultStatus(result) {
+            case PGRES_SINGLE_TUPLE:
+                guard wanted, failure == nil else { continue }
+                do {
+                    wanted = try body(PostgresRow(result: result))
+                } catch {
+                    failure = error
+                }
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                changed = Int(String(cString: PQcmdTuples(result))) ?? 0
+            default:
+                if failure == nil { failure = Self.error(from: result, handle: handle, context: sql) }
+            }
+        }
+        if let failure { throw failure }
+        return changed
+    }
+
+    /// The statements prepared on this connection, by SQL.
+    private var prepared: [String: String] = [:]
+
+    private func preparedName(for sql: String) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count + 1)"
+        guard let result = PQprepare(handle, name, sql, 0, nil) else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw Self.error(from: result, handle: handle, context: sql)
+        }
+        prepared[sql] = name
+        return name
+    }
+
+    /// Sends rows to `COPY … FROM STDIN` (text format): `sql` starts the copy, `rows` are
+    /// written in order, each a line of tab-separated fields (see `copyField`).
+    /// - Returns: how many rows the server stored.
+    @discardableResult
+    public func copy(_ sql: String, lines: some Sequence<String>) throws -> Int {
+        guard let start = PQexec(handle, sql) else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
+        }
+        let status = PQresultStatus(start)
+        guard status == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            throw Self.error(from: start, handle: handle, context: sql)
+        }
+        PQclear(start)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 16)
+        func flush() -> Bool {
+            defer { buffer.removeAll(keepingCapacity: true) }
+            return buffer.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) == 1 }
+            }
+        }
+        var ok = true
+        for line in lines {
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(UInt8(ascii: "\n"))
+            if buffer.count >= 1 << 16 { ok = flush() }
+            if !ok { break }
+        }
+        if ok && !buffer.isEmpty { ok = flush() }
+        _ = PQputCopyEnd(handle, ok ? nil : "the client stopped sending")
+        var failure: PostgresError?
+        var stored = 0
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            if PQresultStatus(result) == PGRES_COMMAND_OK {
+                stored = Int(String(cString: PQcmdTuples(result))) ?? 0
+            } else if failure == nil {
+                failure = Self.error(from: result, handle: handle, context: sql)
+            }
+        }
+        if let failure { throw failure }
+        if !ok { throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql) }
+        return stored
+    }
+
+    /// `value` as one field of a `COPY … FROM STDIN` text line: `\N` for NULL, backslash,
+    /// tab, newline and carriage return escaped.
+    public static func copyField(_ value: String?) -> String {
+        guard let value else { return "\\N" }
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) else { return value }
+        var text = ""
+        text.reserveCapacity(value.utf8.count + 8)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": text += "\\\\"
+            case "\t": text += "\\t"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
+    /// Whether no transaction is open on the connection.
+    public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+
+    /// Whether the connection to the server is still up, as libpq last saw it.
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Reads what the server sent without waiting, and returns the notifications among it.
+    public func pendingNotifications() throws -> [(channel: String, payload: String)] {
+        guard PQconsumeInput(handle) == 1 else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "reading notifications")
+        }
+        return drainNotifications()
+    }
+
     /// Runs several statements without parameters (a migration script).
     public func execute(script sql: String) throws {
         let result = PQexec(handle, sql)
@@ -97,11 +231,18 @@ public final class PostgresConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return PostgresResult(result)
         default:
-            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-            let message = Self.oneLine(PQresultErrorMessage(result))
-            PQclear(result)
-            throw PostgresError(sqlState: state, message: message, context: context)
+            defer { PQclear(result) }
+            throw Self.error(from: result, handle: handle, context: context)
         }
+    }
+
+    /// The error a failed result reports: its SQLSTATE and message (the connection's message
+    /// when the result has none).
+    private static func error(from result: OpaquePointer, handle: OpaquePointer, context: String) -> PostgresError {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        var message = oneLine(PQresultErrorMessage(result))
+        if message == "unknown error" || message.isEmpty { message = oneLine(PQerrorMessage(handle)) }
+        return PostgresError(sqlState: state, message: message, context: context)
     }
 
     private static func oneLine(_ text: UnsafePointer<CChar>?) -> String {
@@ -116,6 +257,30 @@ private func withParameterPointers<R>(_ parameters: [String?], _ body: ([UnsafeP
     let copies = parameters.map { $0.map { strdup($0) } }
     defer { for copy in copies { free(copy ?? nil) } }
     return body(copies.map { $0.map { UnsafePointer($0!) } ?? nil })
+}
+
+/// One row of a result being read, valid only inside the call that hands it over.
+public struct PostgresRow {
+    let result: OpaquePointer
+
+    /// Whether the column is NULL.
+    public func isNull(_ column: Int32) -> Bool { PQgetisnull(result, 0, column) != 0 }
+
+    /// The column's text (`""` for NULL).
+    public func string(_ column: Int32) -> String {
+        guard let value = PQgetvalue(result, 0, column) else { return "" }
+        return String(cString: value)
+    }
+
+    /// The column as an integer: its digits, or 1 and 0 for a boolean's `t` and `f`; 0 for NULL.
+    public func int64(_ column: Int32) -> Int64 {
+        guard let value = PQgetvalue(result, 0, column) else { return 0 }
+        switch value.pointee {
+        case CChar(UInt8(ascii: "t")): return 1
+        case CChar(UInt8(ascii: "f")): return 0
+        default: return strtoll(value, nil, 10)
+        }
+    }
 }
 
 /// The rows a statement returned, as text, read by row and column.

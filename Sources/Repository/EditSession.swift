@@ -57,7 +57,7 @@ public final class EditSession {
 
     /// Ends the session's read transaction.
     private func endReading() {
-        if !overlay.db.isAutocommit { try? overlay.db.execute(script: "ROLLBACK") }
+        overlay.db.endSnapshot()
     }
 
     /// The number of edits applied so far.
@@ -189,8 +189,8 @@ public final class EditSession {
         guard isOpen else { throw RepositoryError.sessionClosed }
         do {
             return try body()
-        } catch let error as SQLiteError {
-            throw SectionStore.repositoryError(error, path: store.path)
+        } catch {
+            throw SectionStore.repositoryError(error, location: store.location)
         }
     }
 
@@ -321,23 +321,23 @@ extension SectionStore {
             // A database only readable as immutable (see `open`): so is the session's connection.
             do {
                 return try beginEditing(list, immutable: true)
-            } catch let error as SQLiteError {
-                throw Self.repositoryError(error, path: path)
+            } catch {
+                throw Self.repositoryError(error, location: location)
             }
-        } catch let error as SQLiteError {
-            throw Self.repositoryError(error, path: path)
+        } catch {
+            throw Self.repositoryError(error, location: location)
         }
     }
 
     private func beginEditing(_ list: String, immutable: Bool) throws -> EditSession {
         let db = try openReader(immutable: immutable)
         do {
-            try db.execute(script: "BEGIN")
+            try db.beginSnapshot()
             // The first read fixes the state the session sees.
             let record = try db.listRecord(named: list)
             return EditSession(store: self, overlay: try SessionDraft(db: db, list: record))
         } catch {
-            if !db.isAutocommit { try? db.execute(script: "ROLLBACK") }
+            db.endSnapshot()
             throw error
         }
     }
@@ -349,12 +349,12 @@ private struct Replay {
     enum Mismatch: Error { case mismatch }
 
     let list: ListRecord
-    let db: Connection
+    let db: any Database
     /// Draft ids (negative) of what the session created → their stored ids.
     var storedIDs: [Int64: Int64] = [:]
     var positionWrites = 0
 
-    init(list: ListRecord, db: Connection) {
+    init(list: ListRecord, db: any Database) {
         self.list = list
         self.db = db
     }

@@ -13,19 +13,37 @@ enum Journal {
 
     /// Marks the transaction as sectionctl's own, so the plain-SQL triggers leave its writes
     /// alone. Called first thing in every write transaction; `end` undoes it before commit.
-    static func begin(_ db: Connection) throws {
-        try db.run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
+    ///
+    /// On SQLite the mark is the one row of `journal_writer` (writers take turns, so no other
+    /// connection ever sees it set); on PostgreSQL, where writers to different lists run at
+    /// once, it is a setting local to the transaction (`sectionctl.writer_begin()`).
+    static func begin(_ db: any Database) throws {
+        switch db.dialect {
+        case .sqlite: try db.run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
+        case .postgres: _ = try db.scalarInt("SELECT sectionctl.writer_begin()")
+        }
     }
 
-    static func end(_ db: Connection) throws {
-        try db.run("UPDATE journal_writer SET active = 0 WHERE id = 1")
+    static func end(_ db: any Database) throws {
+        switch db.dialect {
+        case .sqlite: try db.run("UPDATE journal_writer SET active = 0 WHERE id = 1")
+        case .postgres: try db.run("SELECT sectionctl.writer_end()")
+        }
+    }
+
+    /// The number of the current write transaction, under which the undo log files its writes.
+    static func currentStep(_ db: any Database) throws -> Int64 {
+        switch db.dialect {
+        case .sqlite: return try db.scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
+        case .postgres: return try db.scalarInt("SELECT sectionctl.writer_step()")!
+        }
     }
 
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,
     /// and files the version in the list's undo history.
     /// - Returns: the new version.
-    static func commit(_ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: Connection) throws -> Int64 {
+    static func commit(_ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database) throws -> Int64 {
         let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", list.id) == 1
         let version = try db.queryFirst(
             "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id

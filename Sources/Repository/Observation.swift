@@ -29,14 +29,17 @@ public struct ListUpdate: Hashable, Sendable {
     public var isReload: Bool { changeset == nil }
 }
 
-/// Follows one list's committed versions, whichever connection or process commits them, by
-/// polling `PRAGMA data_version` on a connection of its own: a poll that finds nothing new costs
-/// one pragma and reads nothing of the list. Not `Sendable`: one thread or task polls it.
+/// Follows one list's committed versions, whichever connection or process commits them, on a
+/// connection of its own: on a SQLite file it polls `PRAGMA data_version` (a poll that finds
+/// nothing new costs one pragma and reads nothing of the list); on a PostgreSQL server it
+/// `LISTEN`s on the channel `sectionctl`, which every committed change and every plain-SQL
+/// write notifies, and reads only when a notification came. Not `Sendable`: one thread or task
+/// polls it.
 ///
 /// `SectionStore.updates(of:)` wraps it as an `AsyncSequence`; `sectionctl watch` polls it.
 public final class ListWatcher {
-    private let connection: Connection
-    private let path: String
+    private let connection: any Database
+    private let location: StoreLocation
     private let listID: Int64
     private var name: String
     private var dataVersion: Int64 = -1
@@ -44,21 +47,38 @@ public final class ListWatcher {
     public private(set) var version: Int64
     private var reportedPlainWrite = false
     private var ended = false
+    private var firstPoll = true
 
-    /// Starts watching `list` in the database at `path`, from its current version (or from
+    /// Starts watching `list` in the database file at `path`, from its current version (or from
     /// `version`, to catch up on what came after it first).
-    public init(path: String, list: String, from version: Int64? = nil) throws {
+    public convenience init(path: String, list: String, from version: Int64? = nil) throws {
+        try self.init(location: .file(path: path), list: list, from: version)
+    }
+
+    /// Starts watching `list` at `location`, from its current version (or from `version`, to
+    /// catch up on what came after it first).
+    public init(location: StoreLocation, list: String, from version: Int64? = nil) throws {
+        self.location = location
         do {
-            let connection = try Connection(path: path, mode: .readOnly)
-            connection.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+            let connection: any Database
+            switch location {
+            case .file(let path):
+                let file = try Connection(path: path, mode: .readOnly)
+                file.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+                connection = file
+            case .server(let connectionString):
+                let server = try PostgresDatabase(connectionString: connectionString)
+                // Listening starts before the list is read: nothing committed after the read is missed.
+                try server.execute(script: "LISTEN \(PostgresDatabase.notificationChannel)")
+                connection = server
+            }
             let record = try connection.inTransaction(.deferred) { try connection.listRecord(named: list) }
             self.connection = connection
-            self.path = path
             listID = record.id
             name = record.name
             self.version = version ?? record.version
-        } catch let error as SQLiteError {
-            throw SectionStore.repositoryError(error, path: path)
+        } catch {
+            throw SectionStore.repositoryError(error, location: location)
         }
     }
 
@@ -66,15 +86,33 @@ public final class ListWatcher {
     /// the list is deleted, one last update says so and later calls return nothing.
     /// - Complexity: O(1) when nothing was committed; otherwise O(size of the new entries).
     public func poll() throws -> [ListUpdate] {
+        try poll(waitingUpTo: 0)
+    }
+
+    /// As `poll()`, but on a server waits up to `seconds` for a notification when nothing is
+    /// new yet (a SQLite file is polled at once).
+    public func poll(waitingUpTo seconds: Double) throws -> [ListUpdate] {
         guard !ended else { return [] }
         do {
-            let current = try connection.scalarInt("PRAGMA data_version") ?? 0
-            guard current != dataVersion else { return [] }
-            dataVersion = current
+            guard try somethingCommitted(waitingUpTo: seconds) else { return [] }
             return try connection.inTransaction(.deferred) { try readUpdates() }
-        } catch let error as SQLiteError {
-            throw SectionStore.repositoryError(error, path: path)
+        } catch {
+            throw SectionStore.repositoryError(error, location: location)
         }
+    }
+
+    /// Whether anything may have been committed since the last look.
+    private func somethingCommitted(waitingUpTo seconds: Double) throws -> Bool {
+        if let server = connection as? PostgresDatabase {
+            let notes = try server.notifications(waitingUpTo: firstPoll ? 0 : seconds)
+            defer { firstPoll = false }
+            let mine = String(listID)
+            return firstPoll || notes.contains { $0.payload == mine || $0.payload.isEmpty }
+        }
+        let current = try connection.scalarInt("PRAGMA data_version") ?? 0
+        guard current != dataVersion else { return false }
+        dataVersion = current
+        return true
     }
 
     private func readUpdates() throws -> [ListUpdate] {
@@ -116,8 +154,9 @@ extension SectionStore {
 
     /// The list's committed versions as they happen, from this process or any other: one
     /// `ListUpdate` per version, in order, with its changeset (or a reload for a plain-SQL
-    /// change). Cheap when idle: a `PRAGMA data_version` every `observationInterval` on a
-    /// connection of the sequence's own; the list itself is never re-read.
+    /// change). Cheap when idle: on a file, a `PRAGMA data_version` every `observationInterval`
+    /// on a connection of the sequence's own; on a server, a wait for a notification; the list
+    /// itself is never re-read.
     ///
     /// ```swift
     /// for try await update in store.updates(of: "default") {
@@ -128,11 +167,11 @@ extension SectionStore {
     /// iterating it is cancelled.
     /// - Parameter version: deliver what came after this version first (default: the current one).
     public func updates(of list: String = SectionStore.defaultList, from version: Int64? = nil) -> AsyncThrowingStream<ListUpdate, Error> {
-        let path = self.path
+        let location = self.location
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    let watcher = try ListWatcher(path: path, list: list, from: version)
+                    let watcher = try ListWatcher(location: location, list: list, from: version)
                     while !Task.isCancelled {
                         for update in try watcher.poll() {
                             continuation.yield(update)

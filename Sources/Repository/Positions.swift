@@ -33,7 +33,7 @@ package struct OrderedTable {
 
     /// The id and position of the item at `index` among the `count` items of `parentID`, read
     /// from whichever end is nearer.
-    package func item(at index: Int, of parentID: Int64, count: Int, in db: Connection) throws -> (id: Int64, position: Int64)?
+    package func item(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
         if isRanked { return try RankTree.row(at: index, inSection: parentID, db: db) }
@@ -48,7 +48,7 @@ package struct OrderedTable {
 
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,
     /// counted from whichever end its position suggests is nearer.
-    package func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: Connection) throws -> Int {
+    package func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: any Database) throws -> Int {
         if isRanked { return try RankTree.index(ofPosition: position, inSection: parentID, db: db) }
         // Two queries, not `min(), max()` in one: only a lone min or max takes SQLite's O(log n) path.
         let low = try db.scalarInt("SELECT min(position) FROM \(table) WHERE \(parent) = ?", parentID)
@@ -63,7 +63,7 @@ package struct OrderedTable {
 
     /// The positions of the items on either side of `slot` (0…count) among the `count` items of
     /// `parentID`, not counting `excludedID`: one query, from whichever end is nearer.
-    package func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection) throws
+    package func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: any Database) throws
         -> (before: Int64?, after: Int64?)
     {
         guard count > 0 else { return (nil, nil) }
@@ -86,7 +86,7 @@ package struct OrderedTable {
 
     /// `neighbours(ofSlot:…)` through the rank structure: the item just before the slot by rank
     /// (skipping the excluded one), and the one after it by position. O(log n).
-    private func rankedNeighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: Connection)
+    private func rankedNeighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: any Database)
         throws -> (before: Int64?, after: Int64?)
     {
         // Where the excluded item is, if it is here: indexes at or past it shift by one.
@@ -112,7 +112,7 @@ package struct OrderedTable {
     ///
     /// - Returns: the position, and how many existing items were rewritten to make room.
     package func positionForSlot(
-        _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: Connection
+        _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: any Database
     ) throws -> (position: Int64, rewritten: Int) {
         let (before, after) = try neighbours(ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, in: db)
         return try position(between: before, and: after, of: parentID, movingID: movingID, in: db)
@@ -121,7 +121,7 @@ package struct OrderedTable {
     /// A position between the items at `before` and `after` (`nil` for an end) of `parentID`,
     /// spreading out a block of neighbours first when there is no room (parking `movingID` outside
     /// the block if it is among them).
-    package func position(between before: Int64?, and after: Int64?, of parentID: Int64, movingID: Int64?, in db: Connection) throws
+    package func position(between before: Int64?, and after: Int64?, of parentID: Int64, movingID: Int64?, in db: any Database) throws
         -> (position: Int64, rewritten: Int)
     {
         if let position = Self.position(between: before, and: after) {
@@ -158,7 +158,7 @@ package struct OrderedTable {
     /// Spreads out the items of the smallest aligned block of positions containing `anchor`
     /// that stays under its density threshold with one more item, leaving a place for that item
     /// just after `anchor` (0 stands for "before every item"). Returns that place.
-    private func spreadBlock(around anchor: Int64, of parentID: Int64, in db: Connection) throws
+    private func spreadBlock(around anchor: Int64, of parentID: Int64, in db: any Database) throws
         -> (position: Int64, rewritten: Int)
     {
         var level = 1

@@ -28,30 +28,30 @@ enum RankTree {
 
     /// The id and position of the row at `index` in `section`, or `nil` past the end.
     /// - Complexity: O(log n): a few seeks and at most `maximumChildren` steps a level.
-    static func row(at index: Int, inSection section: Int64, db: Connection) throws -> (id: Int64, position: Int64)? {
+    static func row(at index: Int, inSection section: Int64, db: any Database) throws -> (id: Int64, position: Int64)? {
         guard index >= 0 else { return nil }
         var low = origin
         var high = Int64.max
         var remaining = index
         for level in levels.reversed() {
-            let nodes = try db.statement(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first")
-            try nodes.bind([section, level, low, high])
-            defer { nodes.reset() }
             var found = false
-            while try nodes.step() {
-                let first = nodes.int64(0)
+            try db.forEachRow(
+                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
+                arguments: [section, level, low, high]
+            ) { node in
+                let first = node.int64(0)
                 if found {
                     high = first  // the next node ends the one found
-                    break
+                    return false
                 }
-                let count = nodes.int(1)
+                let count = node.int(1)
                 if remaining < count {
                     low = first
                     found = true
                 } else {
                     remaining -= count
                 }
+                return true
             }
             guard found else { return nil }
         }
@@ -63,21 +63,21 @@ enum RankTree {
 
     /// How many rows of `section` come before `position`: the 0-based index of the row there.
     /// - Complexity: O(log n), as `row(at:inSection:db:)`.
-    static func index(ofPosition position: Int64, inSection section: Int64, db: Connection) throws -> Int {
+    static func index(ofPosition position: Int64, inSection section: Int64, db: any Database) throws -> Int {
         var low = origin
         var index = 0
         for level in levels.reversed() {
             // The children of the node found a level up, from its first to the one holding
             // `position`: all but the last come before it.
-            let nodes = try db.statement(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first <= ? ORDER BY first")
-            try nodes.bind([section, level, low, position])
-            defer { nodes.reset() }
             var lastCount = 0
-            while try nodes.step() {
+            try db.forEachRow(
+                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first <= ? ORDER BY first",
+                arguments: [section, level, low, position]
+            ) { node in
                 index += lastCount
-                low = nodes.int64(0)
-                lastCount = nodes.int(1)
+                low = node.int64(0)
+                lastCount = node.int(1)
+                return true
             }
         }
         let before = try db.scalarInt(
@@ -92,7 +92,7 @@ enum RankTree {
     /// before it commits.
     /// - Complexity: O(1) amortized per row written; O(rows of a node) for a node that grew
     ///   past its bound all at once (a bulk insert), which it cuts into `fanout`-sized pieces.
-    static func settle(_ db: Connection) throws {
+    static func settle(_ db: any Database) throws {
         while let (section, first) = try db.queryFirst("SELECT section_id, first FROM rank_pending LIMIT 1", row: {
             ($0.int64(0), $0.int64(1))
         }) {
@@ -109,7 +109,7 @@ enum RankTree {
     }
 
     /// The node on `level` of `section` whose range holds `position`.
-    private static func node(holding position: Int64, level: Int, section: Int64, db: Connection) throws -> Node {
+    private static func node(holding position: Int64, level: Int, section: Int64, db: any Database) throws -> Node {
         let (first, count) = try db.queryFirst(
             """
             SELECT first, row_count FROM rank_nodes
@@ -123,7 +123,7 @@ enum RankTree {
     }
 
     /// The children of `node` on `level` (rows for level 1), as (first, rows) in order.
-    private static func children(of node: Node, level: Int, section: Int64, db: Connection) throws -> [(first: Int64, rows: Int)] {
+    private static func children(of node: Node, level: Int, section: Int64, db: any Database) throws -> [(first: Int64, rows: Int)] {
         let end = node.end ?? Int64.max
         if level == 1 {
             return try db.query(
@@ -137,7 +137,7 @@ enum RankTree {
         ) { ($0.int64(0), $0.int(1)) }
     }
 
-    private static func childCount(of node: Node, level: Int, section: Int64, db: Connection) throws -> Int {
+    private static func childCount(of node: Node, level: Int, section: Int64, db: any Database) throws -> Int {
         if level == 1 { return node.rowCount }
         return Int(
             try db.scalarInt(
@@ -147,7 +147,7 @@ enum RankTree {
 
     /// Splits or merges the node on `level` holding `position` when its child count is out of
     /// bounds, then does the same a level up, where the number of children changed.
-    private static func rebalance(section: Int64, around position: Int64, level: Int, db: Connection) throws {
+    private static func rebalance(section: Int64, around position: Int64, level: Int, db: any Database) throws {
         var node = try node(holding: position, level: level, section: section, db: db)
         let size = try childCount(of: node, level: level, section: section, db: db)
         if size > maximumChildren {
@@ -187,7 +187,7 @@ enum RankTree {
     }
 
     /// Cuts `node` into pieces of `fanout` children each (the last one keeps the remainder).
-    private static func split(_ node: Node, level: Int, section: Int64, db: Connection) throws {
+    private static func split(_ node: Node, level: Int, section: Int64, db: any Database) throws {
         let children = try children(of: node, level: level, section: section, db: db)
         var kept = 0
         for start in stride(from: 0, to: children.count, by: fanout) {
@@ -210,7 +210,7 @@ enum RankTree {
     /// Every way the structure disagrees with the rows, one sentence each; empty when it is
     /// consistent.
     /// - Complexity: O(n log n) in all rows.
-    static func problems(_ db: Connection) throws -> [String] {
+    static func problems(_ db: any Database) throws -> [String] {
         var problems: [String] = []
         problems += try db.query(
             """
@@ -237,7 +237,7 @@ enum RankTree {
                 SELECT n.*, (SELECT count(*) FROM rows AS r
                     WHERE r.section_id = n.section_id AND r.position >= n.first
                     AND r.position < coalesce(n.next, 9223372036854775807)) AS actual
-                FROM nodes AS n)
+                FROM nodes AS n) AS counted
             WHERE actual <> row_count
             """
         ) {

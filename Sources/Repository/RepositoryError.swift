@@ -66,6 +66,12 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidData(String)
     /// Any other failure of the database engine, with SQLite's code and message.
     case database(code: Int32, message: String)
+    /// The PostgreSQL server cannot be reached, the connection to it was lost, or a
+    /// serialization failure persisted past its retries; `server` is the connection string
+    /// with any password masked. Try again.
+    case unavailable(server: String, reason: String)
+    /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
+    case server(sqlState: String, message: String)
 
     public var description: String {
         switch self {
@@ -137,6 +143,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return text
         case .database(let code, let message):
             return "database error \(code): \(message)"
+        case .unavailable(let server, let reason):
+            return "the PostgreSQL server at \(server) is unavailable: \(reason); try again"
+        case .server(let state, let message):
+            return "PostgreSQL error \(state): \(message)"
         }
     }
 }

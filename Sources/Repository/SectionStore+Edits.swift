@@ -90,13 +90,13 @@ extension SectionStore {
 
     /// Bumps the list's version by one and journals `changeset` under the new version.
     /// - Returns: the new version.
-    package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: Connection) throws -> Int64 {
+    package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: any Database) throws -> Int64 {
         try Journal.commit(changeset, to: list, db: db)
     }
 
     /// Carries out `edit` inside the caller's transaction, without touching the version: the
     /// shared rules (`EditRules`) over the database.
-    func perform(_ edit: Edit, in list: ListRecord, db: Connection) throws -> EditOutcome {
+    func perform(_ edit: Edit, in list: ListRecord, db: any Database) throws -> EditOutcome {
         var stored = StoredList(db: db, list: list, store: self)
         return try EditRules.apply(edit, to: &stored)
     }

@@ -79,18 +79,15 @@ extension SectionStore {
     }
 }
 
-extension Connection {
+extension Database {
     func snapshot(of list: ListRecord, editing: Bool) throws -> ListSnapshot {
         var sections: [Section] = []
-        let statement = try statement(
+        try forEachRow(
             """
             SELECT s.id, s.title, s.empty_text, r.id, r.kind, r.title, r.value
             FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
             WHERE s.list_id = ? ORDER BY s.position, r.position
-            """)
-        try statement.bind([list.id])
-        defer { statement.reset() }
-        while try statement.step() {
+            """, arguments: [list.id]) { statement in
             let sectionID = statement.int64(0)
             if sections.last?.id != sectionID {
                 sections.append(Section(id: sectionID, title: statement.string(1), emptyText: statement.optionalString(2)))
@@ -98,6 +95,7 @@ extension Connection {
             if !statement.isNull(3) {
                 sections[sections.count - 1].rows.append(Row(statement, from: 3))
             }
+            return true
         }
         return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections, listID: list.id)
     }

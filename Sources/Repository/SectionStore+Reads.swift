@@ -103,16 +103,21 @@ extension SectionStore {
 extension SectionStore {
     /// Verifies what the database keeps beside the rows: each section's row count, and every
     /// node of the rank structure (present on every level, nested, counting exactly the rows in
-    /// its range). Also runs SQLite's own `PRAGMA quick_check`.
+    /// its range). On a SQLite file, also runs SQLite's own `PRAGMA quick_check`.
     /// - Returns: one sentence per problem found; empty when everything agrees.
     /// - Complexity: O(n log n) in all rows: it reads the whole database.
     public func check() throws -> [String] {
         try read { db in
-            var problems = try db.query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
+            var problems: [String] = []
+            if db.dialect == .sqlite {
+                problems += try db.query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
+            }
             problems += try db.query(
                 """
-                SELECT s.id, s.row_count, (SELECT count(*) FROM rows AS r WHERE r.section_id = s.id) AS actual
-                FROM sections AS s WHERE actual <> s.row_count
+                SELECT id, row_count, actual FROM (
+                    SELECT s.id, s.row_count, (SELECT count(*) FROM rows AS r WHERE r.section_id = s.id) AS actual
+                    FROM sections AS s) AS counted
+                WHERE actual <> row_count
                 """
             ) { "section #\($0.int64(0)) says it has \($0.int(1)) rows, but \($0.int(2)) are in it" }
             problems += try RankTree.problems(db)

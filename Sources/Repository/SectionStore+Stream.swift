@@ -69,11 +69,11 @@ extension SectionStore {
     }
 }
 
-extension Connection {
+extension Database {
     func listHeader(of list: ListRecord, editing: Bool) throws -> ListHeader {
         let sql = """
             SELECT count(*), coalesce(sum(c), 0), coalesce(max(CASE WHEN c = 0 THEN 3 ELSE length((i - 1) || ':' || (c - 1)) END), 3)
-            FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?)
+            FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?) AS counts
             """
         let (sections, rows, width) = try queryFirst(sql, list.id) { ($0.int(0), $0.int(1), $0.int(2)) }!
         return ListHeader(
@@ -83,18 +83,15 @@ extension Connection {
 
     /// Steps one query over the list's sections and rows, in order, handing each to `body`.
     func forEachItem(of list: ListRecord, _ body: (ListItem) throws -> Void) throws {
-        let statement = try statement(
+        var currentSection: Int64?
+        var sectionIndex = -1
+        var rowIndex = 0
+        try forEachRow(
             """
             SELECT s.id, s.title, s.empty_text, s.row_count, r.id, r.kind, r.title, r.value
             FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
             WHERE s.list_id = ? ORDER BY s.position, r.position
-            """)
-        try statement.bind([list.id])
-        defer { statement.reset() }
-        var currentSection: Int64?
-        var sectionIndex = -1
-        var rowIndex = 0
-        while try statement.step() {
+            """, arguments: [list.id]) { statement in
             let sectionID = statement.int64(0)
             if sectionID != currentSection {
                 currentSection = sectionID
@@ -110,6 +107,7 @@ extension Connection {
                 try body(.row(Row(statement, from: 4), at: RowPath(section: sectionIndex, row: rowIndex)))
                 rowIndex += 1
             }
+            return true
         }
     }
 }

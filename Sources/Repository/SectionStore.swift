@@ -1,14 +1,16 @@
 import Foundation
+import Postgres
 import SQLite
 import Synchronization
 
-/// A sectionctl database: lists of ordered sections of ordered rows, stored in one SQLite file.
+/// A sectionctl database: lists of ordered sections of ordered rows, stored in one SQLite file
+/// or on a PostgreSQL server (`StoreLocation`).
 ///
 /// Every change is one transaction that writes the rows it touches (never the whole list),
 /// bumps the list's version, and returns a `Change` with the changeset from the old state to
 /// the new. `SectionStore` is `Sendable`: threads share one instance, whose connection is used by
-/// one at a time; other processes may open the same file at once (WAL, `BEGIN IMMEDIATE`, a
-/// busy timeout).
+/// one at a time; other processes may open the same database at once (on SQLite: WAL,
+/// `BEGIN IMMEDIATE`, a busy timeout; on PostgreSQL: a lock on the list's row per write).
 ///
 /// ```swift
 /// let store = try SectionStore(path: "/tmp/tasks.db")
@@ -23,15 +25,22 @@ public final class SectionStore: Sendable {
     /// How long a write waits for another process's lock before failing with `.busy`.
     public static let busyTimeoutMilliseconds: Int32 = 5_000
 
-    /// The path of the database file.
+    /// How many times a write that a PostgreSQL server refused for a deadlock or serialization
+    /// failure is tried again before the error reaches the caller.
+    public static let serializationRetries = 5
+
+    /// Where the lists are kept.
+    public let location: StoreLocation
+    /// The path of the database file; for a server, its connection string with any password
+    /// masked (what messages show).
     public let path: String
     /// Whether the database can only be read (file permissions, a read-only mount, or `readOnly`).
     public let isReadOnly: Bool
 
-    let connection: Mutex<Connection>
+    let connection: Mutex<any Database>
     private let positionWriteCounter = Atomic<Int>(0)
 
-    /// Opens the database at `path`, creating and migrating it when `create` is true.
+    /// Opens the database file at `path`, creating and migrating it when `create` is true.
     ///
     /// Refuses, without writing anything: a missing file unless `create` (`.databaseMissing`),
     /// a file that is not SQLite (`.notADatabase`), a SQLite database that is not ours
@@ -42,26 +51,67 @@ public final class SectionStore: Sendable {
     ///   - readOnly: open for reading only, even when the file could be written.
     ///   - migrationProgress: called while migrations run (see `MigrationProgress`), for a caller
     ///     that shows long work; never called when the schema is up to date.
-    public init(
+    public convenience init(
         path: String, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
-        self.path = path
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && isDirectory.boolValue {
-            throw RepositoryError.cannotOpen(path: path, reason: "it is a directory, not a database file")
+        try self.init(location: .file(path: path), create: create, readOnly: readOnly, migrationProgress: migrationProgress)
+    }
+
+    /// Opens the database `url` names: a `file:` URL, or a `postgresql://` URI of a server (see
+    /// `init(location:create:readOnly:migrationProgress:)`).
+    /// - Throws: `RepositoryError.invalidInput` for a URL of any other scheme.
+    public convenience init(
+        url: URL, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws {
+        guard let location = StoreLocation(url: url) else {
+            throw RepositoryError.invalidInput(
+                "\(url.scheme ?? "a URL without a scheme") is not a database location; use a file: URL or a postgresql:// URI")
         }
-        if !exists && (!create || readOnly) {
-            throw RepositoryError.databaseMissing(path: path)
+        try self.init(location: location, create: create, readOnly: readOnly, migrationProgress: migrationProgress)
+    }
+
+    /// Opens the lists at `location`, creating and migrating the schema when `create` is true.
+    ///
+    /// On a server, the tables live in the schema `sectionctl` of the database the URI names
+    /// (beside any other application's); `create` makes that schema. The same refusals hold:
+    /// no schema unless `create` (`.databaseMissing`), a `sectionctl` schema that is not ours
+    /// (`.notOurDatabase`), a newer one (`.newerSchema`); a server that cannot be reached is
+    /// `.unavailable`, whose message masks any password.
+    public init(
+        location: StoreLocation, create: Bool = false, readOnly: Bool = false,
+        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws {
+        self.location = location
+        self.path = location.description
+        switch location {
+        case .file(let path):
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            if exists && isDirectory.boolValue {
+                throw RepositoryError.cannotOpen(path: path, reason: "it is a directory, not a database file")
+            }
+            if !exists && (!create || readOnly) {
+                throw RepositoryError.databaseMissing(path: path)
+            }
+            let db: Connection
+            do {
+                db = try Self.open(path: path, create: create, readOnly: readOnly, progress: migrationProgress)
+            } catch {
+                throw Self.repositoryError(error, location: location)
+            }
+            self.isReadOnly = db.isReadOnly
+            self.connection = Mutex(db)
+        case .server(let connectionString):
+            let db: PostgresDatabase
+            do {
+                db = try PostgresDatabase(connectionString: connectionString)
+                try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: migrationProgress)
+            } catch {
+                throw Self.repositoryError(error, location: location)
+            }
+            self.isReadOnly = readOnly
+            self.connection = Mutex(db)
         }
-        let db: Connection
-        do {
-            db = try Self.open(path: path, create: create, readOnly: readOnly, progress: migrationProgress)
-        } catch let error as SQLiteError {
-            throw Self.repositoryError(error, path: path)
-        }
-        self.isReadOnly = db.isReadOnly
-        self.connection = Mutex(db)
     }
 
     /// Opens a connection and checks the file, without writing: the migrations and the
@@ -117,61 +167,69 @@ public final class SectionStore: Sendable {
         positionWriteCounter.add(count, ordering: .relaxed)
     }
 
-    /// A second connection on the file, with the store's settings, for a reader that keeps its
-    /// own read transaction open (an edit session). `immutable` for a database that can only be
+    /// A second connection with the store's settings, for a reader that keeps its own read
+    /// transaction open (an edit session). `immutable` for a database file that can only be
     /// read as a file nothing changes (see `open`).
-    func openReader(immutable: Bool = false) throws -> Connection {
+    func openReader(immutable: Bool = false) throws -> any Database {
         do {
-            let db = try Connection(path: path, mode: isReadOnly ? .readOnly : .readWrite, immutable: immutable)
-            db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
-            try db.execute(script: "PRAGMA foreign_keys = ON;")
-            return db
-        } catch let error as SQLiteError {
-            throw Self.repositoryError(error, path: path)
+            switch location {
+            case .file(let path):
+                let db = try Connection(path: path, mode: isReadOnly ? .readOnly : .readWrite, immutable: immutable)
+                db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
+                try db.execute(script: "PRAGMA foreign_keys = ON;")
+                return db
+            case .server(let connectionString):
+                return try PostgresDatabase(connectionString: connectionString)
+            }
+        } catch {
+            throw Self.repositoryError(error, location: location)
         }
     }
 
     // MARK: - Running work on the connection
 
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state.
-    package func read<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    package func read<T: Sendable>(_ body: (any Database) throws -> T) throws -> T {
         try withConnection { db in try db.inTransaction(.deferred) { try body(db) } }
     }
 
-    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`): commits when it returns, rolls
-    /// back when it throws. Before committing, the rank structure is brought back into shape
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL READ
+    /// COMMITTED, the list rows it looks up locked): commits when it returns, rolls back when it
+    /// throws. Before committing, the rank structure is brought back into shape
     /// (`RankTree.settle`), so every commit leaves it balanced. The transaction is marked as
     /// sectionctl's own (`Journal.begin`), so the triggers that notice plain-SQL changes leave it
     /// alone; bumping a list's version journals the change (`bumpVersion(of:recording:db:)`).
-    package func write<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    ///
+    /// A deadlock or serialization failure a server reports runs `body` again, up to
+    /// `serializationRetries` times, unless `retrying` is false (a body that consumes input).
+    package func write<T: Sendable>(retrying: Bool = true, _ body: (any Database) throws -> T) throws -> T {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
-        return try withConnection { db in
-            try db.inTransaction(.immediate) {
-                try Journal.begin(db)
-                let result = try body(db)
-                try RankTree.settle(db)
-                try Journal.end(db)
-                return result
+        var attempt = 0
+        while true {
+            do {
+                return try withConnection(mappingErrors: false) { db in
+                    try db.inTransaction(.immediate) {
+                        try Journal.begin(db)
+                        let result = try body(db)
+                        try RankTree.settle(db)
+                        try Journal.end(db)
+                        return result
+                    }
+                }
+            } catch let error as PostgresError where error.isRetryable && retrying && attempt < Self.serializationRetries {
+                attempt += 1
+                usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
+            } catch {
+                throw Self.repositoryError(error, location: location)
             }
         }
     }
 
-    private func withConnection<T: Sendable>(_ body: (Connection) throws -> T) throws -> T {
+    private func withConnection<T: Sendable>(mappingErrors: Bool = true, _ body: (any Database) throws -> T) throws -> T {
         do {
             return try connection.withLock { db in try body(db) }
-        } catch let error as SQLiteError {
-            throw Self.repositoryError(error, path: path)
+        } catch {
+            throw mappingErrors ? Self.repositoryError(error, location: location) : error
         }
-    }
-
-    /// The one place where SQLite's result codes get their meaning.
-    static func repositoryError(_ error: SQLiteError, path: String) -> RepositoryError {
-        if error.isBusy { return .busy }
-        if error.isDiskFull { return .diskFull }
-        if error.isReadOnly { return .readOnly(path: path) }
-        if error.isNotADatabase { return .notADatabase(path: path) }
-        if error.isCorrupt { return .corrupt(path: path, detail: error.message) }
-        if error.isCannotOpen { return .cannotOpen(path: path, reason: error.message) }
-        return .database(code: error.extendedCode, message: error.message)
     }
 }

@@ -41,7 +41,7 @@ struct SessionDraft {
     }
 
     /// The session's connection, inside a read transaction begun with the session.
-    let db: Connection
+    let db: any Database
     /// The stored list as it was when the session began.
     let list: ListRecord
     var sections: [DraftSection]
@@ -54,7 +54,7 @@ struct SessionDraft {
     /// How the last edit is written at save, set by the writes below.
     fileprivate var pendingStep: ReplayStep = .nothing
 
-    init(db: Connection, list: ListRecord) throws {
+    init(db: any Database, list: ListRecord) throws {
         self.db = db
         self.list = list
         sections = try db.sectionRecords(of: list).map { record in

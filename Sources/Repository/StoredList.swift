@@ -3,7 +3,7 @@ import SQLite
 /// A list in the database as `EditRules` sees it: lookups through `Records`, writes in the
 /// caller's transaction, positions from `OrderedTable` (O(1) rows written amortized).
 struct StoredList: EditableList {
-    let db: Connection
+    let db: any Database
     let list: ListRecord
     /// Where position writes are counted.
     let store: SectionStore

@@ -16,8 +16,8 @@ extension Journal {
 
     /// Files the committed version (made by the current write transaction's step) in the list's
     /// undo or redo history, and drops the logs nothing can use any more.
-    static func record(_ history: HistoryStep, version: Int64, of list: ListRecord, db: Connection) throws {
-        let step = try db.scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
+    static func record(_ history: HistoryStep, version: Int64, of list: ListRecord, db: any Database) throws {
+        let step = try Journal.currentStep(db)
         switch history {
         case .change:
             let redoable = try db.query("SELECT step FROM redo_steps WHERE list_id = ?", list.id) { $0.int64(0) }
@@ -25,8 +25,8 @@ extension Journal {
             try db.run("DELETE FROM redo_steps WHERE list_id = ?", list.id)
             try db.run("INSERT INTO undo_steps (list_id, version, step) VALUES (?, ?, ?)", list.id, version, step)
             let expired = try db.query(
-                "SELECT version, step FROM undo_steps WHERE list_id = ? ORDER BY version DESC LIMIT -1 OFFSET ?", list.id, keptUndoSteps
-            ) { ($0.int64(0), $0.int64(1)) }
+                "SELECT version, step FROM undo_steps WHERE list_id = ? ORDER BY version DESC", list.id
+            ) { ($0.int64(0), $0.int64(1)) }.dropFirst(keptUndoSteps)
             for (oldVersion, oldStep) in expired {
                 try dropLog(step: oldStep, list: list, db: db)
                 try db.run("DELETE FROM undo_steps WHERE list_id = ? AND version = ?", list.id, oldVersion)
@@ -44,7 +44,7 @@ extension Journal {
         }
     }
 
-    private static func dropLog(step: Int64, list: ListRecord, db: Connection) throws {
+    private static func dropLog(step: Int64, list: ListRecord, db: any Database) throws {
         try db.run("DELETE FROM undo_log WHERE step = ? AND list_id IN (?, -1)", step, list.id)
     }
 }
@@ -92,7 +92,7 @@ extension SectionStore {
 
     /// Replays the log of `step` backwards for the list, and returns the inverse of the
     /// changeset journaled at `version`.
-    private func reverse(step: Int64, version: Int64, of list: ListRecord, db: Connection) throws -> Changeset {
+    private func reverse(step: Int64, version: Int64, of list: ListRecord, db: any Database) throws -> Changeset {
         func refuse(_ reason: String) -> RepositoryError { .cannotUndo(list: list.name, reason: reason) }
         guard try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", list.id) == 1 else {
             throw refuse("the list was changed outside sectionctl since its last change")
@@ -118,8 +118,8 @@ extension SectionStore {
             for entry in entries {
                 guard try entry.reverse(in: db) == 1 else { throw refuse("a row or section it needs is gone") }
             }
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            throw refuse("the list no longer has room for it (\(error.message))")
+        } catch where error.isConstraintViolation {
+            throw refuse("the list no longer has room for it (\(error))")
         }
         return changeset.inverted()
     }
@@ -137,7 +137,7 @@ private struct LogEntry {
     var value: String?
 
     /// Writes the reverse of the entry. Returns how many rows it changed (1 when it applied).
-    func reverse(in db: Connection) throws -> Int {
+    func reverse(in db: any Database) throws -> Int {
         switch (target, action) {
         case ("row", "insert"):
             return try db.run("DELETE FROM rows WHERE id = ?", itemID)

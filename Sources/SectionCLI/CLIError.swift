@@ -47,15 +47,16 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     }
 
     /// A `RepositoryError` as the CLI reports it: bad data 65, missing database 66 (with a hint
-    /// to run `init`), busy and conflict 75, everything else 1.
+    /// to run `init`), busy, conflict and an unavailable server 75, everything else 1.
     static func from(_ error: RepositoryError, databaseOption: String? = nil) -> CLIError {
         switch error {
         case .invalidData:
             return CLIError(error.description, exitCode: .dataError)
         case .databaseMissing:
-            let option = databaseOption.map { " --db \(ShellWords.quote($0))" } ?? ""
+            // A server's connection string may hold a password: the hint shows it masked.
+            let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
             return CLIError(error.description, hint: "create it with: sectionctl\(option) init", exitCode: .noInput)
-        case .busy, .conflict:
+        case .busy, .conflict, .unavailable:
             return CLIError(error.description, exitCode: .temporaryFailure)
         // The library says what was refused; the command line says which option would do it.
         case .listNotEmpty(let name, let count):

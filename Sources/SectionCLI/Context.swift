@@ -50,20 +50,25 @@ final class Context {
     /// Whether to print JSON instead of text.
     var json: Bool { options.json }
 
-    /// The database path, resolved from `--db` and the environment.
+    /// The database path, or a server's URI, resolved from `--db` and the environment.
     func databasePath() throws(CLIError) -> String {
         try DatabaseLocation.resolve(option: options.databasePath, environment: environment)
     }
 
+    /// Where the database is: a file, or a PostgreSQL server for a `postgresql://` URI.
+    func databaseLocation() throws(CLIError) -> StoreLocation {
+        StoreLocation(try databasePath())
+    }
+
     /// Opens the database, which must exist.
     func openStore() throws -> SectionStore {
-        let path = try databasePath()
+        let location = try databaseLocation()
         let line = migrationLine()
         defer { line?.finish() }
         do {
             var progress: (@Sendable (MigrationProgress) -> Void)?
             if let line { progress = { line.update($0) } }
-            return try SectionStore(path: path, migrationProgress: progress)
+            return try SectionStore(location: location, migrationProgress: progress)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
         }

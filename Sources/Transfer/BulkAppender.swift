@@ -1,14 +1,13 @@
 import Repository
-import SQLite
 
 /// Appends sections, and rows to the section appended last, to one list inside the caller's
-/// transaction: prepared statements reused, positions computed directly (`OrderedTable.step`
-/// apart, after the list's current last section), no reads per row, and rows inserted
-/// `batchSize` at a time by one multi-row `INSERT` (one statement per row costs SQLite most of
-/// its time). Call `finish()` to write the last batch.
+/// transaction: positions computed directly (`OrderedTable.step` apart, after the list's current
+/// last section), no reads per row, and rows written in bulk the backend's fastest way
+/// (`Database.makeRowAppender()`: batched multi-row `INSERT`s on SQLite, `COPY` on PostgreSQL).
+/// Call `finish()` to write the last batch.
 struct BulkAppender {
-    /// Rows per multi-row `INSERT`: 5 parameters each, far under SQLite's limit.
-    static let batchSize = 50
+    /// How many rows the progress meter is told of at a time.
+    static let meterBatch = 50
     let list: ListRecord
     /// The list's sections, the appended ones included.
     private(set) var sectionCount: Int
@@ -18,34 +17,27 @@ struct BulkAppender {
     /// Told of each batch of rows written.
     var meter: ProgressMeter?
 
-    private let db: Connection
-    private let insertSection: Statement
-    private let insertRow: Statement
-    private let insertRowBatch: Statement
-    private var pendingRows: [(any SQLiteBindable)?] = []
+    private let db: any Database
+    private let rows: any RowAppender
+    private var unmetered = 0
     private var lastSectionPosition: Int64?
     private var sectionID: Int64?
     private var rowCount = 0
     private var lastRowPosition: Int64?
 
-    init(list: ListRecord, db: Connection) throws {
+    init(list: ListRecord, db: any Database) throws {
         self.list = list
         self.db = db
         sectionCount = try db.sectionCount(of: list)
         lastSectionPosition = try db.scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
-        insertSection = try db.statement(SectionRecord.insertSQL)
-        insertRow = try db.statement(RowRecord.insertSQL(rows: 1))
-        insertRowBatch = try db.statement(RowRecord.insertSQL(rows: Self.batchSize))
-        pendingRows.reserveCapacity(Self.batchSize * 5)
+        rows = try db.makeRowAppender()
     }
 
     /// Appends an empty section after the list's last; rows appended next go into it.
     mutating func appendSection(title: String, emptyText: String?) throws {
         let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
-        try insertSection.bind([list.id, position, title, emptyText])
-        defer { insertSection.reset() }
-        try insertSection.step()
-        sectionID = db.lastInsertedRowID
+        try finish()  // the rows of the section before go in first
+        sectionID = try db.queryFirst(SectionRecord.insertSQL + " RETURNING id", list.id, position, title, emptyText) { $0.int64(0) }
         lastSectionPosition = position
         sectionCount += 1
         rowCount = 0
@@ -56,29 +48,21 @@ struct BulkAppender {
     mutating func appendRow(_ content: RowContent) throws {
         guard let sectionID else { preconditionFailure("a row is appended before any section") }
         let position = try nextPosition(after: lastRowPosition, in: .rows, parent: sectionID, count: rowCount)
-        pendingRows += [sectionID, position, content.kind.rawValue, content.title, content.value]
+        try rows.append(section: sectionID, position: position, content: content)
         lastRowPosition = position
         rowCount += 1
-        if pendingRows.count == Self.batchSize * 5 {
-            try insert(pendingRows, with: insertRowBatch)
-            pendingRows.removeAll(keepingCapacity: true)
-            meter?.add(rows: Self.batchSize)
+        unmetered += 1
+        if unmetered == Self.meterBatch {
+            meter?.add(rows: unmetered)
+            unmetered = 0
         }
     }
 
     /// Writes the rows still waiting for a full batch.
     mutating func finish() throws {
-        for start in stride(from: 0, to: pendingRows.count, by: 5) {
-            try insert(Array(pendingRows[start..<(start + 5)]), with: insertRow)
-        }
-        if !pendingRows.isEmpty { meter?.add(rows: pendingRows.count / 5) }
-        pendingRows.removeAll(keepingCapacity: true)
-    }
-
-    private func insert(_ values: [(any SQLiteBindable)?], with statement: Statement) throws {
-        try statement.bind(values)
-        defer { statement.reset() }
-        try statement.step()
+        try rows.finish()
+        if unmetered > 0 { meter?.add(rows: unmetered) }
+        unmetered = 0
     }
 
     /// The position after `last` (or the first position in an empty parent); when the space

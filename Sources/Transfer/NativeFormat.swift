@@ -139,20 +139,17 @@ struct JSONWriter {
     }
 }
 
-extension Connection {
+extension Database {
     /// Writes a list's sections and rows, in order, as the query steps.
     func writeExported(_ list: ListRecord, to writer: inout NativeWriter, meter: ProgressMeter? = nil) throws {
         try writer.beginList(list.name)
-        let statement = try statement(
+        var currentSection: Int64?
+                try forEachRow(
             """
             SELECT s.id, s.title, s.empty_text, r.kind, r.title, r.value, r.id IS NULL
             FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
             WHERE s.list_id = ? ORDER BY s.position, r.position
-            """)
-        try statement.bind([list.id])
-        defer { statement.reset() }
-        var currentSection: Int64?
-        while try statement.step() {
+            """, arguments: [list.id]) { statement in
             let sectionID = statement.int64(0)
             if sectionID != currentSection {
                 currentSection = sectionID
@@ -162,6 +159,7 @@ extension Connection {
                 try writer.row(RowContent(statement, from: 3))
                 meter?.countRow()
             }
+            return true
         }
         try writer.endList()
     }

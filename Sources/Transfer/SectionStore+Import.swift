@@ -3,7 +3,7 @@ import SQLite
 
 extension SectionStore {
     /// The list named `name`, created (at version 0) when absent.
-    func listForImport(named name: String, db: Connection) throws -> (list: ListRecord, created: Bool) {
+    func listForImport(named name: String, db: any Database) throws -> (list: ListRecord, created: Bool) {
         if let list = try db.listRecordIfAny(named: name) { return (list, false) }
         return (try db.createListRecord(named: name), true)
     }
@@ -11,7 +11,7 @@ extension SectionStore {
     /// Reads a native document from `stream` and writes each list as it comes, inside the
     /// caller's transaction.
     func importNative(
-        from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, meter: ProgressMeter? = nil, db: Connection
+        from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, meter: ProgressMeter? = nil, db: any Database
     ) throws -> [Change] {
         let importer = NativeImporter(store: self, policy: policy, db: db)
         importer.meter = meter
@@ -27,7 +27,7 @@ extension SectionStore {
 final class NativeImporter {
     private let store: SectionStore
     private let policy: ImportConflictPolicy
-    private let db: Connection
+    private let db: any Database
     /// One change per list finished, in the document's order.
     private(set) var changes: [Change] = []
     private var list: ListRecord?
@@ -38,7 +38,7 @@ final class NativeImporter {
     /// Told of the rows written.
     var meter: ProgressMeter?
 
-    init(store: SectionStore, policy: ImportConflictPolicy, db: Connection) {
+    init(store: SectionStore, policy: ImportConflictPolicy, db: any Database) {
         self.store = store
         self.policy = policy
         self.db = db
@@ -101,7 +101,7 @@ final class NativeImporter {
 
 extension SectionStore {
     /// Writes records as sections appended to `options.list`, inside the caller's transaction.
-    func importRecords(from source: RecordSource, options: RecordsImportOptions, meter: ProgressMeter? = nil, db: Connection) throws
+    func importRecords(from source: RecordSource, options: RecordsImportOptions, meter: ProgressMeter? = nil, db: any Database) throws
         -> Change
     {
         try Self.validateListName(options.list)
@@ -110,8 +110,10 @@ extension SectionStore {
         var appender = try BulkAppender(list: list, db: db)
         appender.meter = meter
         let first = appender.sectionCount
+        // Records are read with SQLite's JSON functions, whichever backend stores the list.
+        let parser = try db as? Connection ?? Connection.scratch()
         try source.forEachRecord { record in
-            let tree = try RecordTree(record, db: db)
+            let tree = try RecordTree(record, db: parser)
             try appender.appendSection(title: layout.title(of: tree, number: record.number), emptyText: nil)
             try layout.forEachRow(of: tree) { try appender.appendRow($0) }
         }

@@ -89,11 +89,8 @@ extension SectionStore {
                 let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.rowCount(of: nil))
                 var writer = NativeWriter(sink: Self.metered(write, by: meter))
                 try writer.begin()
-                let lists = try db.statement("SELECT \(ListRecord.columns) FROM lists ORDER BY name -- export")
-                try lists.bind([])
-                defer { lists.reset() }
-                while try lists.step() {
-                    try db.writeExported(ListRecord(lists), to: &writer, meter: meter)
+                for list in try db.listRecords() {
+                    try db.writeExported(list, to: &writer, meter: meter)
                 }
                 try writer.end()
             }
@@ -148,7 +145,7 @@ extension SectionStore {
         -> [Change]
     {
         if let list { try Self.validateListName(list) }
-        return try write { db in try importNative(from: &stream, list: list, policy: policy, meter: meter, db: db) }
+        return try write(retrying: false) { db in try importNative(from: &stream, list: list, policy: policy, meter: meter, db: db) }
     }
 
     /// `write`, telling `meter` of the bytes of each piece.
@@ -176,7 +173,7 @@ extension SectionStore {
     public func importRecords(_ data: Data, options: RecordsImportOptions, progress: ProgressHandler? = nil) throws -> Change {
         let source = try RecordSource.checkedArray(data)
         let meter = ProgressMeter(progress)
-        return try write { db in try importRecords(from: source, options: options, meter: meter, db: db) }
+        return try write(retrying: false) { db in try importRecords(from: source, options: options, meter: meter, db: db) }
     }
 
     /// Imports newline-delimited records — one JSON object per line, blank lines skipped — read
@@ -193,11 +190,11 @@ extension SectionStore {
     public func importRecords(lines: FileHandle, options: RecordsImportOptions, progress: ProgressHandler? = nil) throws -> Change {
         let meter = ProgressMeter(progress)
         let source = RecordSource.lines(LineReader(handle: lines, meter: meter))
-        return try write { db in try importRecords(from: source, options: options, meter: meter, db: db) }
+        return try write(retrying: false) { db in try importRecords(from: source, options: options, meter: meter, db: db) }
     }
 }
 
-extension Connection {
+extension Database {
     /// The rows of a list (of every list for `nil`), from the sections' counts.
     func rowCount(of list: ListRecord?) throws -> Int {
         if let list {

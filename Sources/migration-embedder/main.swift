@@ -1,7 +1,9 @@
 // Writes a Swift source file that embeds SQL migration files.
 //
-//     migration-embedder OUTPUT.swift 0001_initial.sql 0002_more.sql …
+//     migration-embedder OUTPUT.swift 0001_initial.sql 0002_more.sql … [--postgres 0001_initial.sql …]
 //
+// The files before `--postgres` are SQLite's (`EmbeddedMigration.all`), those after it
+// PostgreSQL's (`EmbeddedMigration.postgres`).
 // Each file must be named NNNN_description.sql; versions must be unique and start at 1.
 import Foundation
 
@@ -25,29 +27,44 @@ func rawLiteral(_ text: String) -> String {
 let arguments = CommandLine.arguments.dropFirst()
 guard let outputPath = arguments.first else { fail("usage: migration-embedder OUTPUT FILE…") }
 
-var entries: [String] = []
-var seenVersions: Set<Int> = []
-for path in arguments.dropFirst() {
-    let fileName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-    let parts = fileName.split(separator: "_", maxSplits: 1)
-    guard parts.count == 2, let version = Int(parts[0]), version > 0 else {
-        fail("\(path): a migration is named NNNN_description.sql, like 0001_initial.sql")
+/// The Swift entries for one engine's migration files, checked.
+func entries(_ paths: some Sequence<String>) -> [String] {
+    var entries: [String] = []
+    var seenVersions: Set<Int> = []
+    for path in paths {
+        let fileName = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let parts = fileName.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let version = Int(parts[0]), version > 0 else {
+            fail("\(path): a migration is named NNNN_description.sql, like 0001_initial.sql")
+        }
+        guard seenVersions.insert(version).inserted else { fail("\(path): version \(version) appears twice") }
+        guard let data = FileManager.default.contents(atPath: path),
+            let sql = String(data: data, encoding: .utf8)
+        else { fail("\(path): cannot read the file as UTF-8") }
+        entries.append(
+            "        EmbeddedMigration(version: \(version), name: \(rawLiteral(String(parts[1]))), sql: \(rawLiteral(sql))),")
     }
-    guard seenVersions.insert(version).inserted else { fail("\(path): version \(version) appears twice") }
-    guard let data = FileManager.default.contents(atPath: path),
-        let sql = String(data: data, encoding: .utf8)
-    else { fail("\(path): cannot read the file as UTF-8") }
-    entries.append(
-        "        EmbeddedMigration(version: \(version), name: \(rawLiteral(String(parts[1]))), sql: \(rawLiteral(sql))),")
+    return entries
 }
 
+let files = Array(arguments.dropFirst())
+let split = files.firstIndex(of: "--postgres") ?? files.endIndex
+let sqlite = entries(files[..<split])
+let postgres = entries(files[split...].dropFirst())
+
 let source = """
-    // Generated from Migrations/*.sql by the EmbedMigrations plugin. Do not edit.
+    // Generated from Migrations/*.sql and Migrations/postgres/*.sql by the EmbedMigrations
+    // plugin. Do not edit.
 
     extension EmbeddedMigration {
-        /// Every migration in the package, in version order.
+        /// Every SQLite migration in the package, in version order.
         static let all: [EmbeddedMigration] = [
-    \(entries.joined(separator: "\n"))
+    \(sqlite.joined(separator: "\n"))
+        ]
+
+        /// Every PostgreSQL migration in the package, in version order.
+        static let postgres: [EmbeddedMigration] = [
+    \(postgres.joined(separator: "\n"))
         ]
     }
 

@@ -1,12 +1,12 @@
 import Foundation
 import Postgres
+import TestSupport
 import Testing
 
 @Suite("The PostgreSQL layer", .enabled(if: TestCluster.isAvailable, "needs PostgreSQL's server programs (postgresql-15)"))
 struct PostgresLayerTests {
     @Test func parametersArePassedAsValuesNeverAsSQL() throws {
-        let cluster = try TestCluster()
-        let db = try cluster.connect()
+        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, note text)")
         let awkward = "Robert'); DROP TABLE t; -- 名前 \u{1F600}"
         let inserted = try db.execute("INSERT INTO t (name, note) VALUES ($1, $2) RETURNING id", [awkward, nil])
@@ -18,8 +18,7 @@ struct PostgresLayerTests {
     }
 
     @Test func aFailedStatementCarriesItsSQLStateAndStatement() throws {
-        let cluster = try TestCluster()
-        let db = try cluster.connect()
+        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (name text UNIQUE)")
         try db.execute("INSERT INTO t VALUES ($1)", ["a"])
         #expect {
@@ -32,8 +31,7 @@ struct PostgresLayerTests {
     }
 
     @Test func aTransactionRollsBackWhenItsBodyThrows() throws {
-        let cluster = try TestCluster()
-        let db = try cluster.connect()
+        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (n int)")
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -48,9 +46,9 @@ struct PostgresLayerTests {
     }
 
     @Test func aNotificationReachesAListeningConnection() throws {
-        let cluster = try TestCluster()
-        let listener = try cluster.connect()
-        let writer = try cluster.connect()
+        let database = try #require(TestCluster.shared).newDatabase()
+        let listener = try PostgresConnection(connectionString: database)
+        let writer = try PostgresConnection(connectionString: database)
         try listener.execute(script: "LISTEN list_changed")
         #expect(try listener.notifications(waitingUpTo: 0.05).isEmpty, "nothing yet")
         try writer.execute("SELECT pg_notify($1, $2)", ["list_changed", "1:7"])

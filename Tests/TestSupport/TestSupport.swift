@@ -1,5 +1,7 @@
 import Foundation
+import Postgres
 import Repository
+import SQLite
 
 // What every test target shares: temporary directories, fresh databases, a seedable generator
 // and the seeds of the property tests. Declarations are `package`: the package's tests see them.
@@ -21,19 +23,69 @@ package final class TemporaryDirectory {
     package func path(_ name: String) -> String { url.appending(path: name).path }
 }
 
-/// A fresh database in a temporary directory; the directory lives as long as the fixture.
+/// The storage backends the conformance suite runs against.
+package enum Backend: String, Sendable, CustomStringConvertible {
+    /// A SQLite file in a temporary directory.
+    case sqlite
+    /// A fresh database on the test process's own PostgreSQL cluster (`TestCluster.shared`).
+    case postgres
+
+    /// SQLite, and PostgreSQL when its server programs are installed (else the PostgreSQL suite
+    /// is skipped, and the test process says so on standard error).
+    package static var all: [Backend] { TestCluster.shared == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    package var description: String { rawValue }
+}
+
+/// A fresh database — a file in a temporary directory, or a new database on the test
+/// PostgreSQL cluster — that lives as long as the fixture.
 package struct StoreFixture {
     package let directory: TemporaryDirectory
     package let store: SectionStore
+    package let backend: Backend
+    /// The database file's path; for a server, its URI.
     package var path: String { store.path }
+    /// Where the database is.
+    package var location: StoreLocation { store.location }
 
-    package init(name: String = "test.db") throws {
+    package init(_ backend: Backend = .sqlite, name: String = "test.db") throws {
+        self.backend = backend
         directory = try TemporaryDirectory()
-        store = try SectionStore(path: directory.path(name), create: true)
+        switch backend {
+        case .sqlite:
+            store = try SectionStore(path: directory.path(name), create: true)
+        case .postgres:
+            guard let cluster = TestCluster.shared else { throw ClusterError("no PostgreSQL cluster for this test") }
+            let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
+            store = try SectionStore(location: .server(connectionString: uri))
+        }
     }
 
-    /// Opens a second store on the same file, as another part of a program would.
-    package func reopen() throws -> SectionStore { try SectionStore(path: path) }
+    /// Opens a second store on the same database, as another part of a program would.
+    package func reopen() throws -> SectionStore { try SectionStore(location: location) }
+
+    /// Runs `sql` on the database as a user of the `sqlite3` shell or `psql` would, outside
+    /// sectionctl (on a server, with the `sectionctl` schema first in the search path).
+    package func plainSQL(_ sql: String) throws {
+        switch location {
+        case .file(let path):
+            try Connection(path: path, mode: .readWrite).execute(script: sql)
+        case .server(let uri):
+            try PostgresConnection(connectionString: uri).execute(script: "SET search_path = sectionctl; " + sql)
+        }
+    }
+
+    /// The first column of the first row of `sql`, read outside sectionctl, as an integer.
+    package func plainInt(_ sql: String) throws -> Int64? {
+        switch location {
+        case .file(let path):
+            return try Connection(path: path, mode: .readOnly).scalarInt(sql)
+        case .server(let uri):
+            let db = try PostgresConnection(connectionString: uri)
+            try db.execute(script: "SET search_path = sectionctl")
+            return try db.execute(sql).int64(0, 0)
+        }
+    }
 }
 
 /// A small, fast, seedable generator (SplitMix64), so a failing run can be repeated.

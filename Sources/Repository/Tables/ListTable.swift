@@ -10,7 +10,7 @@ package struct ListRecord {
     package static let columns = "id, name, version"
 
     /// A list read from a statement's `columns`.
-    package init(_ statement: Statement) {
+    package init(_ statement: any ResultRow) {
         self.init(id: statement.int64(0), name: statement.string(1), version: statement.int64(2))
     }
 
@@ -22,10 +22,12 @@ package struct ListRecord {
 }
 
 /// The `lists` table: every read and write of it goes through here.
-extension Connection {
+extension Database {
     /// The list with this name, if there is one.
+    /// Inside a write on PostgreSQL, the list's row is locked until the transaction ends: the
+    /// lock that serializes writes to one list.
     package func listRecordIfAny(named name: String) throws -> ListRecord? {
-        try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE name = ?", name, row: ListRecord.init)
+        try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE name = ?\(listLock)", name, row: ListRecord.init)
     }
 
     /// The list with this name, or `RepositoryError.listNotFound` naming the lists there are.
@@ -36,8 +38,11 @@ extension Connection {
 
     /// The list with this id, if it still exists.
     package func listRecordIfAny(id: Int64) throws -> ListRecord? {
-        try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE id = ?", id, row: ListRecord.init)
+        try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE id = ?\(listLock)", id, row: ListRecord.init)
     }
+
+    /// `FOR UPDATE` inside a PostgreSQL write transaction, else nothing.
+    private var listLock: String { locksListRows ? " FOR UPDATE" : "" }
 
     /// The list with this id (it must exist).
     package func listRecord(id: Int64) throws -> ListRecord { try listRecordIfAny(id: id)! }

@@ -16,7 +16,7 @@ extension RowContent {
     package static let columns = "kind, title, value"
 
     /// Content read from a statement's `columns`, starting at `column`.
-    package init(_ statement: Statement, from column: Int32) {
+    package init(_ statement: any ResultRow, from column: Int32) {
         self.init(
             kind: RowKind(rawValue: statement.string(column)) ?? .text, title: statement.string(column + 1),
             value: statement.optionalString(column + 2))
@@ -28,14 +28,14 @@ extension Row {
     package static let columns = "id, kind, title, value"
 
     /// A row read from a statement's `columns`, starting at `column`.
-    package init(_ statement: Statement, from column: Int32) {
+    package init(_ statement: any ResultRow, from column: Int32) {
         self.init(id: statement.int64(column), content: RowContent(statement, from: column + 1))
     }
 }
 
 /// The `rows` table: every read and write of it goes through here (the bulk appender's prepared
 /// statements use `RowRecord.insertSQL(rows:)`).
-extension Connection {
+extension Database {
     /// The row a reference names, with its path and section, or the error that says why none.
     /// - Complexity: O(log n) in the section's rows (the rank structure), plus O(s) to find the
     ///   section.

@@ -13,7 +13,7 @@ package struct SectionRecord {
     package static let columns = "id, title, empty_text, row_count, position"
 
     /// A section read from a statement's `columns`, known to be at `index`.
-    package init(_ statement: Statement, index: Int) {
+    package init(_ statement: any ResultRow, index: Int) {
         self.init(
             id: statement.int64(0), index: index, title: statement.string(1), emptyText: statement.optionalString(2),
             rowCount: statement.int(3), position: statement.int64(4))
@@ -36,7 +36,7 @@ package struct SectionRecord {
 
 /// The `sections` table: every read and write of it goes through here (the bulk appender's
 /// prepared statements use `SectionRecord.insertSQL`).
-extension Connection {
+extension Database {
     package func sectionCount(of list: ListRecord) throws -> Int {
         Int(try scalarInt("SELECT count(*) FROM sections WHERE list_id = ?", list.id) ?? 0)
     }
@@ -121,14 +121,20 @@ extension Connection {
         try run("UPDATE sections SET position = ? WHERE id = ? AND list_id = ?", position, id, list.id)
     }
 
-    /// Deletes a section (and, by cascade, its rows). Returns how many sections it deleted.
+    /// Deletes a section and its rows. Returns how many sections it deleted.
+    ///
+    /// The rows go first, in a statement of their own rather than by the foreign key's cascade:
+    /// the undo log then holds them before their section on both engines (PostgreSQL runs a
+    /// cascade after the section's own triggers), and undo puts the section back before them.
     @discardableResult
     package func deleteSection(id: Int64, in list: ListRecord) throws -> Int {
-        try run("DELETE FROM sections WHERE id = ? AND list_id = ?", id, list.id)
+        try run("DELETE FROM rows WHERE section_id = (SELECT id FROM sections WHERE id = ? AND list_id = ?)", id, list.id)
+        return try run("DELETE FROM sections WHERE id = ? AND list_id = ?", id, list.id)
     }
 
-    /// Deletes every section of the list.
+    /// Deletes every section of the list, and their rows (first, as `deleteSection` does).
     package func deleteSections(of list: ListRecord) throws {
+        try run("DELETE FROM rows WHERE section_id IN (SELECT id FROM sections WHERE list_id = ?)", list.id)
         try run("DELETE FROM sections WHERE list_id = ?", list.id)
     }
 }

@@ -46,7 +46,8 @@ enum ValuesCommand {
     ) { parsed, context in
         let names: [String]
         do {
-            guard let path = try? context.databasePath(), FileManager.default.fileExists(atPath: path) else { return }
+            // A file only: completing must never wait on a network.
+            guard case .file(let path) = try? context.databaseLocation(), FileManager.default.fileExists(atPath: path) else { return }
             let store = try SectionStore(path: path, readOnly: true)
             switch parsed.arguments[0] {
             case "lists": names = try store.lists().map(\.name)

@@ -7,17 +7,25 @@ enum InitCommand {
     static let command = Command<Context>(
         CommandSpec(
             name: "init", summary: "create and migrate the database (safe to run again)",
-            examples: ["init", "--db ./tasks.db init"],
-            discussion: "Creates the database and its parent directories. Every other command needs it to exist."),
+            examples: ["init", "--db ./tasks.db init", "--db postgresql://db.example.com/team init"],
+            discussion:
+                "Creates the database and its parent directories; on a PostgreSQL server, the schema sectionctl in the database the URI names. Every other command needs it to exist."),
         run: { try run($0, context: $1) })
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
-        let path = try context.databasePath()
-        let existed = FileManager.default.fileExists(atPath: path)
-        if !existed { try DatabaseLocation.createParentDirectories(of: path) }
+        let location = try context.databaseLocation()
+        let path = location.description  // a server's URI with any password masked
+        let existed: Bool
         let store: SectionStore
         do {
-            store = try SectionStore(path: path, create: true)
+            switch location {
+            case .file(let file):
+                existed = FileManager.default.fileExists(atPath: file)
+                if !existed { try DatabaseLocation.createParentDirectories(of: file) }
+            case .server:
+                existed = (try? SectionStore(location: location)) != nil
+            }
+            store = try SectionStore(location: location, create: true)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: context.options.databasePath)
         }

@@ -19,7 +19,7 @@ enum WatchCommand {
 
     static func run(_ parsed: ParsedArguments, context: Context) throws {
         let store = try context.openStore()
-        let watcher = try ListWatcher(path: store.path, list: context.listName)
+        let watcher = try ListWatcher(location: store.location, list: context.listName)
         let stop = Atomic<Bool>(false)
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
