@@ -155,8 +155,15 @@ public final class SectionStore: Sendable {
         }
     }
 
-    /// The schema version of this build: the number of the newest file in `Migrations/`.
+    /// The schema version of this build for a SQLite file: the number of the newest file in
+    /// `Migrations/`.
     public static var schemaVersion: Int { Migrator.latestVersion }
+
+    /// The schema version of this build at `location`: the newest of `Migrations/` for a file,
+    /// of `Migrations/postgres/` for a server.
+    public static func schemaVersion(at location: StoreLocation) -> Int {
+        location.isServer ? PostgresMigrator.latestVersion : Migrator.latestVersion
+    }
 
     /// How many times a row's or section's position was written since this store was opened:
     /// one per insert or move, plus the neighbours rewritten when a gap between positions ran

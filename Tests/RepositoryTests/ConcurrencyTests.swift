@@ -6,8 +6,8 @@ import Testing
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
-    @Test func threadsSharingOneStoreLoseNothing() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func threadsSharingOneStoreLoseNothing(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -31,8 +31,8 @@ struct ConcurrencyTests {
         #expect(try store.snapshot().version == 321)
     }
 
-    @Test func separateConnectionsWritingOneFileLoseNothing() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func separateConnectionsWritingOneFileLoseNothing(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
         try fixture.store.apply(.addSection(title: "A"))
         try fixture.store.apply(.addSection(title: "B"))
         let stores = try (0..<4).map { _ in try fixture.reopen() }
@@ -55,8 +55,8 @@ struct ConcurrencyTests {
         #expect(snapshot.version == 2 + 120 + 40)
     }
 
-    @Test func aSessionSavedWhileAnotherWriterWorksIsAConflictNotALoss() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aSessionSavedWhileAnotherWriterWorksIsAConflictNotALoss(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
         try fixture.store.apply(.addSection(title: "A"))
         let session = try fixture.store.beginEditing()
         try session.apply(.addRow(.text("mine"), to: .at(0, 0)))

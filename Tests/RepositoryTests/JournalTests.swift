@@ -16,9 +16,9 @@ struct JournalTests {
         }
     }
 
-    @Test("every committed change journals its changeset under its version", arguments: propertySeeds([31, 32]))
-    func everyChangeIsJournaled(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("every committed change journals its changeset under its version", arguments: Backend.all, propertySeeds([31, 32]))
+    func everyChangeIsJournaled(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         var changes: [Change] = []
@@ -36,8 +36,8 @@ struct JournalTests {
         }
     }
 
-    @Test func aSavedSessionIsOneEntry() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aSavedSessionIsOneEntry(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         let session = try store.beginEditing()
@@ -48,16 +48,15 @@ struct JournalTests {
         #expect(Changeset(journalJSON: journal[1].changes) == saved.changeset)
     }
 
-    @Test func aPlainSQLChangeMakesTheNextEntryAReload() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aPlainSQLChangeMakesTheNextEntryAReload(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))
         let journaled = { try store.read { db in try db.scalarInt("SELECT journaled FROM lists WHERE id = 1") } }
         #expect(try journaled() == 1)
         // What someone types into the sqlite3 shell.
-        let shell = try Connection(path: fixture.path, mode: .readWrite)
-        try shell.execute(script: "UPDATE rows SET title = 'changed behind its back'")
+        try fixture.plainSQL("UPDATE rows SET title = 'changed behind its back'")
         #expect(try journaled() == 0)
         let next = try store.apply(.addRow(.text("b"), to: .at(0, 1)))
         #expect(try journaled() == 1)
@@ -75,14 +74,14 @@ struct JournalTests {
         ] {
             try store.apply(.renameSection(.index(0), title: "t \(script.count)"))
             #expect(try journaled() == 1)
-            try shell.execute(script: script)
+            try fixture.plainSQL(script)
             #expect(try journaled() == 0, "\(script)")
-            try shell.execute(script: "UPDATE lists SET name = 'default' WHERE id = 1")
+            try fixture.plainSQL("UPDATE lists SET name = 'default' WHERE id = 1")
         }
     }
 
-    @Test func theJournalKeepsTheLastThousandVersions() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func theJournalKeepsTheLastThousandVersions(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         for index in 0..<1_050 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
@@ -92,8 +91,8 @@ struct JournalTests {
         #expect(journal.last?.version == 1_051)
     }
 
-    @Test func aListMadeAnewNeverReusesAVersion() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aListMadeAnewNeverReusesAVersion(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
         #expect(try store.outline().version == 3)
@@ -109,8 +108,8 @@ struct JournalTests {
         #expect(renamed.version == 7)
     }
 
-    @Test("the journal's JSON reads back as the same changeset", arguments: propertySeeds([33]))
-    func journalJSONRoundTrips(seed: UInt64) throws {
+    @Test("the journal's JSON reads back as the same changeset", arguments: Backend.all, propertySeeds([33]))
+    func journalJSONRoundTrips(backend: Backend, seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
         for _ in 0..<200 {
             var changeset = Changeset()
@@ -129,9 +128,9 @@ struct JournalTests {
         #expect(Changeset(journalJSON: Journal.reloadJSON) == nil)
     }
 
-    @Test("changes since any kept version turn that version's snapshot into the current one", arguments: propertySeeds([34, 35]))
-    func changesSinceComposeTheJournal(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("changes since any kept version turn that version's snapshot into the current one", arguments: Backend.all, propertySeeds([34, 35]))
+    func changesSinceComposeTheJournal(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         var snapshots: [Int64: ListSnapshot] = [0: try store.snapshot()]
@@ -153,16 +152,15 @@ struct JournalTests {
         #expect(try store.changes(since: current.version).changeset == Changeset())
     }
 
-    @Test func changesSinceSaysReloadWhenTheJournalCannotSay() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func changesSinceSaysReloadWhenTheJournalCannotSay(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addSection(title: "B"))
         #expect(try store.changes(since: 3).isReload, "a version newer than the list")
         #expect(try store.changes(since: -1).isReload)
         #expect(try store.changes(since: 0).changeset?.insertedSections == [0, 1])
-        let shell = try Connection(path: fixture.path, mode: .readWrite)
-        try shell.execute(script: "UPDATE sections SET title = 'plain'")
+        try fixture.plainSQL("UPDATE sections SET title = 'plain'")
         #expect(try store.changes(since: 2).isReload, "plain SQL since the last version")
         try store.apply(.addSection(title: "C"))
         #expect(try store.changes(since: 1).isReload, "plain SQL between the two versions")

@@ -246,16 +246,16 @@ struct EditGenerator {
 
 @Suite("Repository against a model")
 struct ModelTests {
-    @Test("random edits leave the store equal to the model, with consistent changesets", arguments: propertySeeds([1, 2, 3]))
-    func randomEditsMatchTheModel(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("random edits leave the store equal to the model, with consistent changesets", arguments: Backend.all, propertySeeds([1, 2, 3]))
+    func randomEditsMatchTheModel(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var model = ListModel()
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
         var before = try store.snapshot()
         for step in 0..<1500 {
             let edit = generator.edit(model)
-            let context = "seed \(seed), step \(step), edit \(edit)"
+            let context = "\(backend), seed \(seed), step \(step), edit \(edit)"
             let expected = model.apply(edit)
             do {
                 let change = try store.apply(edit)

@@ -42,9 +42,9 @@ struct ObservationTests {
         }
     }
 
-    @Test("a table view applying every update stays equal to the list", arguments: propertySeeds([41, 42]))
-    func aTableViewFollowsEveryVersion(seed: UInt64) async throws {
-        let fixture = try StoreFixture()
+    @Test("a table view applying every update stays equal to the list", arguments: Backend.all, propertySeeds([41, 42]))
+    func aTableViewFollowsEveryVersion(backend: Backend, seed: UInt64) async throws {
+        let fixture = try StoreFixture(backend)
         let viewStore = fixture.store
         let start = try viewStore.snapshot()
         let stream = viewStore.updates(from: start.version)
@@ -66,8 +66,8 @@ struct ObservationTests {
         }
     }
 
-    @Test func updatesArriveWhileTheObserverWaits() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func updatesArriveWhileTheObserverWaits(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
         let stream = fixture.store.updates()
         let writer = try fixture.reopen()
         let writing = Task.detached {
@@ -83,39 +83,39 @@ struct ObservationTests {
         #expect(updates.map { $0.changeset?.insertedSections } == (0..<5).map { [$0] })
     }
 
-    @Test func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence() async throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
-        let watcher = try ListWatcher(path: fixture.path, list: "default")
+        let watcher = try ListWatcher(location: fixture.location, list: "default")
+        // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
-        let shell = try Connection(path: fixture.path, mode: .readWrite)
-        try shell.execute(script: "UPDATE sections SET title = 'B'")
-        let reload = try watcher.poll()
+        try fixture.plainSQL("UPDATE sections SET title = 'B'")
+        let reload = try watcher.poll(waitingUpTo: 5)
         #expect(reload.map(\.isReload) == [true])
         #expect(reload.first?.version == 1)
         #expect(try watcher.poll().isEmpty, "the same plain change is reported once")
         try store.apply(.addSection(title: "C"))
-        let next = try watcher.poll()
+        let next = try watcher.poll(waitingUpTo: 5)
         #expect(next.map(\.version) == [2] && next.first?.isReload == true, "the change after plain SQL is a reload too")
         try store.apply(.addSection(title: "D"))
-        #expect(try watcher.poll().first?.changeset?.insertedSections == [2])
+        #expect(try watcher.poll(waitingUpTo: 5).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
-        let deleted = try watcher.poll()
+        let deleted = try watcher.poll(waitingUpTo: 5)
         #expect(deleted.map(\.isDeleted) == [true])
         #expect(try watcher.poll().isEmpty)
     }
 
-    @Test func catchingUpFromAPrunedVersionIsAReload() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func catchingUpFromAPrunedVersionIsAReload(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         for index in 0..<1_005 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
-        let watcher = try ListWatcher(path: fixture.path, list: "default", from: 2)
+        let watcher = try ListWatcher(location: fixture.location, list: "default", from: 2)
         let updates = try watcher.poll()
         #expect(updates.count == 1)
         #expect(updates.first?.isReload == true && updates.first?.version == 1_006)
-        let recent = try ListWatcher(path: fixture.path, list: "default", from: 1_000)
+        let recent = try ListWatcher(location: fixture.location, list: "default", from: 1_000)
         #expect(try recent.poll().map(\.version) == Array(1_001...1_006))
     }
 }

@@ -46,9 +46,9 @@ struct RankTests {
         }
     }
 
-    @Test("random edits keep the structure equal to the rows", arguments: propertySeeds([1, 2, 3]))
-    func randomEdits(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("random edits keep the structure equal to the rows", arguments: Backend.all, propertySeeds([1, 2, 3]))
+    func randomEdits(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         var model: [[String]] = [[], [], []]
@@ -87,8 +87,8 @@ struct RankTests {
         try expectLookupsMatchScans(store, samples: 50, using: &generator, seed: seed)
     }
 
-    @Test func aSectionEmptiedAndRefilledStaysConsistent() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aSectionEmptiedAndRefilledStaysConsistent(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         var generator = SeededGenerator(seed: 7)
@@ -106,8 +106,8 @@ struct RankTests {
         }
     }
 
-    @Test func rowsShuttledBetweenTwoSectionsKeepBothConsistent() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func rowsShuttledBetweenTwoSectionsKeepBothConsistent(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addSection(title: "B"))
@@ -128,8 +128,8 @@ struct RankTests {
         try expectLookupsMatchScans(store, samples: 30, using: &generator, seed: 11)
     }
 
-    @Test func aBulkInsertIsCutIntoBalancedNodesBeforeCommit() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aBulkInsertIsCutIntoBalancedNodesBeforeCommit(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         // Rows added by plain SQL in one transaction, as a script or an import would.
@@ -148,13 +148,13 @@ struct RankTests {
         try expectLookupsMatchScans(store, samples: 100, using: &generator, seed: 13)
     }
 
-    @Test func checkNamesACountThatDisagreesWithTheRows() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func checkNamesACountThatDisagreesWithTheRows(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("x"), to: .at(0, 0)))
         #expect(try store.check().isEmpty)
-        _ = try store.read { db in try db.run("UPDATE rank_nodes SET row_count = 5 WHERE section_id = 1 AND level = 2") }
+        try fixture.plainSQL("UPDATE rank_nodes SET row_count = 5 WHERE section_id = 1 AND level = 2")
         let problems = try store.check()
         #expect(problems == ["section #1: rank node -9223372036854775808 of level 2 counts 5 rows, but 1 are in its range"])
     }

@@ -37,9 +37,9 @@ struct ReadTests {
         return parts
     }
 
-    @Test("reads agree with the whole snapshot", arguments: propertySeeds([21, 22]))
-    func readsAgreeWithTheSnapshot(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("reads agree with the whole snapshot", arguments: Backend.all, propertySeeds([21, 22]))
+    func readsAgreeWithTheSnapshot(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         try randomList(store, sections: 8, using: &generator)
@@ -85,8 +85,8 @@ struct ReadTests {
         }
     }
 
-    @Test func aWindowStartingAtASectionsEndBeginsWithTheNextSection() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aWindowStartingAtASectionsEndBeginsWithTheNextSection(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         for title in ["A", "Empty", "C"] { try store.apply(.addSection(title: title)) }
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))
@@ -98,8 +98,8 @@ struct ReadTests {
         #expect(window.parts[0].section.footer(editing: window.isEditing) == nil)
     }
 
-    @Test func windowsAndLookupsRefuseWhatIsOutsideTheList() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func windowsAndLookupsRefuseWhatIsOutsideTheList(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))

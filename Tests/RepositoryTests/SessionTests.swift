@@ -8,8 +8,8 @@ import Testing
 @Suite("Edit sessions")
 struct SessionTests {
     /// A list with two sections: "To do" with three rows, and an empty "Done".
-    func makeList() throws -> StoreFixture {
-        let fixture = try StoreFixture()
+    func makeList(_ backend: Backend) throws -> StoreFixture {
+        let fixture = try StoreFixture(backend)
         try fixture.store.apply(.addSection(title: "To do"))
         try fixture.store.apply(.addSection(title: "Done"))
         for title in ["a", "b", "c"] {
@@ -18,8 +18,8 @@ struct SessionTests {
         return fixture
     }
 
-    @Test func cancelWritesNothing() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func cancelWritesNothing(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
@@ -32,8 +32,8 @@ struct SessionTests {
         #expect(throws: RepositoryError.sessionClosed) { try session.apply(.addSection(title: "x")) }
     }
 
-    @Test func aDroppedSessionWritesNothing() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aDroppedSessionWritesNothing(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         do {
             let session = try fixture.store.beginEditing()
@@ -42,8 +42,8 @@ struct SessionTests {
         #expect(try fixture.store.snapshot() == before)
     }
 
-    @Test func theDraftIsAnEditingViewAndTheDatabaseWaits() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func theDraftIsAnEditingViewAndTheDatabaseWaits(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         #expect(try session.snapshot().isEditing && session.outline.isEditing)
         #expect(try session.snapshot().footer(ofSection: 1) == "No Data")
@@ -56,8 +56,8 @@ struct SessionTests {
         #expect(session.pendingChanges.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
     }
 
-    @Test func saveIsOneVersionStepAndOneChangeset() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func saveIsOneVersionStepAndOneChangeset(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
@@ -78,8 +78,8 @@ struct SessionTests {
         #expect(change.changeset.insertedRows.isEmpty, "rows of an inserted section come with it")
     }
 
-    @Test func aConcurrentChangeMakesSaveAConflictAndKeepsTheOtherChange() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aConcurrentChangeMakesSaveAConflictAndKeepsTheOtherChange(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         try session.apply(.deleteRow(.at(0, 0)))
         // Another process (its own connection) changes the list meanwhile: beginning took no lock.
@@ -94,8 +94,8 @@ struct SessionTests {
         session.cancel()
     }
 
-    @Test func aListDeletedAndMadeAnewIsAConflictNotATarget() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aListDeletedAndMadeAnewIsAConflictNotATarget(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         try session.apply(.deleteRow(.at(0, 0)))
         try session.apply(.renameSection(.index(0), title: "Renamed"))
@@ -110,8 +110,8 @@ struct SessionTests {
         #expect(try fixture.store.snapshot() == replaced)
     }
 
-    @Test func aRenamedListIsAConflict() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aRenamedListIsAConflict(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         try session.apply(.addRow(.text("x"), to: .at(1, 0)))
         try fixture.reopen().renameList("default", to: "elsewhere")
@@ -119,21 +119,20 @@ struct SessionTests {
         #expect(try fixture.store.snapshot(of: "elsewhere").sections[1].rows.isEmpty)
     }
 
-    @Test func aChangeMadeWithPlainSQLIsCaughtAtSave() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aChangeMadeWithPlainSQLIsCaughtAtSave(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         try session.apply(.deleteRow(.at(0, 0)))
         // SQL written outside sectionctl does not bump the version.
-        let db = try Connection(path: fixture.path, mode: .readWrite)
-        try db.run("DELETE FROM rows WHERE title = 'a'")
+        try fixture.plainSQL("DELETE FROM rows WHERE title = 'a'")
         let changed = try fixture.store.snapshot()
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 5)) { try session.save() }
         #expect(try fixture.store.snapshot() == changed, "the move before the failing step was rolled back too")
     }
 
-    @Test func editsThatAddUpToNothingWriteNothing() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func editsThatAddUpToNothingWriteNothing(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
@@ -149,8 +148,8 @@ struct SessionTests {
         #expect(try second.save().version == before.version + 1)
     }
 
-    @Test func aFailingEditKeepsTheSessionAndItsDraft() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aFailingEditKeepsTheSessionAndItsDraft(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         let draft = try session.snapshot()
@@ -160,8 +159,8 @@ struct SessionTests {
         #expect(try session.snapshot() == draft && session.editCount == 1 && session.isOpen)
     }
 
-    @Test func aSessionOfAThousandMovesSavesAtOnce() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func aSessionOfAThousandMovesSavesAtOnce(backend: Backend) throws {
+        let fixture = try makeList(backend)
         for index in 0..<50 {
             try fixture.store.apply(.addRow(.text("row \(index)"), to: .init(section: .index(1), index: .end)))
         }
@@ -181,8 +180,8 @@ struct SessionTests {
         try requireChangeset(change.changeset, turns: before, into: after)
     }
 
-    @Test func theSessionKeepsSeeingTheListItBeganOnWhileOthersWrite() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func theSessionKeepsSeeingTheListItBeganOnWhileOthersWrite(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
@@ -206,8 +205,8 @@ struct SessionTests {
         #expect(throws: RepositoryError.sessionClosed) { try session.row(at: RowPath(section: 0, row: 0)) }
     }
 
-    @Test func readsOfTheDraftFollowEveryKindOfEdit() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func readsOfTheDraftFollowEveryKindOfEdit(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let session = try fixture.store.beginEditing()
         let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)  // a, b, c
         try session.apply(.updateRow(.id(ids[1]), title: "b2"))
@@ -230,8 +229,8 @@ struct SessionTests {
         #expect(session.pendingChanges == diffed, "\(session.pendingChanges) vs \(diffed)")
     }
 
-    @Test func aSessionOnALargerListFindsRowsAcrossItsEdits() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aSessionOnALargerListFindsRowsAcrossItsEdits(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         try fixture.store.apply(.addSection(title: "Many"))
         let session = try fixture.store.beginEditing()
         for index in 0..<500 { try session.apply(.addRow(.text("row \(index)"), to: .init(section: .index(0), index: .end))) }
@@ -255,8 +254,8 @@ struct SessionTests {
         try requireChangeset(change.changeset, turns: before, into: after)
     }
 
-    @Test func applyReportsLikeTheStoreCancelAnimatesBackAndSaveMapsDraftIDs() throws {
-        let fixture = try makeList()
+    @Test(arguments: Backend.all) func applyReportsLikeTheStoreCancelAnimatesBackAndSaveMapsDraftIDs(backend: Backend) throws {
+        let fixture = try makeList(backend)
         let before = try fixture.store.snapshot()
         let session = try fixture.store.beginEditing()
         let added = try session.apply(.addRow(.text("new"), to: .at(1, 0)))

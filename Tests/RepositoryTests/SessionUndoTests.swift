@@ -10,9 +10,9 @@ import Testing
 /// session's start into the draft; what is finally saved is the draft.
 @Suite("Edit session undo")
 struct SessionUndoTests {
-    @Test("random edits and undos in a session match a stack of drafts", arguments: propertySeeds([61, 62, 63]))
-    func undoLastEditMatchesTheModel(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("random edits and undos in a session match a stack of drafts", arguments: Backend.all, propertySeeds([61, 62, 63]))
+    func undoLastEditMatchesTheModel(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         for step in 0..<20 {
@@ -54,8 +54,8 @@ struct SessionUndoTests {
         #expect(try store.check() == [], "seed \(seed)")
     }
 
-    @Test func undoingEveryEditLeavesNothingToSave() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func undoingEveryEditLeavesNothingToSave(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "To do"))
         try store.apply(.addSection(title: "Done"))

@@ -17,9 +17,9 @@ struct UndoTests {
         return snapshot
     }
 
-    @Test("random changes, undos and redos match a stack of states", arguments: propertySeeds([51, 52, 53]))
-    func undoAndRedoMatchTheModel(seed: UInt64) throws {
-        let fixture = try StoreFixture()
+    @Test("random changes, undos and redos match a stack of states", arguments: Backend.all, propertySeeds([51, 52, 53]))
+    func undoAndRedoMatchTheModel(backend: Backend, seed: UInt64) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         let other = try fixture.reopen()  // another writer, whose changes are undone like any other
         var generator = SeededGenerator(seed: seed)
@@ -79,8 +79,8 @@ struct UndoTests {
         #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }
     }
 
-    @Test func anUndoneDeleteBringsTheRowBackWithItsID() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func anUndoneDeleteBringsTheRowBackWithItsID(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         let ids = try (0..<3).map { try store.apply(.addRow(.text("\($0)"), to: .at(0, $0))).createdID! }
@@ -94,13 +94,12 @@ struct UndoTests {
         #expect(journal == 1)
     }
 
-    @Test func anUndoAfterAPlainSQLChangeIsRefusedAndWritesNothing() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func anUndoAfterAPlainSQLChangeIsRefusedAndWritesNothing(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))
-        let shell = try Connection(path: fixture.path, mode: .readWrite)
-        try shell.execute(script: "UPDATE rows SET title = 'b'")
+        try fixture.plainSQL("UPDATE rows SET title = 'b'")
         let before = try store.snapshot()
         #expect(
             throws: RepositoryError.cannotUndo(list: "default", reason: "the list was changed outside sectionctl since its last change")
@@ -108,8 +107,8 @@ struct UndoTests {
         #expect(try store.snapshot() == before)
     }
 
-    @Test func aNewChangeClearsRedoAndAtLeastAHundredStepsAreKept() throws {
-        let fixture = try StoreFixture()
+    @Test(arguments: Backend.all) func aNewChangeClearsRedoAndAtLeastAHundredStepsAreKept(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         for index in 0..<130 { try store.apply(.renameSection(.index(0), title: "\(index)")) }

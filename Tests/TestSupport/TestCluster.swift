@@ -23,7 +23,11 @@ package final class TestCluster: @unchecked Sendable {
         do {
             let cluster = try TestCluster()
             sharedForExit = cluster
-            atexit { TestCluster.sharedForExit?.stop() }
+            atexit {
+                guard let cluster = TestCluster.sharedForExit else { return }
+                cluster.stop()
+                try? FileManager.default.removeItem(at: cluster.directory.url)
+            }
             return cluster
         } catch {
             FileHandle.standardError.write(Data("note: cannot start a PostgreSQL cluster (\(error)): the PostgreSQL suite is skipped\n".utf8))

@@ -36,11 +36,11 @@ package final class PostgresDatabase: Database {
 
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
-        try connection.forEachRow(prepared: translate(sql), arguments.map(Self.text)) { _ in true }
+        try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { _ in true }
     }
 
     package func forEachRow(_ sql: String, arguments: [(any SQLArgument)?], _ body: (any ResultRow) throws -> Bool) throws {
-        try connection.forEachRow(prepared: translate(sql), arguments.map(Self.text)) { row in try body(row) }
+        try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { row in try body(row) }
     }
 
     package func execute(script sql: String) throws {
@@ -133,17 +133,29 @@ package final class PostgresDatabase: Database {
         return output
     }
 
-    private static func text(_ argument: (any SQLArgument)?) -> String? {
-        switch argument?.sqlValue {
-        case nil: return nil
-        case .integer(let value): return String(value)
-        case .real(let value): return String(value)
-        case .text(let value): return value
+    /// The arguments as the text libpq sends. Text holding NUL is refused: PostgreSQL's text
+    /// cannot store it, and a C string would silently end there.
+    private static func texts(_ arguments: [(any SQLArgument)?]) throws -> [String?] {
+        try arguments.map { argument in
+            switch argument?.sqlValue {
+            case nil: return nil
+            case .integer(let value): return String(value)
+            case .real(let value): return String(value)
+            case .text(let value):
+                guard !value.utf8.contains(0) else { throw RepositoryError.invalidInput(SectionStore.nulOnServerMessage) }
+                return value
+            }
         }
     }
 }
 
 extension PostgresRow: ResultRow {}
+
+extension SectionStore {
+    /// Why a text holding NUL is refused on a server.
+    public static let nulOnServerMessage =
+        "PostgreSQL cannot store the NUL character (U+0000) in text; remove it, or keep this list in a SQLite file"
+}
 
 extension PostgresDatabase {
     package func makeRowAppender() throws -> any RowAppender {
@@ -164,6 +176,9 @@ private final class PostgresRowAppender: RowAppender {
     }
 
     func append(section: Int64, position: Int64, content: RowContent) throws {
+        guard !content.title.utf8.contains(0) && !(content.value?.utf8.contains(0) ?? false) else {
+            throw RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
+        }
         let field = PostgresConnection.copyField
         lines.append("\(section)\t\(position)\t\(content.kind.rawValue)\t\(field(content.title))\t\(field(content.value))")
         if lines.count == Self.batchSize { try finish() }

@@ -29,7 +29,7 @@ extension SectionStore {
             if error.sqlState == "25006" { return RepositoryError.readOnly(path: path) }
             if error.sqlState == "53100" { return RepositoryError.diskFull }
             if error.sqlState == "22021" || error.sqlState == "22P05" {
-                return RepositoryError.invalidInput("PostgreSQL text cannot hold the NUL character (U+0000): \(message)")
+                return RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
             }
             return RepositoryError.server(sqlState: error.sqlState ?? "", message: message)
         default:

@@ -35,13 +35,13 @@ enum InitCommand {
                 .object([
                     ("database", .string(path)),
                     ("created", .bool(!existed)),
-                    ("schema_version", .int(SectionStore.schemaVersion)),
+                    ("schema_version", .int(SectionStore.schemaVersion(at: location))),
                     ("lists", .array(lists.map { .string($0.name) })),
                 ]))
         } else {
             let what = existed ? "is ready" : "created"
             context.console.writeLine(
-                "Database \(TextEscaping.escaped(path)) \(what) (schema version \(SectionStore.schemaVersion)).")
+                "Database \(TextEscaping.escaped(path)) \(what) (schema version \(SectionStore.schemaVersion(at: location))).")
         }
     }
 }
