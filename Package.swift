@@ -28,6 +28,9 @@ let package = Package(
         // A thin layer over libpq: connections, parameterised statements, transactions,
         // notifications.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
+        // A throwaway PostgreSQL cluster (initdb, pg_ctl, a Unix socket only) for the tests and
+        // the benchmark.
+        .target(name: "PostgresCluster", dependencies: ["Postgres"]),
         // Turns Migrations/*.sql into Swift source at build time, so binaries are self-contained.
         .executableTarget(name: "migration-embedder"),
         .plugin(
@@ -48,11 +51,12 @@ let package = Package(
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
         // A C program's worth of direct SQLite calls: the benchmark's baseline.
         .target(name: "CBaseline", dependencies: ["CSQLite"]),
-        .executableTarget(name: "sectionctl-bench", dependencies: ["Repository", "Transfer", "SQLite", "CBaseline"]),
+        .executableTarget(
+            name: "sectionctl-bench", dependencies: ["Repository", "Transfer", "SQLite", "CBaseline", "Postgres", "PostgresCluster"]),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
-        .target(name: "TestSupport", dependencies: ["Repository", "SQLite", "Postgres"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Repository", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "TestSupport"]),

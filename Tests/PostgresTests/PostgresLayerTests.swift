@@ -1,12 +1,13 @@
 import Foundation
 import Postgres
+import PostgresCluster
 import TestSupport
 import Testing
 
-@Suite("The PostgreSQL layer", .enabled(if: TestCluster.isAvailable, "needs PostgreSQL's server programs (postgresql-15)"))
+@Suite("The PostgreSQL layer", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql-15)"))
 struct PostgresLayerTests {
     @Test func parametersArePassedAsValuesNeverAsSQL() throws {
-        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
+        let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, note text)")
         let awkward = "Robert'); DROP TABLE t; -- 名前 \u{1F600}"
         let inserted = try db.execute("INSERT INTO t (name, note) VALUES ($1, $2) RETURNING id", [awkward, nil])
@@ -18,7 +19,7 @@ struct PostgresLayerTests {
     }
 
     @Test func aFailedStatementCarriesItsSQLStateAndStatement() throws {
-        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
+        let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (name text UNIQUE)")
         try db.execute("INSERT INTO t VALUES ($1)", ["a"])
         #expect {
@@ -31,7 +32,7 @@ struct PostgresLayerTests {
     }
 
     @Test func aTransactionRollsBackWhenItsBodyThrows() throws {
-        let db = try PostgresConnection(connectionString: try #require(TestCluster.shared).newDatabase())
+        let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (n int)")
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -46,7 +47,7 @@ struct PostgresLayerTests {
     }
 
     @Test func aNotificationReachesAListeningConnection() throws {
-        let database = try #require(TestCluster.shared).newDatabase()
+        let database = try #require(ThrowawayCluster.shared).newDatabase()
         let listener = try PostgresConnection(connectionString: database)
         let writer = try PostgresConnection(connectionString: database)
         try listener.execute(script: "LISTEN list_changed")

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PostgresCluster
 import Repository
 import SQLite
 
@@ -27,12 +28,12 @@ package final class TemporaryDirectory {
 package enum Backend: String, Sendable, CustomStringConvertible {
     /// A SQLite file in a temporary directory.
     case sqlite
-    /// A fresh database on the test process's own PostgreSQL cluster (`TestCluster.shared`).
+    /// A fresh database on the test process's own PostgreSQL cluster (`ThrowawayCluster.shared`).
     case postgres
 
     /// SQLite, and PostgreSQL when its server programs are installed (else the PostgreSQL suite
     /// is skipped, and the test process says so on standard error).
-    package static var all: [Backend] { TestCluster.shared == nil ? [.sqlite] : [.sqlite, .postgres] }
+    package static var all: [Backend] { ThrowawayCluster.shared == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     package var description: String { rawValue }
 }
@@ -55,7 +56,7 @@ package struct StoreFixture {
         case .sqlite:
             store = try SectionStore(path: directory.path(name), create: true)
         case .postgres:
-            guard let cluster = TestCluster.shared else { throw ClusterError("no PostgreSQL cluster for this test") }
+            guard let cluster = ThrowawayCluster.shared else { throw ClusterError("no PostgreSQL cluster for this test") }
             let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
             store = try SectionStore(location: .server(connectionString: uri))
         }

@@ -2,29 +2,29 @@ import Foundation
 import Glibc
 import Postgres
 
-/// A throwaway PostgreSQL cluster of the test's own: `initdb` in a temporary directory, a server
-/// listening only on a Unix socket there (no TCP), stopped when the value goes away. As root it
-/// runs as `nobody` (PostgreSQL refuses to run as root), through `setpriv`.
-package final class TestCluster: @unchecked Sendable {
-    package let directory: TemporaryDirectory
+/// A throwaway PostgreSQL cluster for the tests and the benchmark: `initdb` in a temporary
+/// directory, a server listening only on a Unix socket there (no TCP), stopped when the value
+/// goes away. As root it runs as `nobody` (PostgreSQL refuses to run as root), through `setpriv`.
+package final class ThrowawayCluster: @unchecked Sendable {
+    package let directory: ClusterDirectory
     /// The libpq connection string of the cluster's `postgres` database.
     package let connectionString: String
     private let lock = NSLock()
     private var templateReady = false
 
-    /// The cluster the conformance suite shares, started on first use and stopped when the test
+    /// The cluster a test process shares, started on first use and stopped when the test
     /// process exits; `nil` when PostgreSQL's server programs are not installed.
-    package static let shared: TestCluster? = {
+    package static let shared: ThrowawayCluster? = {
         guard isAvailable else {
             FileHandle.standardError.write(
                 Data("note: PostgreSQL's server programs are not installed: the PostgreSQL suite is skipped\n".utf8))
             return nil
         }
         do {
-            let cluster = try TestCluster()
+            let cluster = try ThrowawayCluster()
             sharedForExit = cluster
             atexit {
-                guard let cluster = TestCluster.sharedForExit else { return }
+                guard let cluster = ThrowawayCluster.sharedForExit else { return }
                 cluster.stop()
                 try? FileManager.default.removeItem(at: cluster.directory.url)
             }
@@ -34,7 +34,7 @@ package final class TestCluster: @unchecked Sendable {
             return nil
         }
     }()
-    nonisolated(unsafe) private static var sharedForExit: TestCluster?
+    nonisolated(unsafe) private static var sharedForExit: ThrowawayCluster?
 
     /// A libpq URI of a new, empty database on the cluster.
     package func newDatabase() throws -> String {
@@ -80,7 +80,7 @@ package final class TestCluster: @unchecked Sendable {
 
     package init() throws {
         guard let binaries = Self.binaries else { throw ClusterError("PostgreSQL's server programs are not installed") }
-        directory = try TemporaryDirectory()
+        directory = try ClusterDirectory()
         chmod(directory.url.path, 0o777)
         let data = directory.path("data")
         connectionString = "host=\(directory.url.path) user=postgres dbname=postgres"
@@ -142,4 +142,21 @@ package final class TestCluster: @unchecked Sendable {
 package struct ClusterError: Error, CustomStringConvertible {
     package let description: String
     package init(_ description: String) { self.description = description }
+}
+
+/// The cluster's directory under the system's temporary directory, removed with the value.
+package final class ClusterDirectory: Sendable {
+    package let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "sectionctl-cluster-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of `name` in the directory.
+    package func path(_ name: String) -> String { url.appending(path: name).path }
 }
