@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
-        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,6 @@
 import Foundation
+import PostgresCluster
+import TestSupport
 import Testing
 
 /// What a run of the `sectionctl` binary did.
@@ -54,6 +56,20 @@ final class Sectionctl: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         databasePath = directory.appendingPathComponent("test.db").path
+    }
+
+    /// Runs against `backend`: a file as `init()` does, or a new, empty database on the test
+    /// PostgreSQL cluster, named by its `postgresql://` URI (`init` creates the schema there).
+    init(_ backend: Backend) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        switch backend {
+        case .sqlite:
+            databasePath = directory.appendingPathComponent("test.db").path
+        case .postgres:
+            guard let cluster = ThrowawayCluster.shared else { throw ClusterError("no PostgreSQL cluster for this test") }
+            databasePath = try cluster.newDatabase()
+        }
     }
 
     deinit {

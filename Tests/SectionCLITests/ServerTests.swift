@@ -1,0 +1,140 @@
+import Foundation
+import Glibc
+import PostgresCluster
+import TestSupport
+import Testing
+
+/// `sectionctl --db postgresql://…`: every command as on a file, moving lists between the two,
+/// and what a user sees when the server is not there.
+@Suite("PostgreSQL from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs"))
+struct ServerTests {
+    /// A tour of the commands; each step's exit status and standard output.
+    static let tour: [(arguments: [String], input: String)] = [
+        (["section", "add", "To do"], ""),
+        (["section", "add", "Done"], ""),
+        (["section", "add", "Later", "--empty-text", "Nothing yet"], ""),
+        (["row", "add", "0", "Buy milk"], ""),
+        (["row", "add", "0", "Call Mom"], ""),
+        (["row", "add", "0", "Write report"], ""),
+        (["row", "add", "1", "--kind", "field", "Owner", "--value", "Ada"], ""),
+        (["row", "move", "0:0", "1:end"], ""),
+        (["row", "move", "0:1", "--before", "#2"], ""),
+        (["--json", "row", "move", "0:0", "0:end"], ""),
+        (["row", "rename", "0:0", "Call Mom today"], ""),
+        (["section", "rename", "1", "Finished"], ""),
+        (["section", "move", "2", "0"], ""),
+        (["--json", "show"], ""),
+        (["--json", "show", "--editing"], ""),
+        (["show"], ""),
+        (["--json", "show", "--from", "1:1", "--limit", "2"], ""),
+        (["--json", "row", "get", "#3"], ""),
+        (["--json", "changes", "--since", "3"], ""),
+        (["--json", "edit"], "row move 1:0 2:0\nsection add Someday\nrow delete 1:1\nsave\n"),
+        (["--json", "undo"], ""),
+        (["--json", "undo"], ""),
+        (["--json", "redo"], ""),
+        (["row", "delete", "1:5"], ""),
+        (["section", "delete", "1"], ""),
+        (["list", "add", "Groceries"], ""),
+        (["--list", "Groceries", "section", "add", "Aisle 1"], ""),
+        (["list", "rename", "Groceries", "Shopping"], ""),
+        (["list", "ls"], ""),
+        (["--json", "list", "ls"], ""),
+        (["list", "delete", "Shopping", "--force"], ""),
+        (["check"], ""),
+        (["export"], ""),
+    ]
+
+    @Test func everyCommandSaysTheSameOnAServerAsOnAFile() throws {
+        let file = try Sectionctl(.sqlite)
+        let server = try Sectionctl(.postgres)
+        for cli in [file, server] { try cli.initialize() }
+        for step in Self.tour {
+            let onFile = try file.run(step.arguments, input: step.input)
+            let onServer = try server.run(step.arguments, input: step.input)
+            #expect(onServer.status == onFile.status, "\(step.arguments): \(onServer.stderr)")
+            #expect(onServer.stdout == onFile.stdout, "\(step.arguments)")
+            #expect(onServer.stderr == onFile.stderr, "\(step.arguments)")
+        }
+    }
+
+    @Test func initCreatesTheSchemaOnceAndTheEnvironmentNamesTheServer() throws {
+        let cli = try Sectionctl(.postgres)
+        let first = try cli.run(["--json", "init"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try first.json()["created"] as? Bool == true)
+        let again = try cli.run(["--json", "init"])
+        #expect(try again.json()["created"] as? Bool == false, "init on a server that has the schema is harmless")
+        // $SECTIONCTL_DB names the server; PGHOST and PGUSER fill in what the URI leaves out.
+        let uri = try #require(URLComponents(string: cli.databasePath))
+        let host = try #require(uri.queryItems?.first { $0.name == "host" }?.value)
+        let bare = "postgresql://" + uri.path
+        let environment = ["SECTIONCTL_DB": bare, "PGHOST": host, "PGUSER": "postgres"]
+        let added = try cli.run(["section", "add", "From the environment"], environment: environment, database: false)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try cli.outline()["From the environment"] == [])
+    }
+
+    @Test func aListMovesFromAFileToAServerAndBackByExportAndImport() throws {
+        let file = try Sectionctl(.sqlite)
+        try file.seed()
+        try file.ok(["row", "add", "1", "--kind", "field", "tab\there", "--value", "quote \" and \\ back"])
+        try file.ok(["list", "add", "Second"])
+        try file.ok(["--list", "Second", "section", "add", "寿司 🍣"])
+        let exported = try file.ok(["export", "--all"])
+        let server = try Sectionctl(.postgres)
+        try server.initialize()
+        let imported = try server.run(["import", "-"], input: exported)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try server.ok(["export", "--all"]) == exported, "the server holds exactly what the file held")
+        let back = try Sectionctl(.sqlite)
+        try back.initialize()
+        let returned = try back.run(["import", "-"], input: try server.ok(["export", "--all"]))
+        #expect(returned.status == 0, "\(returned.stderr)")
+        #expect(try back.ok(["export", "--all"]) == exported)
+    }
+
+    @Test func watchFollowsAServer() throws {
+        let cli = try Sectionctl(.postgres)
+        try cli.initialize()
+        let watch = try cli.launch(["--json", "watch"])
+        defer { if watch.process.isRunning { kill(watch.process.processIdentifier, SIGKILL) } }
+        usleep(300_000)
+        try cli.ok(["section", "add", "To do"])
+        try cli.ok(["row", "add", "0", "Buy milk"])
+        let deadline = Date().addingTimeInterval(10)
+        var lines: [Substring] = []
+        while lines.count < 2 && Date() < deadline {
+            lines = String(decoding: try Data(contentsOf: watch.outputURL), as: UTF8.self).split(separator: "\n")
+            usleep(20_000)
+        }
+        kill(watch.process.processIdentifier, SIGINT)
+        let result = try watch.finish()
+        #expect(result.status == 0 && result.stderr == "", "\(result.stderr)")
+        let versions = lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["version"] as? Int
+        }
+        #expect(versions == [1, 2])
+    }
+
+    @Test func aServerThatCannotBeReachedIsExit75AndNeverShowsThePassword() throws {
+        let cli = try Sectionctl()
+        let target = "postgresql://ada:s3cret@/lists?host=\(cli.directory.path)/no-server-here"
+        for arguments in [["show"], ["init"], ["section", "add", "A"]] {
+            let result = try cli.run(["--db", target] + arguments, database: false)
+            #expect(result.status == 75, "\(arguments): \(result.stderr)")
+            #expect(result.stdout == "")
+            #expect(!result.stderr.contains("s3cret") && result.stderr.contains("ada:***@"), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+        }
+        let environment = try cli.run(["show"], environment: ["SECTIONCTL_DB": target], database: false)
+        #expect(environment.status == 75 && !environment.stderr.contains("s3cret"), "\(environment.stderr)")
+    }
+
+    @Test func aServerWithoutTheSchemaSaysToRunInit() throws {
+        let cli = try Sectionctl(.postgres)
+        let result = try cli.run(["show"])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("no sectionctl schema") && result.stderr.contains("init"), "\(result.stderr)")
+    }
+}
