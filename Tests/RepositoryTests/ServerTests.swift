@@ -1,0 +1,141 @@
+import Foundation
+import Postgres
+import PostgresCluster
+import TestSupport
+import Testing
+
+@testable import Repository
+
+/// What only a server has: its schema's refusals, its SQL dialect, losing it mid-write, and many
+/// clients at once.
+@Suite("PostgreSQL backend", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs"))
+struct ServerTests {
+    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
+
+    @Test func aSchemaThatIsNotOursOrIsNewerIsRefusedAndNothingIsWritten() throws {
+        let cluster = try cluster()
+        // Someone else's schema called sectionctl.
+        let foreign = try cluster.newDatabase()
+        try PostgresConnection(connectionString: foreign).execute(script: "CREATE SCHEMA sectionctl; CREATE TABLE sectionctl.notes (t text)")
+        #expect {
+            try SectionStore(location: .server(connectionString: foreign), create: true)
+        } throws: { error in
+            guard case RepositoryError.notOurDatabase = error else { return false }
+            return true
+        }
+        let tables = try PostgresConnection(connectionString: foreign).execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'sectionctl'")
+        #expect(tables.int64(0, 0) == 1, "nothing was added to it")
+        // One migrated by a newer sectionctl.
+        let newer = try cluster.newDatabase()
+        _ = try SectionStore(location: .server(connectionString: newer), create: true)
+        let next = PostgresMigrator.latestVersion + 1
+        try PostgresConnection(connectionString: newer).execute(
+            "INSERT INTO sectionctl.sectionctl_migrations (version, name) VALUES ($1, 'future')", [String(next)])
+        #expect(throws: RepositoryError.newerSchema(path: StoreLocation(newer).description, found: next, known: next - 1)) {
+            try SectionStore(location: .server(connectionString: newer))
+        }
+        // An empty database without create.
+        let empty = try cluster.newDatabase()
+        #expect {
+            try SectionStore(location: .server(connectionString: empty))
+        } throws: { error in
+            guard case RepositoryError.databaseMissing = error else { return false }
+            return true
+        }
+    }
+
+    @Test func clientsMigratingAtOnceApplyEachMigrationOnce() async throws {
+        let database = try cluster().newDatabase()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 {
+                group.addTask { _ = try SectionStore(location: .server(connectionString: database), create: true) }
+            }
+            try await group.waitForAll()
+        }
+        let ledger = try PostgresConnection(connectionString: database).execute("SELECT count(*) FROM sectionctl.sectionctl_migrations")
+        #expect(ledger.int64(0, 0).map(Int.init) == EmbeddedMigration.postgres.count)
+    }
+
+    @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
+    }
+
+    @Test func theServersFailuresMeanWhatTheyShould() {
+        let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
+        func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
+            SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError
+        }
+        #expect(mapped(nil, "server closed the connection unexpectedly") == .unavailable(
+            server: "postgresql://ada:***@db.example/lists", reason: "server closed the connection unexpectedly"))
+        #expect(mapped("57P01").map { if case .unavailable = $0 { true } else { false } } == true, "administrator shutdown")
+        #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
+        #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")
+        #expect(mapped("22021") == .invalidInput(SectionStore.nulOnServerMessage))
+        #expect(mapped("23505", "duplicate key") == .server(sqlState: "23505", message: "duplicate key"))
+        #expect(!(mapped(nil, "password=s3cret rejected")?.description.contains("s3cret") ?? true), "a password in libpq's message is masked too")
+    }
+
+    @Test func theViewsWorkForAPsqlUser() throws {
+        let fixture = try StoreFixture(.postgres)
+        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.store.apply(.addSection(title: "B"))
+        for title in ["x", "y", "z"] { try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(1), index: .end))) }
+        try fixture.store.apply(.moveRow(.path(.index(1), .index(2)), to: .init(section: .index(1), index: .index(0))))
+        #expect(try fixture.plainInt("SELECT id FROM ordered_rows WHERE path = '1:0'") == 3, "z, moved to the front")
+        #expect(try fixture.plainInt("SELECT row_index FROM ordered_rows WHERE title = 'y'") == 2)
+        // A psql user with the default search path, writing the qualified table: the triggers follow.
+        let uri = try #require(fixture.location.connectionString)
+        try PostgresConnection(connectionString: uri).execute(script: "DELETE FROM sectionctl.rows WHERE title = 'x'")
+        #expect(try fixture.store.check().isEmpty)
+        #expect(try fixture.store.changes(since: 5).isReload)
+    }
+
+    @Test func aServerStoppedDuringALargeSaveLeavesTheOldState() throws {
+        // A cluster of the test's own: stopping the shared one would stop every other test.
+        let cluster = try ThrowawayCluster()
+        let admin = try cluster.connect()
+        try admin.execute(script: "CREATE DATABASE crash")
+        let uri = cluster.uri(of: "crash")
+        let store = try SectionStore(location: .server(connectionString: uri), create: true)
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addSection(title: "B"))
+        let before = try store.snapshot()
+        // A large save: a session adding 4,000 rows. A trigger of the test's own holds the save
+        // up halfway through its writes, so the server is stopped in the middle of it.
+        let session = try store.beginEditing()
+        for index in 0..<4_000 {
+            try session.apply(.addRow(.text("row \(index)"), to: .init(section: .index(index % 2), index: .end)))
+        }
+        try PostgresConnection(connectionString: uri).execute(
+            script: """
+                CREATE FUNCTION sectionctl.test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
+                CREATE TRIGGER test_pause AFTER INSERT ON sectionctl.rows FOR EACH ROW
+                WHEN (NEW.title = 'row 2000') EXECUTE FUNCTION sectionctl.test_pause();
+                """)
+        let stopper = Thread { usleep(500_000); cluster.stop() }
+        stopper.start()
+        #expect {
+            try session.save()
+        } throws: { error in
+            guard case RepositoryError.unavailable(let server, _) = error else { return false }
+            return server == StoreLocation(uri).description
+        }
+        while !stopper.isFinished { usleep(10_000) }
+        try cluster.start()
+        let after = try SectionStore(location: .server(connectionString: uri)).snapshot()
+        #expect(after == before, "the save never committed: the old state, whole, after the restart")
+        #expect(try SectionStore(location: .server(connectionString: uri)).check().isEmpty)
+    }
+}
+
+extension StoreLocation {
+    /// The connection string of a server location.
+    var connectionString: String? {
+        if case .server(let connectionString) = self { return connectionString }
+        return nil
+    }
+}
