@@ -30,6 +30,12 @@ enum RankTree {
     /// - Complexity: O(log n): a few seeks and at most `maximumChildren` steps a level.
     static func row(at index: Int, inSection section: Int64, db: any Database) throws -> (id: Int64, position: Int64)? {
         guard index >= 0 else { return nil }
+        if db.dialect == .postgres {
+            // The same walk, as a function on the server: one round trip.
+            return try db.queryFirst("SELECT row_id, row_position FROM sectionctl.rank_row_at(?, ?)", section, index) { row in
+                row.isNull(0) ? nil : (row.int64(0), row.int64(1))
+            } ?? nil
+        }
         var low = origin
         var high = Int64.max
         var remaining = index
@@ -64,6 +70,9 @@ enum RankTree {
     /// How many rows of `section` come before `position`: the 0-based index of the row there.
     /// - Complexity: O(log n), as `row(at:inSection:db:)`.
     static func index(ofPosition position: Int64, inSection section: Int64, db: any Database) throws -> Int {
+        if db.dialect == .postgres {
+            return Int(try db.scalarInt("SELECT sectionctl.rank_index_of(?, ?)", section, position) ?? 0)
+        }
         var low = origin
         var index = 0
         for level in levels.reversed() {
