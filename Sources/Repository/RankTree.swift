@@ -101,10 +101,17 @@ enum RankTree {
     /// before it commits.
     /// - Complexity: O(1) amortized per row written; O(rows of a node) for a node that grew
     ///   past its bound all at once (a bulk insert), which it cuts into `fanout`-sized pieces.
+    ///
+    /// On a server, where writers to other lists run at once, a node noted by someone else's
+    /// plain SQL may belong to another list: its list's row is locked first, as a write to that
+    /// list would, so that nobody reshapes a section another writer is changing.
     static func settle(_ db: any Database) throws {
         while let (section, first) = try db.queryFirst("SELECT section_id, first FROM rank_pending LIMIT 1", row: {
             ($0.int64(0), $0.int64(1))
         }) {
+            if db.locksListRows {
+                try db.run("SELECT 1 FROM lists WHERE id = (SELECT list_id FROM sections WHERE id = ?) FOR UPDATE", section)
+            }
             try db.run("DELETE FROM rank_pending WHERE section_id = ? AND first = ?", section, first)
             try rebalance(section: section, around: first, level: 1, db: db)
         }
