@@ -22,7 +22,7 @@ struct ManualPage {
     /// The environment variables read, and what for.
     static let environment: [(String, String)] = [
         ("SECTIONCTL_DB", "The database, when --db is not given: a file, or a postgresql:// URI of a server."),
-        ("PGHOST, PGUSER, PGPASSWORD, …", "For a server, libpq's variables fill in what the URI leaves out (as does ~/.pgpass)."),
+        ("PGHOST, PGUSER, PGPASSWORD", "For a server, these and the other PG* variables of libpq fill in what the URI leaves out (as does ~/.pgpass)."),
         ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
         ("NO_COLOR", "When set, output at a terminal has no colour."),
     ]
