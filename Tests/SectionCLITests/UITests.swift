@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 @testable import SectionCLI
@@ -15,8 +16,8 @@ struct UITests {
         let cli: Sectionctl
         let tmux: Tmux
 
-        init(environment: [String: String] = [:], seed: Bool = true) throws {
-            cli = try Sectionctl()
+        init(_ backend: Backend = .sqlite, environment: [String: String] = [:], seed: Bool = true) throws {
+            cli = try Sectionctl(backend)
             try cli.initialize()
             if seed {
                 try cli.ok(["section", "add", "section1"])
@@ -74,8 +75,8 @@ struct UITests {
         lines(screen).firstIndex { $0.contains(text) }
     }
 
-    @Test func seed003MovesCarryARowIntoTheEmptySectionAndIntoTheNextSection() throws {
-        let screen = try Screen()
+    @Test(arguments: Backend.all) func seed003MovesCarryARowIntoTheEmptySectionAndIntoTheNextSection(backend: Backend) throws {
+        let screen = try Screen(backend)
         let first = try screen.open()
         #expect(first.contains("[0] section1  (3 rows)") && first.contains("[1] section2  (0 rows)"), "headers show their row counts")
         #expect(first.contains("> 0:0  Cell000"), "the cursor starts on the first row")
@@ -137,8 +138,8 @@ struct UITests {
         try screen.quit()
     }
 
-    @Test func deleteThenUndoBringsTheRowBack() throws {
-        let screen = try Screen()
+    @Test(arguments: Backend.all) func deleteThenUndoBringsTheRowBack(backend: Backend) throws {
+        let screen = try Screen(backend)
         _ = try screen.open()
         try screen.press("j", until: { $0.contains("> 0:1  Cell001") }, "j moves down")
         try screen.press("d", until: { !$0.contains("0:1  Cell001") && $0.contains("> 0:1  Cell002") }, "d deleted the row; the cursor is on the next")
@@ -148,8 +149,8 @@ struct UITests {
         try screen.quit()
     }
 
-    @Test func anotherProcessesChangeAppearsAndTheCursorKeepsItsRow() throws {
-        let screen = try Screen()
+    @Test(arguments: Backend.all) func anotherProcessesChangeAppearsAndTheCursorKeepsItsRow(backend: Backend) throws {
+        let screen = try Screen(backend)
         _ = try screen.open()
         try screen.press("Down", until: { $0.contains("> 0:1  Cell001") }, "on Cell001")
         try screen.cli.ok(["row", "add", "0", "From elsewhere", "--at", "0"])
@@ -158,8 +159,8 @@ struct UITests {
         try screen.quit()
     }
 
-    @Test func aSaveRefusedByAConflictSaysSoAndReloadsTheEdits() throws {
-        let screen = try Screen()
+    @Test(arguments: Backend.all) func aSaveRefusedByAConflictSaysSoAndReloadsTheEdits(backend: Backend) throws {
+        let screen = try Screen(backend)
         _ = try screen.open()
         try screen.press("e", "Space", "Down", "Space", until: { $0.contains("> 0:1  Cell000") }, "moved Cell000 down one")
         try screen.cli.ok(["row", "add", "1", "Late"])
