@@ -34,14 +34,17 @@ enum WatchCommand {
                 "Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(watcher.version); Ctrl-C ends.")
             context.console.flush()
         }
+        // A file is polled every 25 ms; on a server, the wait is for a notification (ended
+        // every 100 ms to look at the stop flag).
+        let onServer = store.location.isServer
         while !stop.load(ordering: .relaxed) {
-            let updates = try watcher.poll()
+            let updates = try watcher.poll(waitingUpTo: onServer ? 0.1 : 0)
             for update in updates {
                 context.console.writeLine(context.json ? JSONShapes.update(update).rendered : sentence(update))
             }
             if !updates.isEmpty { context.console.flush() }
             if updates.last?.isDeleted == true { return }
-            Thread.sleep(forTimeInterval: 0.025)
+            if !onServer { Thread.sleep(forTimeInterval: 0.025) }
         }
     }
 
