@@ -109,7 +109,7 @@ CREATE TABLE undo_log (
     value     text
 );
 CREATE INDEX undo_log_step ON undo_log (list_id, step);
--- For "was this row's section added in this step?", asked once per row inserted.
+-- For "was this section added, or deleted, in this step?", asked by the row triggers.
 CREATE INDEX undo_log_item ON undo_log (step, item_id);
 
 -- Per list, the changes that can be undone (the last 100 at least) and the undos that can be
@@ -132,33 +132,19 @@ CREATE TABLE redo_steps (
 
 -- Every section with its list's name and its 0-based index in the list.
 CREATE VIEW ordered_sections AS
-SELECT
-    s.id,
-    l.name AS list,
-    s.list_id,
-    row_number() OVER (PARTITION BY s.list_id ORDER BY s.position) - 1 AS section_index,
-    s.title,
-    s.empty_text,
-    s.row_count,
-    s.position
+SELECT s.id, l.name AS list, s.list_id,
+       row_number() OVER (PARTITION BY s.list_id ORDER BY s.position) - 1 AS section_index,
+       s.title, s.empty_text, s.row_count, s.position
 FROM sections AS s
 JOIN lists AS l ON l.id = s.list_id;
 
 -- Every row with its list's name, its section, and its 0-based index path 'S:R'.
 CREATE VIEW ordered_rows AS
-SELECT
-    r.id,
-    os.list,
-    os.list_id,
-    r.section_id,
-    os.title AS section_title,
-    os.section_index,
-    row_number() OVER (PARTITION BY r.section_id ORDER BY r.position) - 1 AS row_index,
-    os.section_index::text || ':' || (row_number() OVER (PARTITION BY r.section_id ORDER BY r.position) - 1)::text AS path,
-    r.kind,
-    r.title,
-    r.value,
-    r.position
+SELECT r.id, os.list, os.list_id, r.section_id, os.title AS section_title, os.section_index,
+       row_number() OVER (PARTITION BY r.section_id ORDER BY r.position) - 1 AS row_index,
+       os.section_index::text || ':'
+           || (row_number() OVER (PARTITION BY r.section_id ORDER BY r.position) - 1)::text AS path,
+       r.kind, r.title, r.value, r.position
 FROM rows AS r
 JOIN ordered_sections AS os ON os.id = r.section_id;
 
@@ -169,11 +155,9 @@ WITH numbered AS (
     FROM rows
 ),
 spans (level, span) AS (VALUES (1::bigint, 32::bigint), (2, 1024), (3, 32768), (4, 1048576))
-SELECT
-    n.section_id,
-    s.level,
-    CASE WHEN min(n.row_index) < s.span THEN (-9223372036854775807 - 1) ELSE min(n.position) END AS first,
-    count(*) AS row_count
+SELECT n.section_id, s.level,
+       CASE WHEN min(n.row_index) < s.span THEN (-9223372036854775807 - 1) ELSE min(n.position) END AS first,
+       count(*) AS row_count
 FROM numbered AS n, spans AS s
 GROUP BY n.section_id, s.level, s.span, n.row_index / s.span;
 
@@ -203,138 +187,228 @@ $$;
 
 -- Triggers ---------------------------------------------------------------------------------
 --
--- One AFTER … FOR EACH ROW function per table and event. Each does, in order: row counts, rank
--- counts and rank_pending, marking a plain-SQL write (`journaled = 0`, and a notification), and,
--- inside sectionctl's own transactions, logging the write for undo. Row triggers fire at the end
--- of their statement; a cascade runs before the parent table's own trigger (the foreign keys'
--- triggers sort first), so rows deleted with their section are counted and logged before it.
+-- Each does, in order: row counts, rank counts and rank_pending, marking a plain-SQL write
+-- (`journaled = 0`, and a notification), and, inside sectionctl's own transactions, logging the
+-- write for undo, in the order it was made. The row triggers run once per statement, over its
+-- transition tables, so that a statement writing many rows updates each count once (a row
+-- updated many times in one transaction costs more each time: its versions stay until the
+-- transaction ends). The others run once per row. Under a cascade, the rows of a deleted section
+-- (the sections of a deleted list) go after it, and their triggers run after its own.
 
--- Adds `delta` (+1 or -1) to the nodes holding `position` in `section` on every level, and notes
--- the level-1 node in rank_pending when it grew past 64 rows or shrank under 8 (the first node
--- of a section is never merged away).
-CREATE FUNCTION rank_count(p_section bigint, p_position bigint, p_delta bigint) RETURNS void LANGUAGE plpgsql AS $$
+-- Applies row inserts (+1) and deletes (-1) at (section, position) to the sections' row_count
+-- (level 0 below) and to the rank nodes holding each position on every level; notes a level-1
+-- node in rank_pending when it grew past 64 rows or shrank under 8 (the first node of a section
+-- is never merged away). Many changes are summed first: each section or node is written once.
+CREATE FUNCTION count_rows(p_section bigint[], p_position bigint[], p_delta bigint[]) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    c refcursor;
+    r record;
+    v_count bigint;
 BEGIN
-    WITH counted AS (
-        UPDATE sectionctl.rank_nodes AS n SET row_count = n.row_count + p_delta
-        FROM (VALUES (1::bigint), (2), (3), (4)) AS l (level),
-        LATERAL (
-            SELECT m.first FROM sectionctl.rank_nodes AS m
-            WHERE m.section_id = p_section AND m.level = l.level AND m.first <= p_position
-            ORDER BY m.first DESC LIMIT 1) AS h
-        WHERE n.section_id = p_section AND n.level = l.level AND n.first = h.first
-        RETURNING n.level, n.first, n.row_count)
-    INSERT INTO sectionctl.rank_pending (section_id, first)
-    SELECT p_section, c.first FROM counted AS c
-    WHERE c.level = 1 AND CASE WHEN p_delta > 0 THEN c.row_count > 64
-                               ELSE c.row_count < 8 AND c.first > (-9223372036854775807 - 1) END
-    ON CONFLICT DO NOTHING;
+    IF p_section IS NULL OR (cardinality(p_section) = 2 AND p_section[1] = p_section[2] AND p_delta[1] = -p_delta[2]
+        AND NOT EXISTS (SELECT 1 FROM sectionctl.rank_nodes WHERE section_id = p_section[1] AND level = 1
+                        AND first > least(p_position[1], p_position[2]) AND first <= greatest(p_position[1], p_position[2])))
+    THEN
+        RETURN;  -- nothing, or a move inside one node
+    ELSIF cardinality(p_section) <= 2 THEN
+        -- A row or a move: a seek a level.
+        OPEN c FOR
+            SELECT p_section[i] AS section_id, l.level, p_delta[i] AS delta,
+                   (SELECT m.first FROM sectionctl.rank_nodes AS m
+                    WHERE m.section_id = p_section[i] AND m.level = l.level AND m.first <= p_position[i]
+                    ORDER BY m.first DESC LIMIT 1) AS first
+            FROM generate_subscripts(p_section, 1) AS i, generate_series(0, 4) AS l (level);
+    ELSE
+        -- The arrays are read through sub-selects, so that the plan does not depend on their
+        -- length: it is made once, and reaches every table by key.
+        OPEN c FOR
+            WITH changes AS (
+                SELECT * FROM unnest((SELECT p_section), (SELECT p_position), (SELECT p_delta)) AS c (section_id, position, delta)
+            ),
+            -- Per section and level: the node holding the lowest position changed, and every
+            -- node starting after it up to the highest (a seek and a range scan).
+            nodes AS (
+                SELECT b.section_id, l.level, f.first
+                FROM (SELECT section_id, min(position) AS low, max(position) AS high FROM changes GROUP BY section_id) AS b
+                CROSS JOIN generate_series(1, 4) AS l (level)
+                CROSS JOIN LATERAL (
+                    (SELECT m.first FROM sectionctl.rank_nodes AS m
+                     WHERE m.section_id = b.section_id AND m.level = l.level AND m.first <= b.low
+                     ORDER BY m.first DESC LIMIT 1)
+                    UNION ALL
+                    SELECT m.first FROM sectionctl.rank_nodes AS m
+                    WHERE b.high > b.low AND m.section_id = b.section_id AND m.level = l.level
+                      AND m.first > b.low AND m.first <= b.high) AS f
+            ),
+            -- Each change falls in the last node starting at or before its position (a node
+            -- sorts before a change at the same position).
+            placed AS (
+                SELECT section_id, level, delta,
+                       max(node) OVER (PARTITION BY section_id, level ORDER BY position, delta IS NOT NULL
+                                       ROWS UNBOUNDED PRECEDING) AS first
+                FROM (SELECT section_id, level, first AS position, first AS node, NULL::bigint AS delta FROM nodes
+                      UNION ALL
+                      SELECT c.section_id, l.level, c.position, NULL, c.delta
+                      FROM changes AS c CROSS JOIN generate_series(1, 4) AS l (level)) AS u
+            )
+            SELECT section_id, 0 AS level, sum(delta)::bigint AS delta, NULL::bigint AS first
+            FROM changes GROUP BY section_id HAVING sum(delta) <> 0
+            UNION ALL
+            SELECT section_id, level, sum(delta)::bigint, first
+            FROM placed WHERE delta IS NOT NULL GROUP BY section_id, level, first HAVING sum(delta) <> 0;
+    END IF;
+    LOOP
+        FETCH c INTO r;
+        EXIT WHEN NOT FOUND;
+        IF r.level = 0 THEN
+            UPDATE sectionctl.sections SET row_count = row_count + r.delta WHERE id = r.section_id;
+        ELSE
+            UPDATE sectionctl.rank_nodes SET row_count = row_count + r.delta
+            WHERE section_id = r.section_id AND level = r.level AND first = r.first
+            RETURNING row_count INTO v_count;
+            IF r.level = 1 AND ((r.delta > 0 AND v_count > 64)
+                                OR (r.delta < 0 AND v_count < 8 AND r.first > (-9223372036854775807 - 1))) THEN
+                INSERT INTO sectionctl.rank_pending (section_id, first) VALUES (r.section_id, r.first)
+                ON CONFLICT DO NOTHING;
+            END IF;
+        END IF;
+    END LOOP;
+    CLOSE c;
 END $$;
+
+-- Marks the lists plain SQL wrote to.
+CREATE FUNCTION mark_plain(p_lists bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE sectionctl.lists SET journaled = 0 WHERE id = ANY (p_lists) AND journaled <> 0;
+    PERFORM pg_notify('sectionctl', l::text) FROM (SELECT DISTINCT unnest(p_lists)) AS x (l) WHERE l IS NOT NULL;
+END $$;
+
+-- The row triggers read the transition tables without variables, and look each section up once
+-- (into `v_lists`, section id → list id), so that their plans are made once and hold for a
+-- statement of any size.
 
 CREATE FUNCTION rows_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    v_list bigint;
-    v_step bigint;
+    v_sections bigint[];
+    v_positions bigint[];
+    v_lists jsonb;
 BEGIN
-    UPDATE sectionctl.sections SET row_count = row_count + 1 WHERE id = NEW.section_id
-    RETURNING list_id INTO v_list;
-    PERFORM sectionctl.rank_count(NEW.section_id, NEW.position, 1);
+    SELECT array_agg(section_id), array_agg(position) INTO v_sections, v_positions FROM new_rows;
+    IF v_sections IS NULL THEN
+        RETURN NULL;
+    END IF;
+    PERFORM sectionctl.count_rows(v_sections, v_positions, array_fill(1::bigint, ARRAY[cardinality(v_sections)]));
     IF coalesce(current_setting('sectionctl.active', true), '') = '1' THEN
-        -- Rows added to a section added in the same step are not logged: undoing the section's
-        -- insert deletes them with it.
-        v_step := current_setting('sectionctl.step')::bigint;
-        IF NOT EXISTS (
-            SELECT 1 FROM sectionctl.undo_log
-            WHERE step = v_step AND item_id = NEW.section_id AND target = 'section' AND action = 'insert') THEN
-            INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id)
-            VALUES (v_step, v_list, 'insert', 'row', NEW.id);
-        END IF;
+        -- No list for a section added in the same step: its rows are not logged, undoing the
+        -- section's insert deletes them with it.
+        SELECT jsonb_object_agg(x.s, CASE WHEN (
+                SELECT true FROM sectionctl.undo_log AS u
+                WHERE u.step = current_setting('sectionctl.step')::bigint AND u.item_id = x.s
+                  AND u.target = 'section' AND u.action = 'insert') IS NULL
+            THEN (SELECT list_id FROM sectionctl.sections WHERE id = x.s) END)
+        INTO v_lists FROM (SELECT DISTINCT section_id AS s FROM new_rows) AS x;
+        INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id)
+        SELECT current_setting('sectionctl.step')::bigint, (v_lists ->> r.section_id::text)::bigint, 'insert', 'row', r.id
+        FROM (SELECT row_number() OVER () AS ord, id, section_id FROM new_rows) AS r
+        WHERE v_lists ->> r.section_id::text IS NOT NULL
+        ORDER BY r.ord;
     ELSE
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id = v_list AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', v_list::text);
+        PERFORM sectionctl.mark_plain(ARRAY(
+            SELECT (SELECT list_id FROM sectionctl.sections WHERE id = x.s)
+            FROM (SELECT DISTINCT section_id AS s FROM new_rows) AS x));
     END IF;
     RETURN NULL;
 END $$;
 
 CREATE FUNCTION rows_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    v_list bigint;
-    v_step bigint;
-    v_section_entry bigint;
+    v_active boolean := coalesce(current_setting('sectionctl.active', true), '') = '1';
+    v_sections bigint[];
+    v_positions bigint[];
+    v_lists jsonb;
+    v_cascaded boolean;
 BEGIN
-    UPDATE sectionctl.sections SET row_count = row_count - 1 WHERE id = OLD.section_id
-    RETURNING list_id INTO v_list;
-    IF v_list IS NOT NULL THEN
-        PERFORM sectionctl.rank_count(OLD.section_id, OLD.position, -1);
-        IF coalesce(current_setting('sectionctl.active', true), '') = '1' THEN
-            INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
-            VALUES (current_setting('sectionctl.step')::bigint, v_list, 'delete', 'row', OLD.id,
-                    OLD.section_id, OLD.position, OLD.kind, OLD.title, OLD.value);
-        ELSE
-            UPDATE sectionctl.lists SET journaled = 0 WHERE id = v_list AND journaled <> 0;
-            PERFORM pg_notify('sectionctl', v_list::text);
-        END IF;
-    ELSIF coalesce(current_setting('sectionctl.active', true), '') = '1' THEN
-        -- Deleted with its section, whose counts and nodes are gone with it, and whose trigger
-        -- ran first. A section deleted on its own logged itself: the row is logged under list -1
-        -- (found through the section's entry) and the section's entry moves after it, so that
-        -- undoing puts the section back before its rows. A section deleted with its list logged
-        -- nothing, and neither does the row.
-        v_step := current_setting('sectionctl.step')::bigint;
-        SELECT id INTO v_section_entry FROM sectionctl.undo_log
-        WHERE step = v_step AND item_id = OLD.section_id AND target = 'section' AND action = 'delete';
-        IF v_section_entry IS NOT NULL THEN
-            INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
-            VALUES (v_step, -1, 'delete', 'row', OLD.id, OLD.section_id, OLD.position, OLD.kind, OLD.title, OLD.value);
+    -- Rows deleted with their section find it gone (their counts and nodes went with it). A
+    -- section deleted on its own logged itself first: its rows are logged under list -1 (found
+    -- through the section's entry), and its entry moves after them, so that undoing puts the
+    -- section back before its rows. A section deleted with its list logged nothing, and neither
+    -- do its rows.
+    SELECT jsonb_object_agg(s, l), bool_or(l = -1) INTO v_lists, v_cascaded
+    FROM (SELECT x.s, coalesce(
+                (SELECT list_id FROM sectionctl.sections WHERE id = x.s),
+                CASE WHEN v_active AND (
+                    SELECT true FROM sectionctl.undo_log AS u
+                    WHERE u.step = nullif(current_setting('sectionctl.step', true), '')::bigint AND u.item_id = x.s
+                      AND u.target = 'section' AND u.action = 'delete') THEN -1 END) AS l
+          FROM (SELECT DISTINCT section_id AS s FROM old_rows) AS x) AS y;
+    IF v_lists IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT array_agg(section_id), array_agg(position) INTO v_sections, v_positions
+    FROM old_rows WHERE (v_lists ->> section_id::text)::bigint <> -1;
+    PERFORM sectionctl.count_rows(v_sections, v_positions,
+                                  array_fill(-1::bigint, ARRAY[coalesce(cardinality(v_sections), 0)]));
+    IF v_active THEN
+        INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
+        SELECT current_setting('sectionctl.step')::bigint, (v_lists ->> r.section_id::text)::bigint, 'delete', 'row',
+               r.id, r.section_id, r.position, r.kind, r.title, r.value
+        FROM (SELECT row_number() OVER () AS ord, * FROM old_rows) AS r
+        WHERE v_lists ->> r.section_id::text IS NOT NULL
+        ORDER BY r.ord;
+        IF v_cascaded THEN
             UPDATE sectionctl.undo_log SET id = nextval(pg_get_serial_sequence('sectionctl.undo_log', 'id'))
-            WHERE id = v_section_entry;
+            WHERE step = current_setting('sectionctl.step')::bigint AND target = 'section' AND action = 'delete'
+              AND item_id IN (SELECT key::bigint FROM jsonb_each_text(v_lists) WHERE value = '-1');
         END IF;
+    ELSE
+        PERFORM sectionctl.mark_plain(ARRAY(SELECT value::bigint FROM jsonb_each_text(v_lists)));
     END IF;
     RETURN NULL;
 END $$;
 
+-- The old and new versions of the rows pair up by their order in the transition tables.
 CREATE FUNCTION rows_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-    v_active boolean := coalesce(current_setting('sectionctl.active', true), '') = '1';
-    v_changed boolean := (OLD.section_id, OLD.position, OLD.kind, OLD.title, OLD.value)
-        IS DISTINCT FROM (NEW.section_id, NEW.position, NEW.kind, NEW.title, NEW.value);
-    v_old_list bigint;
-    v_new_list bigint;
+    o sectionctl.rows[];
+    n sectionctl.rows[];
+    v_lists jsonb;
 BEGIN
-    IF NEW.section_id <> OLD.section_id THEN
-        UPDATE sectionctl.sections SET row_count = row_count - 1 WHERE id = OLD.section_id
-        RETURNING list_id INTO v_old_list;
-        UPDATE sectionctl.sections SET row_count = row_count + 1 WHERE id = NEW.section_id
-        RETURNING list_id INTO v_new_list;
-    ELSIF v_changed OR NOT v_active THEN
-        SELECT list_id INTO v_old_list FROM sectionctl.sections WHERE id = OLD.section_id;
-        v_new_list := v_old_list;
+    SELECT array_agg(t) INTO o FROM old_rows AS t;
+    IF o IS NULL THEN
+        RETURN NULL;
     END IF;
+    SELECT array_agg(t) INTO n FROM new_rows AS t;
     -- A move is a delete at the old place and an insert at the new one; a move that stays inside
-    -- one level-1 node (most moves, and every position rewritten while spreading) changes no count.
-    IF NEW.section_id <> OLD.section_id OR (NEW.position <> OLD.position AND EXISTS (
-        SELECT 1 FROM sectionctl.rank_nodes
-        WHERE section_id = NEW.section_id AND level = 1
-          AND first > least(OLD.position, NEW.position) AND first <= greatest(OLD.position, NEW.position))) THEN
-        PERFORM sectionctl.rank_count(OLD.section_id, OLD.position, -1);
-        PERFORM sectionctl.rank_count(NEW.section_id, NEW.position, 1);
-    END IF;
-    IF NOT v_active THEN
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id IN (v_old_list, v_new_list) AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', v_old_list::text);
-        IF v_new_list <> v_old_list THEN
-            PERFORM pg_notify('sectionctl', v_new_list::text);
-        END IF;
-    ELSIF v_changed THEN
+    -- one node (most moves, and every position rewritten while spreading) changes no count.
+    PERFORM sectionctl.count_rows(array_agg(c.section_id), array_agg(c.position), array_agg(c.delta))
+    FROM generate_subscripts(o, 1) AS i
+    CROSS JOIN LATERAL (VALUES ((o[i]).section_id, (o[i]).position, -1::bigint),
+                               ((n[i]).section_id, (n[i]).position, 1)) AS c (section_id, position, delta)
+    WHERE ((o[i]).section_id, (o[i]).position) <> ((n[i]).section_id, (n[i]).position);
+    SELECT jsonb_object_agg(x.s, (SELECT list_id FROM sectionctl.sections WHERE id = x.s)) INTO v_lists
+    FROM (SELECT (o[i]).section_id AS s FROM generate_subscripts(o, 1) AS i
+          UNION SELECT (n[i]).section_id FROM generate_subscripts(n, 1) AS i) AS x;
+    IF coalesce(current_setting('sectionctl.active', true), '') = '1' THEN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
-        VALUES (current_setting('sectionctl.step')::bigint, v_old_list, 'update', 'row', OLD.id,
-                OLD.section_id, OLD.position, OLD.kind, OLD.title, OLD.value);
+        SELECT current_setting('sectionctl.step')::bigint, (v_lists ->> (o[i]).section_id::text)::bigint,
+               'update', 'row', (o[i]).id, (o[i]).section_id, (o[i]).position, (o[i]).kind, (o[i]).title, (o[i]).value
+        FROM generate_subscripts(o, 1) AS i
+        WHERE ((o[i]).section_id, (o[i]).position, (o[i]).kind, (o[i]).title, (o[i]).value)
+              IS DISTINCT FROM ((n[i]).section_id, (n[i]).position, (n[i]).kind, (n[i]).title, (n[i]).value)
+        ORDER BY i;
+    ELSE
+        PERFORM sectionctl.mark_plain(ARRAY(SELECT value::bigint FROM jsonb_each_text(v_lists)));
     END IF;
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER rows_after_insert AFTER INSERT ON rows FOR EACH ROW EXECUTE FUNCTION rows_inserted();
-CREATE TRIGGER rows_after_delete AFTER DELETE ON rows FOR EACH ROW EXECUTE FUNCTION rows_deleted();
-CREATE TRIGGER rows_after_update AFTER UPDATE ON rows FOR EACH ROW EXECUTE FUNCTION rows_updated();
+CREATE TRIGGER rows_after_insert AFTER INSERT ON rows REFERENCING NEW TABLE AS new_rows
+FOR EACH STATEMENT EXECUTE FUNCTION rows_inserted();
+CREATE TRIGGER rows_after_delete AFTER DELETE ON rows REFERENCING OLD TABLE AS old_rows
+FOR EACH STATEMENT EXECUTE FUNCTION rows_deleted();
+CREATE TRIGGER rows_after_update AFTER UPDATE ON rows REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+FOR EACH STATEMENT EXECUTE FUNCTION rows_updated();
 
 CREATE FUNCTION sections_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -344,20 +418,18 @@ BEGIN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id)
         VALUES (current_setting('sectionctl.step')::bigint, NEW.list_id, 'insert', 'section', NEW.id);
     ELSE
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id = NEW.list_id AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', NEW.list_id::text);
+        PERFORM sectionctl.mark_plain(ARRAY[NEW.list_id]);
     END IF;
     RETURN NULL;
 END $$;
 
--- The rows a section held are deleted before it (by sectionctl; rows deleted by the cascade
--- reorder the log as they go), so that undoing puts the section back before its rows. A section
+-- Logged after the rows it held (sectionctl deletes them first; rows deleted by the cascade move
+-- its entry after theirs), so that undoing puts the section back before its rows. A section
 -- deleted with its list is not logged: the list's history goes with it.
 CREATE FUNCTION sections_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF coalesce(current_setting('sectionctl.active', true), '') <> '1' THEN
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id = OLD.list_id AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', OLD.list_id::text);
+        PERFORM sectionctl.mark_plain(ARRAY[OLD.list_id]);
     ELSIF EXISTS (SELECT 1 FROM sectionctl.lists WHERE id = OLD.list_id) THEN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, title, value)
         VALUES (current_setting('sectionctl.step')::bigint, OLD.list_id, 'delete', 'section', OLD.id,
@@ -369,11 +441,7 @@ END $$;
 CREATE FUNCTION sections_updated() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF coalesce(current_setting('sectionctl.active', true), '') <> '1' THEN
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id IN (OLD.list_id, NEW.list_id) AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', OLD.list_id::text);
-        IF NEW.list_id <> OLD.list_id THEN
-            PERFORM pg_notify('sectionctl', NEW.list_id::text);
-        END IF;
+        PERFORM sectionctl.mark_plain(ARRAY[OLD.list_id, NEW.list_id]);
     ELSIF (OLD.list_id, OLD.position, OLD.title, OLD.empty_text)
         IS DISTINCT FROM (NEW.list_id, NEW.position, NEW.title, NEW.empty_text) THEN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, parent_id, position, title, value)
@@ -401,8 +469,8 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- A deleted list is retired under its name and takes its undo history with it (rows deleted
--- with their section, whose list could no longer be looked up, were logged under list -1).
+-- A deleted list is retired under its name and takes its undo history with it, and the entries
+-- of the step's rows deleted with their section (list -1).
 CREATE FUNCTION lists_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO sectionctl.retired_lists AS r (name, last_version) VALUES (OLD.name, OLD.version)
@@ -427,8 +495,7 @@ BEGIN
         END IF;
     END IF;
     IF coalesce(current_setting('sectionctl.active', true), '') <> '1' THEN
-        UPDATE sectionctl.lists SET journaled = 0 WHERE id = NEW.id AND journaled <> 0;
-        PERFORM pg_notify('sectionctl', NEW.id::text);
+        PERFORM sectionctl.mark_plain(ARRAY[NEW.id]);
     ELSIF v_renamed THEN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id, title)
         VALUES (current_setting('sectionctl.step')::bigint, OLD.id, 'update', 'list', OLD.id, OLD.name);
