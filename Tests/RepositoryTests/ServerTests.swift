@@ -68,6 +68,21 @@ struct ServerTests {
         try PostgresConnection(connectionString: database).execute(script: sql)
     }
 
+    @Test func aURLPicksTheBackend() throws {
+        let fixture = try StoreFixture(.postgres)
+        let uri = try #require(fixture.location.connectionString)
+        let server = try SectionStore(url: try #require(URL(string: uri)))
+        #expect(server.location == .server(connectionString: uri))
+        #expect(try server.lists().map(\.name) == ["default"])
+        let directory = try TemporaryDirectory()
+        let file = try SectionStore(url: URL(fileURLWithPath: directory.path("a.db")), create: true)
+        #expect(file.location == .file(path: directory.path("a.db")))
+        #expect(throws: RepositoryError.self) { try SectionStore(url: try #require(URL(string: "https://example.com/a.db"))) }
+        #expect(StoreLocation("postgres://h/db").isServer && StoreLocation("POSTGRESQL://h/db").isServer)
+        #expect(StoreLocation("./postgresql.db") == .file(path: "./postgresql.db"))
+        #expect(StoreLocation("postgresql://ada:pw@h/db").description == "postgresql://ada:***@h/db")
+    }
+
     @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
         #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
         #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
