@@ -83,6 +83,40 @@ struct ServerTests {
         #expect(StoreLocation("postgresql://ada:pw@h/db").description == "postgresql://ada:***@h/db")
     }
 
+    @Test func aSerializationFailureIsRetriedAndPastItsRetriesIsUnavailable() throws {
+        let fixture = try StoreFixture(.postgres)
+        // A trigger of the test's own refuses the next `failures` inserts of a section as a
+        // serialization failure (a sequence counts them: it is not rolled back with the write).
+        func refuse(next failures: Int) throws {
+            try fixture.plainSQL(
+                """
+                DROP TRIGGER IF EXISTS test_refuse ON sections;
+                DROP SEQUENCE IF EXISTS test_attempts;
+                CREATE SEQUENCE test_attempts;
+                CREATE OR REPLACE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF nextval('sectionctl.test_attempts') <= \(failures) THEN
+                        RAISE EXCEPTION 'could not serialize access' USING ERRCODE = '40001';
+                    END IF;
+                    RETURN NULL;
+                END $$;
+                CREATE TRIGGER test_refuse AFTER INSERT ON sections FOR EACH ROW EXECUTE FUNCTION test_refuse();
+                """)
+        }
+        try refuse(next: 2)
+        let change = try fixture.store.apply(.addSection(title: "A"))
+        #expect(change.version == 1, "the third attempt committed, once")
+        #expect(try fixture.plainInt("SELECT last_value FROM test_attempts") == 3)
+        try refuse(next: SectionStore.serializationRetries + 1)
+        #expect {
+            try fixture.store.apply(.addSection(title: "B"))
+        } throws: { error in
+            guard case RepositoryError.unavailable(_, let reason) = error else { return false }
+            return reason.contains("retries")
+        }
+        #expect(try fixture.store.snapshot().sections.map(\.title) == ["A"], "nothing of the refused write")
+    }
+
     @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
         #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
         #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
