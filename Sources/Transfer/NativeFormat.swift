@@ -144,7 +144,7 @@ extension Database {
     func writeExported(_ list: ListRecord, to writer: inout NativeWriter, meter: ProgressMeter? = nil) throws {
         try writer.beginList(list.name)
         var currentSection: Int64?
-                try forEachRow(
+        try forEachRow(
             """
             SELECT s.id, s.title, s.empty_text, r.kind, r.title, r.value, r.id IS NULL
             FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
