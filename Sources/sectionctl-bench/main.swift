@@ -26,6 +26,9 @@ if arguments.first == ChildSession.option {
 if arguments.first == ChildWriter.option {
     exit(ChildWriter.run(Array(arguments.dropFirst())))
 }
+if arguments.first == ChildServerMover.option {
+    exit(ChildServerMover.run(Array(arguments.dropFirst())))
+}
 
 let options: Options
 do {
@@ -52,13 +55,14 @@ func loadAverage() -> String {
     ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
 }
 
-// An interrupted run still removes its temporary files.
+// An interrupted run still removes its temporary files, and stops the PostgreSQL server it started.
 let temporaryPath = benchmark.directory.path
 let interruptions = [SIGINT, SIGTERM].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler {
         try? FileManager.default.removeItem(atPath: temporaryPath)
+        RunningCluster.stop()
         Log.progress("sectionctl-bench: interrupted; removed \(temporaryPath)")
         exit(130)
     }
