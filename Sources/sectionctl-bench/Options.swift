@@ -168,8 +168,8 @@ struct Plan {
     /// Lists (and sections) of the smaller import of scenario 8's scaling rows.
     let nativeScalingSmall: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
-    /// repetitions: a full-size import takes minutes); the clients moving rows of one list at
-    /// once, and the list; the changes an observer receives.
+    /// repetitions); the clients moving rows of one list at once, and the list; the changes an
+    /// observer receives.
     let serverMoveSectionRows: Int
     let serverImportRows: Int
     let serverImportSections: Int
@@ -210,7 +210,7 @@ struct Plan {
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4
-        serverImportRepetitions = quick ? 3 : 1
+        serverImportRepetitions = min(rounds, 3)
         serverClients = 16
         serverClientMoves = quick ? 50 : 500
         serverClientListRows = 2_000

@@ -191,9 +191,10 @@ extension Benchmark {
     /// (`importJSON`, reading the file included), against raw libpq: the sections inserted, then
     /// the rows by one `COPY`, in one transaction marked as sectionctl's own
     /// (`sectionctl.writer_begin()`) so that the schema's triggers do the same work (≥ 50 %).
-    /// Repetitions interleaved, each into a new database, medians. For context: the same import
-    /// with a fifth of the rows in each section (time per row, which stays flat when the import
-    /// is linear), and the raw COPY with the schema's row triggers disabled.
+    /// Repetitions interleaved in alternating order, each into a new database, medians. For
+    /// context: the same import with a fifth of the rows in each section (time per row, which
+    /// stays flat when the import is linear), and the raw COPY with the schema's row triggers
+    /// disabled.
     private func serverImportRows(_ cluster: ThrowawayCluster, scratch: Scratch) throws -> [ResultRow] {
         let sections = plan.serverImportSections
         let document = NativeDocument(sections: sections, rowsPerSection: plan.serverImportRows / sections)
@@ -207,21 +208,27 @@ extension Benchmark {
         var baselineTimes: [Double] = []
         var importTimes: [Double] = []
         for repetition in 0..<plan.serverImportRepetitions {
-            let baselineURI = try newServerStore(cluster).uri
-            Log.progress("  bulk import: libpq COPY of \(label(document))…")
-            baselineTimes.append(try Self.copyRows(of: document, into: baselineURI))
-            if let mismatch = try Self.mismatch(in: baselineURI, expecting: document) {
-                throw BenchmarkError("libpq COPY: \(mismatch)")
-            }
-
-            let (uri, store) = try newServerStore(cluster)
-            Log.progress("  bulk import: importJSON of \(label(document))…")
-            importTimes.append(try Measurement.time { try store.importJSON(Data(contentsOf: URL(fileURLWithPath: file))) })
-            Log.progress("  bulk import: \(Format.duration(importTimes.last!)), COPY \(Format.duration(baselineTimes.last!))")
-            if let mismatch = try Self.mismatch(in: uri, expecting: document) { throw BenchmarkError("importJSON: \(mismatch)") }
-            if repetition == 0 {
-                let problems = try store.check()
-                guard problems.isEmpty else { throw BenchmarkError("after importJSON, check() reports: \(problems.prefix(3).joined(separator: "; "))") }
+            // Which goes first alternates, so that a slow spell of the machine falls on both.
+            for importFirst in repetition % 2 == 0 ? [false, true] : [true, false] {
+                if importFirst {
+                    let (uri, store) = try newServerStore(cluster)
+                    Log.progress("  bulk import: importJSON of \(label(document))…")
+                    importTimes.append(try Measurement.time { try store.importJSON(Data(contentsOf: URL(fileURLWithPath: file))) })
+                    Log.progress("  bulk import: \(Format.duration(importTimes.last!))")
+                    if let mismatch = try Self.mismatch(in: uri, expecting: document) { throw BenchmarkError("importJSON: \(mismatch)") }
+                    if repetition == 0 {
+                        let problems = try store.check()
+                        guard problems.isEmpty else {
+                            throw BenchmarkError("after importJSON, check() reports: \(problems.prefix(3).joined(separator: "; "))")
+                        }
+                    }
+                } else {
+                    let uri = try newServerStore(cluster).uri
+                    Log.progress("  bulk import: libpq COPY of \(label(document))…")
+                    baselineTimes.append(try Self.copyRows(of: document, into: uri))
+                    Log.progress("  bulk import: \(Format.duration(baselineTimes.last!))")
+                    if let mismatch = try Self.mismatch(in: uri, expecting: document) { throw BenchmarkError("libpq COPY: \(mismatch)") }
+                }
             }
         }
         let baseline = Measurement.median(baselineTimes)
