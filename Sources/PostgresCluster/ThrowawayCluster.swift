@@ -9,6 +9,9 @@ package final class ThrowawayCluster: @unchecked Sendable {
     package let directory: ClusterDirectory
     /// The libpq connection string of the cluster's `postgres` database.
     package let connectionString: String
+    /// Whether the server syncs its log to disk at every commit (`fsync`, `synchronous_commit`),
+    /// as a real server does; off for the tests, which never need to survive a power cut.
+    package let durable: Bool
     private let lock = NSLock()
     private var templateReady = false
 
@@ -78,8 +81,11 @@ package final class ThrowawayCluster: @unchecked Sendable {
         binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
     }
 
-    package init() throws {
+    /// Creates and starts a cluster; `durable` makes it sync every commit to disk, as a real
+    /// server does (the benchmark), instead of `fsync=off` and `synchronous_commit=off` (the tests).
+    package init(durable: Bool = false) throws {
         guard let binaries = Self.binaries else { throw ClusterError("PostgreSQL's server programs are not installed") }
+        self.durable = durable
         directory = try ClusterDirectory()
         chmod(directory.url.path, 0o777)
         let data = directory.path("data")
@@ -94,10 +100,12 @@ package final class ThrowawayCluster: @unchecked Sendable {
 
     /// Starts the server (again).
     package func start() throws {
+        let sync = durable ? "on" : "off"
         try Self.run(
             Self.binaries! + "/pg_ctl",
             ["-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-o",
-             "-k \(directory.url.path) -c listen_addresses= -c fsync=off -c synchronous_commit=off -c max_connections=400", "start"])
+             "-k \(directory.url.path) -c listen_addresses= -c fsync=\(sync) -c synchronous_commit=\(sync) -c max_connections=400",
+             "start"])
     }
 
     /// Stops the server at once, as a crash or a pulled plug would (`pg_ctl stop -m immediate`).

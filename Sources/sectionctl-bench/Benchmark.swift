@@ -45,6 +45,7 @@ final class Benchmark {
         case .largeSession: return try largeSessionRows()
         case .demo: return try demoRows()
         case .ui: return try fullScreenRows()
+        case .postgres: return try serverRows()
         }
     }
 

@@ -2,8 +2,9 @@ import Foundation
 import Repository
 
 /// The child mode `sectionctl-bench --child-writer DB COUNT MILLISECONDS`: adds COUNT sections to
-/// the default list of DB, one committed change every MILLISECONDS (give or take a random third),
-/// each titled with the wall-clock time just before its commit, in nanoseconds.
+/// the default list of DB (a file, or a `postgresql://` URI), one committed change every
+/// MILLISECONDS (give or take a random third), each titled with the wall-clock time just before
+/// its commit, in nanoseconds.
 enum ChildWriter {
     static let option = "--child-writer"
 
@@ -13,7 +14,7 @@ enum ChildWriter {
             return 2
         }
         do {
-            let store = try SectionStore(path: arguments[0])
+            let store = try SectionStore(location: StoreLocation(arguments[0]))
             for _ in 0..<count {
                 Thread.sleep(forTimeInterval: interval / 1000 * Double.random(in: 0.67...1.33))
                 try store.apply(.addSection(title: String(wallClockNanoseconds())))

@@ -26,6 +26,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case demo
     /// 13. `sectionctl ui`'s first screen in tmux at 1K vs 1M rows.
     case ui
+    /// 14. On a PostgreSQL server: a move and an import vs raw libpq, 16 clients, an observer.
+    case postgres
 
     var summary: String {
         switch self {
@@ -42,6 +44,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .largeSession: return "a session of one move on 1M rows vs one move; its peak memory vs 10K"
         case .demo: return "sectionctl demo, a whole process, as a new user first runs it"
         case .ui: return "sectionctl ui's first screen in tmux: 1K vs 1M rows"
+        case .postgres: return "on a PostgreSQL server: a move and an import vs libpq, 16 clients on one list, an observer"
         }
     }
 }
@@ -164,6 +167,18 @@ struct Plan {
     let nativeLargeBytes: Int
     /// Lists (and sections) of the smaller import of scenario 8's scaling rows.
     let nativeScalingSmall: Int
+    /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
+    /// repetitions); the clients moving rows of one list at once, and the list; the changes an
+    /// observer receives.
+    let serverMoveSectionRows: Int
+    let serverImportRows: Int
+    let serverImportSections: Int
+    let serverImportRepetitions: Int
+    let serverClients: Int
+    let serverClientMoves: Int
+    let serverClientListRows: Int
+    let serverClientSections: Int
+    let serverObservedChanges: Int
 
     init(options: Options) {
         let quick = options.quick
@@ -192,6 +207,15 @@ struct Plan {
         nativeSmallBytes = quick ? 500_000 : 5_000_000
         nativeLargeBytes = quick ? 5_000_000 : 50_000_000
         nativeScalingSmall = quick ? 1_000 : 10_000
+        serverMoveSectionRows = 10_000
+        serverImportRows = quick ? 20_000 : 100_000
+        serverImportSections = 4
+        serverImportRepetitions = min(rounds, 3)
+        serverClients = 16
+        serverClientMoves = quick ? 50 : 500
+        serverClientListRows = 2_000
+        serverClientSections = 4
+        serverObservedChanges = quick ? 50 : 100
     }
 }
 

@@ -26,6 +26,9 @@ if arguments.first == ChildSession.option {
 if arguments.first == ChildWriter.option {
     exit(ChildWriter.run(Array(arguments.dropFirst())))
 }
+if arguments.first == ChildServerMover.option {
+    exit(ChildServerMover.run(Array(arguments.dropFirst())))
+}
 
 let options: Options
 do {
@@ -52,13 +55,18 @@ func loadAverage() -> String {
     ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").first.map(String.init) ?? "?"
 }
 
-// An interrupted run still removes its temporary files.
+// An interrupted run still removes its temporary files, and stops the PostgreSQL server it started.
+// The run's end waits for that: stopping the server makes the scenario fail fast, and the program
+// must not end before the server's directory is gone.
 let temporaryPath = benchmark.directory.path
+let ending = NSLock()
 let interruptions = [SIGINT, SIGTERM].map { number in
     signal(number, SIG_IGN)
     let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
     source.setEventHandler {
+        ending.lock()
         try? FileManager.default.removeItem(atPath: temporaryPath)
+        RunningCluster.stop()
         Log.progress("sectionctl-bench: interrupted; removed \(temporaryPath)")
         exit(130)
     }
@@ -73,6 +81,7 @@ Log.progress(
     "sectionctl-bench: \(mode), SQLite \(Connection.libraryVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores,"
         + " files in \(benchmark.directory.path)")
 let report = benchmark.run()
+ending.lock()
 benchmark.cleanUp()
 interruptions.forEach { $0.cancel() }
 let elapsed = Measurement.seconds(ContinuousClock.now - started)
