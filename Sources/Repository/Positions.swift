@@ -63,11 +63,16 @@ package struct OrderedTable {
 
     /// The positions of the items on either side of `slot` (0…count) among the `count` items of
     /// `parentID`, not counting `excludedID`: one query, from whichever end is nearer.
-    package func neighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: any Database) throws
-        -> (before: Int64?, after: Int64?)
-    {
+    /// `excludedIndex` is the excluded item's index here when the caller knows it is here (else
+    /// it is looked up).
+    package func neighbours(
+        ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, excludedIndex: Int? = nil, in db: any Database
+    ) throws -> (before: Int64?, after: Int64?) {
         guard count > 0 else { return (nil, nil) }
-        if isRanked { return try rankedNeighbours(ofSlot: slot, of: parentID, count: count, excluding: excludedID, in: db) }
+        if isRanked {
+            return try rankedNeighbours(
+                ofSlot: slot, of: parentID, count: count, excluding: excludedID, excludedIndex: excludedIndex, in: db)
+        }
         let fromEnd = count - slot
         let ascending = slot <= fromEnd
         let sql = """
@@ -86,12 +91,14 @@ package struct OrderedTable {
 
     /// `neighbours(ofSlot:…)` through the rank structure: the item just before the slot by rank
     /// (skipping the excluded one), and the one after it by position. O(log n).
-    private func rankedNeighbours(ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, in db: any Database)
-        throws -> (before: Int64?, after: Int64?)
-    {
+    private func rankedNeighbours(
+        ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, excludedIndex known: Int?, in db: any Database
+    ) throws -> (before: Int64?, after: Int64?) {
         // Where the excluded item is, if it is here: indexes at or past it shift by one.
-        var excludedIndex = Int.max
-        if let position = try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", excludedID, parentID) {
+        var excludedIndex = known ?? Int.max
+        if known == nil,
+            let position = try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", excludedID, parentID)
+        {
             excludedIndex = try RankTree.index(ofPosition: position, inSection: parentID, db: db)
         }
         func stored(_ index: Int) -> Int { index < excludedIndex ? index : index + 1 }
@@ -110,11 +117,15 @@ package struct OrderedTable {
     /// `parentID`, not counting `movingID`. When the gap there is used up, spreads out a block of
     /// neighbours first (parking `movingID` outside the block if it is among them).
     ///
+    /// `movingIndex` is the moving item's index among the items of `parentID` when the caller
+    /// knows it is one of them (it saves looking it up).
+    ///
     /// - Returns: the position, and how many existing items were rewritten to make room.
     package func positionForSlot(
-        _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, in db: any Database
+        _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, movingIndex: Int? = nil, in db: any Database
     ) throws -> (position: Int64, rewritten: Int) {
-        let (before, after) = try neighbours(ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, in: db)
+        let (before, after) = try neighbours(
+            ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, excludedIndex: movingIndex, in: db)
         return try position(between: before, and: after, of: parentID, movingID: movingID, in: db)
     }
 

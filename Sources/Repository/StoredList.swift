@@ -50,8 +50,10 @@ struct StoredList: EditableList {
     }
 
     mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
-        let others = section.rowCount - (section.id == row.section.id ? 1 : 0)
-        let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: others, movingID: row.row.id, in: db)
+        let sameSection = section.id == row.section.id
+        let others = section.rowCount - (sameSection ? 1 : 0)
+        let place = try OrderedTable.rows.positionForSlot(
+            index, of: section.id, count: others, movingID: row.row.id, movingIndex: sameSection ? row.path.row : nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
         try db.placeRow(id: row.row.id, section: section.id, position: place.position, in: list)
     }

@@ -65,12 +65,13 @@ extension Database {
     package func section(_ ref: SectionRef, in list: ListRecord) throws -> SectionRecord {
         switch ref {
         case .index(let index):
-            let count = try sectionCount(of: list)
-            guard index >= 0 && index < count else {
-                throw RepositoryError.sectionIndexOutOfRange(index, valid: count > 0 ? 0...(count - 1) : nil)
-            }
+            // The section first; the count only to say what is valid when there is none.
             let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?"
-            return try queryFirst(sql, list.id, index) { SectionRecord($0, index: index) }!
+            if index >= 0, let found = try queryFirst(sql, list.id, index, row: { SectionRecord($0, index: index) }) {
+                return found
+            }
+            let count = try sectionCount(of: list)
+            throw RepositoryError.sectionIndexOutOfRange(index, valid: count > 0 ? 0...(count - 1) : nil)
         case .id(let id):
             let sql = """
                 SELECT \(SectionRecord.columns),
