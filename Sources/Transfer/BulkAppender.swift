@@ -36,7 +36,7 @@ struct BulkAppender {
     /// Appends an empty section after the list's last; rows appended next go into it.
     mutating func appendSection(title: String, emptyText: String?) throws {
         let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
-        try finish()  // the rows of the section before go in first
+        // Rows still waiting belong to sections already inserted: they can wait for a full batch.
         sectionID = try db.queryFirst(SectionRecord.insertSQL + " RETURNING id", list.id, position, title, emptyText) { $0.int64(0) }
         lastSectionPosition = position
         sectionCount += 1
