@@ -51,6 +51,17 @@ extension Database {
             case .index(let value): index = value
             case .end: index = section.rowCount - 1
             }
+            if dialect == .postgres, index >= 0, index < section.rowCount,
+                let (id, position, content) = try queryFirst(
+                    """
+                    SELECT r.id, r.position, \(RowContent.columns)
+                    FROM sectionctl.rank_row_at(?, ?) AS found JOIN rows AS r ON r.id = found.row_id
+                    """, section.id, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
+            {
+                // On a server, the rank walk and the row's content in one round trip.
+                return RowRecord(
+                    id: id, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
+            }
             guard let item = try OrderedTable.rows.item(at: index, of: section.id, count: section.rowCount, in: self)
             else {
                 throw RepositoryError.rowIndexOutOfRange(
