@@ -19,8 +19,8 @@ package final class ThrowawayCluster: @unchecked Sendable {
     /// process exits; `nil` when PostgreSQL's server programs are not installed.
     package static let shared: ThrowawayCluster? = {
         guard isAvailable else {
-            FileHandle.standardError.write(
-                Data("note: PostgreSQL's server programs are not installed: the PostgreSQL suite is skipped\n".utf8))
+            let why = isSwitchedOff ? "SECTIONCTL_TEST_POSTGRES=0" : "PostgreSQL's server programs are not installed"
+            FileHandle.standardError.write(Data("note: \(why): the PostgreSQL suite is skipped\n".utf8))
             return nil
         }
         do {
@@ -77,9 +77,14 @@ package final class ThrowawayCluster: @unchecked Sendable {
         return nil
     }()
 
+    /// Whether a cluster can be started here: the server programs are installed (and, as root,
+    /// `setpriv` to run them as `nobody`), and `SECTIONCTL_TEST_POSTGRES` is not `0`.
     package static var isAvailable: Bool {
-        binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+        !isSwitchedOff && binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
     }
+
+    /// `SECTIONCTL_TEST_POSTGRES=0`: run the tests on SQLite only, even where PostgreSQL is installed.
+    static var isSwitchedOff: Bool { ProcessInfo.processInfo.environment["SECTIONCTL_TEST_POSTGRES"] == "0" }
 
     /// Creates and starts a cluster; `durable` makes it sync every commit to disk, as a real
     /// server does (the benchmark), instead of `fsync=off` and `synchronous_commit=off` (the tests).

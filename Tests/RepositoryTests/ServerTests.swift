@@ -8,7 +8,7 @@ import Testing
 
 /// What only a server has: its schema's refusals, its SQL dialect, losing it mid-write, and many
 /// clients at once.
-@Suite("PostgreSQL backend", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs"))
+@Suite("PostgreSQL backend", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
 struct ServerTests {
     func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
 
@@ -117,27 +117,6 @@ struct ServerTests {
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["A"], "nothing of the refused write")
     }
 
-    @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
-    }
-
-    @Test func theServersFailuresMeanWhatTheyShould() {
-        let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
-        func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
-            SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError
-        }
-        #expect(mapped(nil, "server closed the connection unexpectedly") == .unavailable(
-            server: "postgresql://ada:***@db.example/lists", reason: "server closed the connection unexpectedly"))
-        #expect(mapped("57P01").map { if case .unavailable = $0 { true } else { false } } == true, "administrator shutdown")
-        #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
-        #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")
-        #expect(mapped("22021") == .invalidInput(SectionStore.nulOnServerMessage))
-        #expect(mapped("23505", "duplicate key") == .server(sqlState: "23505", message: "duplicate key"))
-        #expect(!(mapped(nil, "password=s3cret rejected")?.description.contains("s3cret") ?? true), "a password in libpq's message is masked too")
-    }
-
     @Test func theViewsWorkForAPsqlUser() throws {
         let fixture = try StoreFixture(.postgres)
         try fixture.store.apply(.addSection(title: "A"))
@@ -189,6 +168,31 @@ struct ServerTests {
         let after = try SectionStore(location: .server(connectionString: uri)).snapshot()
         #expect(after == before, "the save never committed: the old state, whole, after the restart")
         #expect(try SectionStore(location: .server(connectionString: uri)).check().isEmpty)
+    }
+}
+
+/// What the PostgreSQL backend decides without a server: its SQL and what failures mean.
+@Suite("PostgreSQL backend, without a server")
+struct ServerOfflineTests {
+    @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
+        #expect(PostgresDatabase.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
+    }
+
+    @Test func theServersFailuresMeanWhatTheyShould() {
+        let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
+        func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
+            SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError
+        }
+        #expect(mapped(nil, "server closed the connection unexpectedly") == .unavailable(
+            server: "postgresql://ada:***@db.example/lists", reason: "server closed the connection unexpectedly"))
+        #expect(mapped("57P01").map { if case .unavailable = $0 { true } else { false } } == true, "administrator shutdown")
+        #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
+        #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")
+        #expect(mapped("22021") == .invalidInput(SectionStore.nulOnServerMessage))
+        #expect(mapped("23505", "duplicate key") == .server(sqlState: "23505", message: "duplicate key"))
+        #expect(!(mapped(nil, "password=s3cret rejected")?.description.contains("s3cret") ?? true), "a password in libpq's message is masked too")
     }
 }
 
