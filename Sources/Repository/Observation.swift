@@ -154,9 +154,9 @@ extension SectionStore {
 
     /// The list's committed versions as they happen, from this process or any other: one
     /// `ListUpdate` per version, in order, with its changeset (or a reload for a plain-SQL
-    /// change). Cheap when idle: on a file, a `PRAGMA data_version` every `observationInterval`
-    /// on a connection of the sequence's own; on a server, a wait for a notification; the list
-    /// itself is never re-read.
+    /// change). Cheap when idle: every `observationInterval`, on a connection of the sequence's
+    /// own, a `PRAGMA data_version` on a file, or a look at the notifications that came (no
+    /// query) on a server; the list itself is never re-read.
     ///
     /// ```swift
     /// for try await update in store.updates(of: "default") {
