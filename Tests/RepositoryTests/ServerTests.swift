@@ -117,6 +117,31 @@ struct ServerTests {
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["A"], "nothing of the refused write")
     }
 
+    @Test func aWriteWaitsForItsListsLockAndNotForAnotherList() throws {
+        let fixture = try StoreFixture(.postgres)
+        try fixture.store.createList(named: "other")
+        let uri = try #require(fixture.location.connectionString)
+        // Another client in the middle of a write to "default": it holds that list's row lock.
+        let holder = try PostgresConnection(connectionString: uri)
+        try holder.execute(script: "BEGIN; SELECT 1 FROM sectionctl.lists WHERE name = 'default' FOR UPDATE")
+        let store = fixture.store
+        let second = try fixture.reopen()
+        let other = Thread { _ = try? store.apply(.addSection(title: "Elsewhere"), to: "other") }
+        other.start()
+        let same = Thread { _ = try? second.apply(.addSection(title: "Here")) }
+        same.start()
+        let deadline = Date().addingTimeInterval(10)
+        while !other.isFinished && Date() < deadline { usleep(10_000) }
+        #expect(other.isFinished, "a write to another list does not wait")
+        usleep(200_000)
+        #expect(!same.isFinished, "a write to the locked list waits for the lock")
+        try holder.execute(script: "COMMIT")
+        while !same.isFinished && Date() < deadline { usleep(10_000) }
+        #expect(same.isFinished, "and goes on when it is released")
+        #expect(try store.snapshot(of: "other").sections.map(\.title) == ["Elsewhere"])
+        #expect(try store.snapshot().sections.map(\.title) == ["Here"])
+    }
+
     @Test func theViewsWorkForAPsqlUser() throws {
         let fixture = try StoreFixture(.postgres)
         try fixture.store.apply(.addSection(title: "A"))
