@@ -12,9 +12,9 @@
 -- version it produced; undo_log records what sectionctl's own writes overwrote, so that a change
 -- can be taken back.
 --
--- sectionctl's own write transactions call writer_begin() first and writer_end() before
--- committing: transaction-local settings mark them, so concurrent writers to different lists
--- share no row. A write made without them (plain SQL) marks its list `journaled = 0`.
+-- sectionctl's own write transactions call writer_begin() first: transaction-local settings
+-- mark them (until the transaction ends, or writer_end()), so concurrent writers to different
+-- lists share no row. A write made without them (plain SQL) marks its list `journaled = 0`.
 --
 -- Observers LISTEN on channel `sectionctl`: the payload is a list id, sent (at commit) for each
 -- journaled change, each plain-SQL write, and each list deleted or renamed.

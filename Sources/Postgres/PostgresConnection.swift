@@ -166,17 +166,6 @@ public final class PostgresConnection {
     /// Whether no transaction is open on the connection.
     public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
-    /// Whether the connection to the server is still up, as libpq last saw it.
-    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
-
-    /// Reads what the server sent without waiting, and returns the notifications among it.
-    public func pendingNotifications() throws -> [(channel: String, payload: String)] {
-        guard PQconsumeInput(handle) == 1 else {
-            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "reading notifications")
-        }
-        return drainNotifications()
-    }
-
     /// Runs several statements without parameters (a migration script).
     public func execute(script sql: String) throws {
         let result = PQexec(handle, sql)

@@ -29,14 +29,6 @@ enum Journal {
         if db.dialect == .sqlite { try db.run("UPDATE journal_writer SET active = 0 WHERE id = 1") }
     }
 
-    /// The number of the current write transaction, under which the undo log files its writes.
-    static func currentStep(_ db: any Database) throws -> Int64 {
-        switch db.dialect {
-        case .sqlite: return try db.scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
-        case .postgres: return try db.scalarInt("SELECT sectionctl.writer_step()")!
-        }
-    }
-
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,
     /// and files the version in the list's undo history.

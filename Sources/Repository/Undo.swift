@@ -15,9 +15,10 @@ extension Journal {
     static let keptUndoSteps = 100
 
     /// Files the committed version (made by the current write transaction's step) in the list's
-    /// undo or redo history, and drops the logs nothing can use any more.
+    /// undo or redo history, and drops the logs nothing can use any more. SQLite's side of
+    /// `commit`: a server does the same in `sectionctl.commit_change`.
     static func record(_ history: HistoryStep, version: Int64, of list: ListRecord, db: any Database) throws {
-        let step = try Journal.currentStep(db)
+        let step = try db.scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
         switch history {
         case .change:
             let redoable = try db.query("SELECT step FROM redo_steps WHERE list_id = ?", list.id) { $0.int64(0) }
@@ -25,8 +26,8 @@ extension Journal {
             try db.run("DELETE FROM redo_steps WHERE list_id = ?", list.id)
             try db.run("INSERT INTO undo_steps (list_id, version, step) VALUES (?, ?, ?)", list.id, version, step)
             let expired = try db.query(
-                "SELECT version, step FROM undo_steps WHERE list_id = ? ORDER BY version DESC", list.id
-            ) { ($0.int64(0), $0.int64(1)) }.dropFirst(keptUndoSteps)
+                "SELECT version, step FROM undo_steps WHERE list_id = ? ORDER BY version DESC LIMIT -1 OFFSET ?", list.id, keptUndoSteps
+            ) { ($0.int64(0), $0.int64(1)) }
             for (oldVersion, oldStep) in expired {
                 try dropLog(step: oldStep, list: list, db: db)
                 try db.run("DELETE FROM undo_steps WHERE list_id = ? AND version = ?", list.id, oldVersion)
