@@ -90,7 +90,9 @@ struct NativeReader {
             }
         case (.document, "version"):
             guard node.kind == .number, let version = Int(node.text ?? ""), version >= 1 else {
-                throw invalid("$.version must be a whole number from 1; found \(node.text ?? node.kind.described)")
+                // A string is shown quoted, so that nothing in it (a line feed) reaches the message raw.
+                let found = node.kind == .string ? jsonQuoted(node.text ?? "") : node.text ?? node.kind.described
+                throw invalid("$.version must be a whole number from 1; found \(found)")
             }
             guard version <= SectionStore.nativeFormatVersion else {
                 throw invalid(

@@ -116,6 +116,10 @@ struct BadInputTests {
         #expect(try native(#"{"lists": [{"name": "a", "sections": [{"title": 5}]}]}"#) == "$.lists[0].sections[0].title must be a string; found a number")
         #expect(try native(#"{"lists": [{"name": "a", "name": "b"}]}"#) == "$.lists[0] has the member \"name\" twice")
         #expect(try native(#"{"version": 2, "lists": []}"#).contains("format version 2, newer than this sectionctl reads (1)"))
+        #expect(try native(#"{"version": 0.5, "lists": []}"#) == "$.version must be a whole number from 1; found 0.5")
+        #expect(
+            try native(#"{"version": "1\n2", "lists": []}"#) == #"$.version must be a whole number from 1; found "1\n2""#,
+            "a string is echoed quoted: its line feed stays an escape, the message one line")
         #expect(try native(#"{"format": "other", "lists": []}"#).contains("this is not a sectionctl document"))
         #expect(try native("{\"lists\": [}").hasPrefix("invalid JSON at line 1, column 12 (byte offset 11):"))
     }
