@@ -1,4 +1,3 @@
-import SQLite
 
 /// An edit session: the "reorder mode" of a table view, as data.
 ///
@@ -317,8 +316,9 @@ extension SectionStore {
     public func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
         do {
             return try beginEditing(list, immutable: false)
-        } catch let error as SQLiteError where isReadOnly && (error.isCannotOpen || error.isReadOnly) {
-            // A database only readable as immutable (see `open`): so is the session's connection.
+        } catch where isReadOnly && error.isUnreadableWithoutWriting {
+            // A database only readable as immutable (see `SQLiteStorage.openStore`): so is the
+            // session's connection.
             do {
                 return try beginEditing(list, immutable: true)
             } catch {

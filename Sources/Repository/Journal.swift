@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 
 /// The change journal (`Migrations/0003_journal.sql`): each committed change's changeset, kept
 /// under the version it produced.
@@ -11,52 +10,12 @@ enum Journal {
     /// What a journal entry holds when no changeset can say what changed.
     static let reloadJSON = #"{"reload":true}"#
 
-    /// Marks the transaction as sectionctl's own, so the plain-SQL triggers leave its writes
-    /// alone. Called first thing in every write transaction; `end` undoes it before commit.
-    ///
-    /// On SQLite the mark is the one row of `journal_writer` (writers take turns, so no other
-    /// connection ever sees it set); on PostgreSQL, where writers to different lists run at
-    /// once, it is a setting local to the transaction (`sectionctl.writer_begin()`).
-    static func begin(_ db: any Database) throws {
-        switch db.dialect {
-        case .sqlite: try db.run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
-        case .postgres: _ = try db.scalarInt("SELECT sectionctl.writer_begin()")
-        }
-    }
-
-    static func end(_ db: any Database) throws {
-        // On a server the mark is local to the transaction: it ends with it.
-        if db.dialect == .sqlite { try db.run("UPDATE journal_writer SET active = 0 WHERE id = 1") }
-    }
-
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,
-    /// and files the version in the list's undo history.
+    /// and files the version in the list's undo history (`Database.commitChange`).
     /// - Returns: the new version.
-    ///
-    /// On a server the same steps are one call of `sectionctl.commit_change`
-    /// (`Migrations/postgres/0003_commit_change.sql`): one round trip instead of about ten.
     static func commit(_ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database) throws -> Int64 {
-        if db.dialect == .postgres {
-            let (kind, of): (String, Int64?) =
-                switch history {
-                case .change: ("change", nil)
-                case .undo(let version): ("undo", version)
-                case .redo(let version): ("redo", version)
-                }
-            return try db.scalarInt(
-                "SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changeset.journalJSON, kind, of)!
-        }
-        let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", list.id) == 1
-        let version = try db.queryFirst(
-            "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id
-        ) { $0.int64(0) }!
-        try db.run(
-            "INSERT INTO journal (list_id, version, changes) VALUES (?, ?, ?)", list.id, version,
-            journaled ? changeset.journalJSON : reloadJSON)
-        try db.run("DELETE FROM journal WHERE list_id = ? AND version <= ?", list.id, version - keptVersions)
-        try record(history, version: version, of: list, db: db)
-        return version
+        try db.commitChange(changeset.journalJSON, to: list, history: history)
     }
 }
 
@@ -152,11 +111,8 @@ extension SectionStore {
         try read { db in
             let record = try db.listRecord(named: list)
             var answer = ListChanges(listID: record.id, list: record.name, from: version, version: record.version, changeset: nil)
-            let journaled = try db.scalarInt("SELECT journaled FROM lists WHERE id = ?", record.id) == 1
-            guard journaled, version <= record.version, version >= 0 else { return answer }
-            let entries = try db.query(
-                "SELECT version, changes FROM journal WHERE list_id = ? AND version > ? ORDER BY version", record.id, version
-            ) { ($0.int64(0), $0.string(1)) }
+            guard try db.isJournaled(listID: record.id), version <= record.version, version >= 0 else { return answer }
+            let entries = try db.journalEntries(list: record.id, after: version)
             guard entries.count == Int(record.version - version), entries.first.map({ $0.0 == version + 1 }) ?? true else {
                 return answer  // pruned, or versions the journal never saw (a list made before it existed)
             }

@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 
 /// One committed version of a list, as an observer receives it: the changeset from the version
 /// before, or a reload when no changeset can say what changed.
@@ -39,15 +38,14 @@ public struct ListUpdate: Hashable, Sendable {
 /// `SectionStore.updates(of:)` wraps it as an `AsyncSequence`; `sectionctl watch` polls it.
 public final class ListWatcher {
     private let connection: any Database
+    private let signal: any CommitSignal
     private let location: StoreLocation
     private let listID: Int64
     private var name: String
-    private var dataVersion: Int64 = -1
     /// The last version delivered.
     public private(set) var version: Int64
     private var reportedPlainWrite = false
     private var ended = false
-    private var firstPoll = true
 
     /// Starts watching `list` in the database file at `path`, from its current version (or from
     /// `version`, to catch up on what came after it first).
@@ -59,20 +57,12 @@ public final class ListWatcher {
     /// catch up on what came after it first).
     public init(location: StoreLocation, list: String, from version: Int64? = nil) throws {
         self.location = location
+        let connection = try location.openObserverConnection()
         do {
-            let connection: any Database
-            switch location {
-            case .file(let path):
-                let file = try Connection(path: path, mode: .readOnly)
-                file.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
-                connection = file
-            case .server(let connectionString):
-                let server = try PostgresDatabase(connectionString: connectionString)
-                // Listening starts before the list is read: nothing committed after the read is missed.
-                try server.execute(script: "LISTEN \(PostgresDatabase.notificationChannel)")
-                connection = server
-            }
-            let record = try connection.inTransaction(.deferred) { try connection.listRecord(named: list) }
+            let record = try connection.inTransaction(.read) { try connection.listRecord(named: list) }
+            // The first look at the signal always says yes, so whatever was committed between
+            // this read and the signal's start is read by the first poll.
+            signal = try connection.makeCommitSignal(listID: record.id)
             self.connection = connection
             listID = record.id
             name = record.name
@@ -89,47 +79,27 @@ public final class ListWatcher {
         try poll(waitingUpTo: 0)
     }
 
-    /// As `poll()`, but on a server waits up to `seconds` for a notification when nothing is
-    /// new yet (a SQLite file is polled at once).
+    /// As `poll()`, but waits up to `seconds` for a commit when nothing is new yet: for a
+    /// notification on a server, looking again every 25 ms on a file.
     public func poll(waitingUpTo seconds: Double) throws -> [ListUpdate] {
         guard !ended else { return [] }
         do {
-            guard try somethingCommitted(waitingUpTo: seconds) else { return [] }
-            return try connection.inTransaction(.deferred) { try readUpdates() }
+            guard try signal.wait(upTo: seconds) else { return [] }
+            return try connection.inTransaction(.read) { try readUpdates() }
         } catch {
             throw SectionStore.repositoryError(error, location: location)
         }
     }
 
-    /// Whether anything may have been committed since the last look.
-    private func somethingCommitted(waitingUpTo seconds: Double) throws -> Bool {
-        if let server = connection as? PostgresDatabase {
-            let notes = try server.notifications(waitingUpTo: firstPoll ? 0 : seconds)
-            defer { firstPoll = false }
-            let mine = String(listID)
-            return firstPoll || notes.contains { $0.payload == mine || $0.payload.isEmpty }
-        }
-        let current = try connection.scalarInt("PRAGMA data_version") ?? 0
-        guard current != dataVersion else { return false }
-        dataVersion = current
-        return true
-    }
-
     private func readUpdates() throws -> [ListUpdate] {
-        guard
-            let (name, latest, journaled) = try connection.queryFirst(
-                "SELECT name, version, journaled FROM lists WHERE id = ?", listID, row: { ($0.string(0), $0.int64(1), $0.int(2) == 1) })
-        else {
+        guard let (name, latest, journaled) = try connection.listState(id: listID) else {
             ended = true
             return [ListUpdate(listID: listID, list: self.name, version: version, changeset: nil, isDeleted: true)]
         }
         self.name = name
         var updates: [ListUpdate] = []
         if latest > version {
-            let entries = try connection.query(
-                "SELECT version, changes FROM journal WHERE list_id = ? AND version > ? AND version <= ? ORDER BY version",
-                listID, version, latest
-            ) { ($0.int64(0), $0.string(1)) }
+            let entries = try connection.journalEntries(list: listID, after: version, through: latest)
             if entries.count != Int(latest - version) || entries.first?.0 != version + 1 {
                 // Pruned away, or a gap: the journal cannot say what happened.
                 updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))

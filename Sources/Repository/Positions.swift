@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 
 /// Order kept in sparse integer positions: the items of one parent (the rows of a section, the
 /// sections of a list), ordered by a `position` column under `UNIQUE (parent, position)`.

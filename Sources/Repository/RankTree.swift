@@ -1,5 +1,3 @@
-import SQLite
-
 /// The order-statistic structure over row positions (`Migrations/0002_rank.sql`): a counted
 /// B-tree kept in the `rank_nodes` table, four levels deep, about 32 children a node.
 ///
@@ -29,69 +27,13 @@ enum RankTree {
     /// The id and position of the row at `index` in `section`, or `nil` past the end.
     /// - Complexity: O(log n): a few seeks and at most `maximumChildren` steps a level.
     static func row(at index: Int, inSection section: Int64, db: any Database) throws -> (id: Int64, position: Int64)? {
-        guard index >= 0 else { return nil }
-        if db.dialect == .postgres {
-            // The same walk, as a function on the server: one round trip.
-            return try db.queryFirst("SELECT row_id, row_position FROM sectionctl.rank_row_at(?, ?)", section, index) { row in
-                row.isNull(0) ? nil : (row.int64(0), row.int64(1))
-            } ?? nil
-        }
-        var low = origin
-        var high = Int64.max
-        var remaining = index
-        for level in levels.reversed() {
-            var found = false
-            try db.forEachRow(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
-                arguments: [section, level, low, high]
-            ) { node in
-                let first = node.int64(0)
-                if found {
-                    high = first  // the next node ends the one found
-                    return false
-                }
-                let count = node.int(1)
-                if remaining < count {
-                    low = first
-                    found = true
-                } else {
-                    remaining -= count
-                }
-                return true
-            }
-            guard found else { return nil }
-        }
-        return try db.queryFirst(
-            "SELECT id, position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?",
-            section, low, high, remaining
-        ) { ($0.int64(0), $0.int64(1)) }
+        try db.rankedRow(at: index, inSection: section)
     }
 
     /// How many rows of `section` come before `position`: the 0-based index of the row there.
     /// - Complexity: O(log n), as `row(at:inSection:db:)`.
     static func index(ofPosition position: Int64, inSection section: Int64, db: any Database) throws -> Int {
-        if db.dialect == .postgres {
-            return Int(try db.scalarInt("SELECT sectionctl.rank_index_of(?, ?)", section, position) ?? 0)
-        }
-        var low = origin
-        var index = 0
-        for level in levels.reversed() {
-            // The children of the node found a level up, from its first to the one holding
-            // `position`: all but the last come before it.
-            var lastCount = 0
-            try db.forEachRow(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first <= ? ORDER BY first",
-                arguments: [section, level, low, position]
-            ) { node in
-                index += lastCount
-                low = node.int64(0)
-                lastCount = node.int(1)
-                return true
-            }
-        }
-        let before = try db.scalarInt(
-            "SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, position)
-        return index + Int(before ?? 0)
+        try db.rankedIndex(ofPosition: position, inSection: section)
     }
 
     // MARK: - Keeping the shape
@@ -109,9 +51,7 @@ enum RankTree {
         while let (section, first) = try db.queryFirst("SELECT section_id, first FROM rank_pending LIMIT 1", row: {
             ($0.int64(0), $0.int64(1))
         }) {
-            if db.locksListRows {
-                try db.run("SELECT 1 FROM lists WHERE id = (SELECT list_id FROM sections WHERE id = ?) FOR UPDATE", section)
-            }
+            try db.lockList(holdingSection: section)
             try db.run("DELETE FROM rank_pending WHERE section_id = ? AND first = ?", section, first)
             try rebalance(section: section, around: first, level: 1, db: db)
         }

@@ -1,4 +1,3 @@
-import SQLite
 
 /// The result of a committed change: the list's new version and what changed.
 public struct Change: Hashable, Sendable {

@@ -1,4 +1,3 @@
-import SQLite
 
 extension SectionStore {
     /// Every list, by name.

@@ -1,4 +1,3 @@
-import SQLite
 
 /// Reads that cost what they return: what a table view's data source calls. Each runs in one
 /// read transaction, so what it returns is one consistent state of the list.
@@ -108,10 +107,7 @@ extension SectionStore {
     /// - Complexity: O(n log n) in all rows: it reads the whole database.
     public func check() throws -> [String] {
         try read { db in
-            var problems: [String] = []
-            if db.dialect == .sqlite {
-                problems += try db.query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
-            }
+            var problems = try db.engineIntegrityProblems()
             problems += try db.query(
                 """
                 SELECT id, row_count, actual FROM (

@@ -1,6 +1,4 @@
 import Foundation
-import Postgres
-import SQLite
 import Synchronization
 
 /// A sectionctl database: lists of ordered sections of ordered rows, stored in one SQLite file
@@ -83,76 +81,9 @@ public final class SectionStore: Sendable {
     ) throws {
         self.location = location
         self.path = location.description
-        switch location {
-        case .file(let path):
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            if exists && isDirectory.boolValue {
-                throw RepositoryError.cannotOpen(path: path, reason: "it is a directory, not a database file")
-            }
-            if !exists && (!create || readOnly) {
-                throw RepositoryError.databaseMissing(path: path)
-            }
-            let db: Connection
-            do {
-                db = try Self.open(path: path, create: create, readOnly: readOnly, progress: migrationProgress)
-            } catch {
-                throw Self.repositoryError(error, location: location)
-            }
-            self.isReadOnly = db.isReadOnly
-            self.connection = Mutex(db)
-        case .server(let connectionString):
-            let db: PostgresDatabase
-            do {
-                db = try PostgresDatabase(connectionString: connectionString)
-                try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: migrationProgress)
-            } catch {
-                throw Self.repositoryError(error, location: location)
-            }
-            self.isReadOnly = readOnly
-            self.connection = Mutex(db)
-        }
-    }
-
-    /// Opens a connection and checks the file, without writing: the migrations and the
-    /// journal mode come after. A WAL database the user may read but whose directory they cannot
-    /// write (so SQLite cannot make its `-shm` file) is opened as immutable instead.
-    private static func open(path: String, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?)
-        throws -> Connection
-    {
-        let db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
-        db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-        do {
-            try prepare(db, path: path, create: create, progress: progress)
-            return db
-        } catch let error as SQLiteError where db.isReadOnly && (error.isCannotOpen || error.isReadOnly) {
-            // Read as immutable, SQLite would not see changes still in the write-ahead log.
-            let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
-            if log > 0 {
-                throw RepositoryError.cannotOpen(
-                    path: path,
-                    reason: "its latest changes are in \(path)-wal, which only a user who can write the directory can read")
-            }
-            let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
-            try prepare(immutable, path: path, create: false)
-            return immutable
-        }
-    }
-
-    /// Refuses what is not ours, sets the connection's pragmas and migrates when needed.
-    private static func prepare(_ db: Connection, path: String, create: Bool, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws {
-        let inspection = try Migrator.inspect(db)
-        if inspection == .empty && !create {
-            throw RepositoryError.databaseMissing(path: path)
-        }
-        try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
-        if !db.isReadOnly {
-            _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
-        }
-        if inspection != .ours(version: Migrator.latestVersion) {
-            if db.isReadOnly { throw RepositoryError.readOnly(path: path) }
-            try Migrator.migrate(db, progress: progress)
-        }
+        let opened = try location.openStoreConnection(create: create, readOnly: readOnly, progress: migrationProgress)
+        self.isReadOnly = opened.isReadOnly
+        self.connection = Mutex(opened.db)
     }
 
     /// The schema version of this build for a SQLite file: the number of the newest file in
@@ -162,7 +93,7 @@ public final class SectionStore: Sendable {
     /// The schema version of this build at `location`: the newest of `Migrations/` for a file,
     /// of `Migrations/postgres/` for a server.
     public static func schemaVersion(at location: StoreLocation) -> Int {
-        location.isServer ? PostgresMigrator.latestVersion : Migrator.latestVersion
+        location.schemaVersion
     }
 
     /// How many times a row's or section's position was written since this store was opened:
@@ -176,36 +107,25 @@ public final class SectionStore: Sendable {
 
     /// A second connection with the store's settings, for a reader that keeps its own read
     /// transaction open (an edit session). `immutable` for a database file that can only be
-    /// read as a file nothing changes (see `open`).
+    /// read as a file nothing changes.
     func openReader(immutable: Bool = false) throws -> any Database {
-        do {
-            switch location {
-            case .file(let path):
-                let db = try Connection(path: path, mode: isReadOnly ? .readOnly : .readWrite, immutable: immutable)
-                db.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
-                try db.execute(script: "PRAGMA foreign_keys = ON;")
-                return db
-            case .server(let connectionString):
-                return try PostgresDatabase(connectionString: connectionString)
-            }
-        } catch {
-            throw Self.repositoryError(error, location: location)
-        }
+        try location.openReaderConnection(readOnly: isReadOnly, immutable: immutable)
     }
 
     // MARK: - Running work on the connection
 
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state.
     package func read<T: Sendable>(_ body: (any Database) throws -> T) throws -> T {
-        try withConnection { db in try db.inTransaction(.deferred) { try body(db) } }
+        try withConnection { db in try db.inTransaction(.read) { try body(db) } }
     }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL READ
     /// COMMITTED, the list rows it looks up locked): commits when it returns, rolls back when it
     /// throws. Before committing, the rank structure is brought back into shape
     /// (`RankTree.settle`), so every commit leaves it balanced. The transaction is marked as
-    /// sectionctl's own (`Journal.begin`), so the triggers that notice plain-SQL changes leave it
-    /// alone; bumping a list's version journals the change (`bumpVersion(of:recording:db:)`).
+    /// sectionctl's own (`Database.beginWriterMark()`), so the triggers that notice plain-SQL
+    /// changes leave it alone; bumping a list's version journals the change
+    /// (`bumpVersion(of:recording:db:)`).
     ///
     /// A deadlock or serialization failure a server reports runs `body` again, up to
     /// `serializationRetries` times, unless `retrying` is false (a body that consumes input).
@@ -215,15 +135,15 @@ public final class SectionStore: Sendable {
         while true {
             do {
                 return try withConnection(mappingErrors: false) { db in
-                    try db.inTransaction(.immediate) {
-                        try Journal.begin(db)
+                    try db.inTransaction(.write) {
+                        try db.beginWriterMark()
                         let result = try body(db)
                         try RankTree.settle(db)
-                        try Journal.end(db)
+                        try db.endWriterMark()
                         return result
                     }
                 }
-            } catch let error as PostgresError where error.isRetryable && retrying && attempt < Self.serializationRetries {
+            } catch where error.isRetryableConflict && retrying && attempt < Self.serializationRetries {
                 attempt += 1
                 usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
             } catch {

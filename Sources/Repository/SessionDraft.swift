@@ -1,4 +1,3 @@
-import SQLite
 
 /// The draft of an edit session: the stored list as it was when the session began, seen
 /// through the session's own read transaction, with the session's edits laid over it.

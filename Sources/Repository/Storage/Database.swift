@@ -1,16 +1,16 @@
-import SQLite
-
 /// The storage seam: the one small interface through which every operation of the Repository
 /// reaches its data. A `Database` is one connection to one backend — a SQLite file
-/// (`SQLite.Connection`) or a PostgreSQL server (`PostgresDatabase`). The Repository writes its
-/// SQL once, in the subset both engines speak (`?` placeholders, `RETURNING`, window functions,
-/// `ON CONFLICT`); the few places where the engines differ ask `dialect`.
+/// (`SQLite.Connection`) or a PostgreSQL server (`PostgresDatabase`).
+///
+/// It has two halves. The generic half runs the SQL the Repository writes once, in the subset
+/// both engines speak (`?` placeholders, `RETURNING`, window functions, `ON CONFLICT`). The
+/// semantic half is the work each engine does its own way — the rank walks, marking a write as
+/// sectionctl's, a commit's journal and undo bookkeeping, locking a list, the engine's own
+/// integrity check, waiting for a commit, bulk appends — so that nothing outside `Storage/`
+/// asks which engine it has.
 ///
 /// Not `Sendable`: one thread uses a connection at a time (`SectionStore` holds it in a mutex).
 package protocol Database: AnyObject {
-    /// Which engine this is, for the few statements the engines spell differently.
-    var dialect: SQLDialect { get }
-
     /// Runs one statement that returns no rows, with `arguments` bound to its `?`s in order.
     /// - Returns: how many rows it inserted, updated or deleted.
     @discardableResult
@@ -24,8 +24,9 @@ package protocol Database: AnyObject {
     func execute(script sql: String) throws
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
-    /// `.immediate` is a write transaction, `.deferred` a read of one consistent state.
-    func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T
+    /// `.write` takes the write lock first (`BEGIN IMMEDIATE` on SQLite; on a server READ
+    /// COMMITTED, with the lists it looks up locked); `.read` sees one consistent state.
+    func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T
 
     /// Runs `body` inside a savepoint of the open transaction (or a transaction of its own).
     func inSavepoint<T>(_ body: () throws -> T) throws -> T
@@ -40,15 +41,74 @@ package protocol Database: AnyObject {
     /// Whether no transaction is open.
     var isAutocommit: Bool { get }
 
-    /// Whether looking a list up locks its row until the transaction ends (`FOR UPDATE`): true
-    /// inside a write transaction on a server, where writers do not take turns on the whole
-    /// database as they do on a SQLite file.
-    var locksListRows: Bool { get }
+    // MARK: The semantic half
+
+    /// What a list lookup appends to lock the list's row until the transaction ends: `FOR
+    /// UPDATE` inside a write on a server, where writers to different lists run at once and one
+    /// list's writers take turns on its row; nothing on a SQLite file, where every writer takes
+    /// turns on the whole database already.
+    var listLockClause: String { get }
+
+    /// Locks the list that holds `section` as a write to that list would (see
+    /// `listLockClause`), before reshaping a section someone else's plain SQL noted.
+    func lockList(holdingSection section: Int64) throws
+
+    /// The id and position of the row at 0-based `index` of `section`, walking the rank
+    /// structure (`RankTree`); `nil` past the end.
+    /// - Complexity: O(log n) in the section's rows.
+    func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)?
+
+    /// The row at 0-based `index` of `section` with its content, as `rankedRow(at:inSection:)`
+    /// finds it (one round trip on a server).
+    func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)?
+
+    /// How many rows of `section` come before `position`: the 0-based index of a row there.
+    /// - Complexity: O(log n) in the section's rows.
+    func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int
+
+    /// Marks the open write transaction as sectionctl's own, so that the triggers that notice
+    /// plain-SQL changes leave its writes alone. First thing in every write transaction.
+    func beginWriterMark() throws
+
+    /// Clears the mark `beginWriterMark()` set, before the transaction commits.
+    func endWriterMark() throws
+
+    /// A commit's bookkeeping: bumps the list's version and journals `changesJSON` under it (or
+    /// a reload, when plain SQL changed the list since its last journaled version), drops the
+    /// journal entries past what is kept, and files the version in the list's undo history as
+    /// `history` says.
+    /// - Returns: the new version.
+    func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64
+
+    /// The engine's own integrity check of the stored pages (SQLite's `quick_check`), one
+    /// sentence per problem; empty when it finds none or the engine has no such check.
+    func engineIntegrityProblems() throws -> [String]
+
+    /// Starts noticing commits made anywhere to the database, for an observer on this
+    /// connection: what `CommitSignal.wait(upTo:)` waits for.
+    func makeCommitSignal(listID: Int64) throws -> any CommitSignal
 
     /// Starts a bulk append of rows inside the open write transaction, in the fastest way the
     /// backend has (batched multi-row `INSERT`s; `COPY`). Rows reach the database by
     /// `RowAppender.finish()` at the latest; nothing else may use the connection meanwhile.
     func makeRowAppender() throws -> any RowAppender
+}
+
+/// What a transaction is for (`Database.inTransaction(_:_:)`).
+package enum TransactionMode: Sendable {
+    /// A read of one consistent state.
+    case read
+    /// A write, which holds the write lock from its start.
+    case write
+}
+
+/// Tells an observer that something may have been committed to the database since it last
+/// looked (`Database.makeCommitSignal(listID:)`): a change of `PRAGMA data_version` on a SQLite
+/// file, a notification naming the list on a server.
+package protocol CommitSignal: AnyObject {
+    /// Whether something may have been committed since the last call (the first call says yes),
+    /// waiting up to `seconds` for it when nothing is new yet.
+    func wait(upTo seconds: Double) throws -> Bool
 }
 
 /// Rows appended in bulk (see `Database.makeRowAppender()`).
@@ -58,12 +118,6 @@ package protocol RowAppender: AnyObject {
     /// Writes every queued row. Returns how many rows it wrote.
     @discardableResult
     func finish() throws -> Int
-}
-
-/// The SQL engines behind `Database`.
-package enum SQLDialect: Sendable {
-    case sqlite
-    case postgres
 }
 
 /// A value that can be bound to a `?` of a statement on either backend.
@@ -159,6 +213,6 @@ extension Database {
 
     /// Runs `body` in a write transaction.
     package func inTransaction<T>(_ body: () throws -> T) throws -> T {
-        try inTransaction(.immediate, body)
+        try inTransaction(.write, body)
     }
 }

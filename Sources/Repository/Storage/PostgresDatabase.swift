@@ -21,7 +21,7 @@ package final class PostgresDatabase: Database {
     package var maskedTarget: String { connection.maskedTarget }
     private var translated: [String: String] = [:]
     /// Whether a write transaction is open: list lookups then lock the list's row.
-    package private(set) var locksListRows = false
+    private var inWrite = false
 
     /// Connects to the server `connectionString` names (a libpq URI or key/value string; the
     /// `PG*` environment variables fill in what it leaves out).
@@ -29,8 +29,6 @@ package final class PostgresDatabase: Database {
         connection = try PostgresConnection(connectionString: connectionString)
         try connection.execute(script: "SET search_path = \(Self.schema); SET client_min_messages = warning")
     }
-
-    package var dialect: SQLDialect { .postgres }
 
     package var isAutocommit: Bool { connection.isIdle }
 
@@ -47,15 +45,15 @@ package final class PostgresDatabase: Database {
         try connection.execute(script: sql)
     }
 
-    package func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
-        switch kind {
-        case .immediate:
+    package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        switch mode {
+        case .write:
             try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED")
-            locksListRows = true
-        case .deferred:
+            inWrite = true
+        case .read:
             try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
-        defer { locksListRows = false }
+        defer { inWrite = false }
         do {
             let result = try body()
             try connection.execute(script: "COMMIT")
@@ -67,7 +65,7 @@ package final class PostgresDatabase: Database {
     }
 
     package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        if connection.isIdle { return try inTransaction(.immediate, body) }
+        if connection.isIdle { return try inTransaction(.write, body) }
         try connection.execute(script: "SAVEPOINT nested")
         do {
             let result = try body()
@@ -92,9 +90,61 @@ package final class PostgresDatabase: Database {
         try connection.copy(sql, lines: lines)
     }
 
-    /// Waits up to `seconds` for notifications on the channels this connection listens to.
-    package func notifications(waitingUpTo seconds: Double) throws -> [(channel: String, payload: String)] {
-        try connection.notifications(waitingUpTo: seconds)
+    // MARK: - The semantic half
+
+    package var listLockClause: String { inWrite ? " FOR UPDATE" : "" }
+
+    package func lockList(holdingSection section: Int64) throws {
+        try run("SELECT 1 FROM lists WHERE id = (SELECT list_id FROM sections WHERE id = ?) FOR UPDATE", section)
+    }
+
+    /// The walks are server functions (`Migrations/postgres/0002_rank_walk.sql`): one round trip
+    /// instead of one a level.
+    package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
+        guard index >= 0 else { return nil }
+        return try queryFirst("SELECT row_id, row_position FROM sectionctl.rank_row_at(?, ?)", section, index) { row in
+            row.isNull(0) ? nil : (row.int64(0), row.int64(1))
+        } ?? nil
+    }
+
+    package func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)? {
+        guard index >= 0 else { return nil }
+        return try queryFirst(
+            """
+            SELECT r.id, r.position, \(RowContent.columns)
+            FROM sectionctl.rank_row_at(?, ?) AS found JOIN rows AS r ON r.id = found.row_id
+            """, section, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
+    }
+
+    package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
+        Int(try scalarInt("SELECT sectionctl.rank_index_of(?, ?)", section, position) ?? 0)
+    }
+
+    /// Writers to different lists run at once, so the mark is a setting local to the
+    /// transaction (`sectionctl.writer_begin()`), which ends with it.
+    package func beginWriterMark() throws {
+        _ = try scalarInt("SELECT sectionctl.writer_begin()")
+    }
+
+    package func endWriterMark() throws {}
+
+    /// One call of `sectionctl.commit_change` (`Migrations/postgres/0003_commit_change.sql`):
+    /// one round trip instead of about ten.
+    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
+        let (kind, of): (String, Int64?) =
+            switch history {
+            case .change: ("change", nil)
+            case .undo(let version): ("undo", version)
+            case .redo(let version): ("redo", version)
+            }
+        return try scalarInt("SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changesJSON, kind, of)!
+    }
+
+    /// A server checks its own pages; nothing here reads them.
+    package func engineIntegrityProblems() throws -> [String] { [] }
+
+    package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {
+        try NotificationSignal(database: self, listID: listID)
     }
 
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.
@@ -189,5 +239,26 @@ private final class PostgresRowAppender: RowAppender {
         guard !lines.isEmpty else { return 0 }
         defer { lines.removeAll(keepingCapacity: true) }
         return try db.copy("COPY rows (section_id, position, kind, title, value) FROM STDIN", lines: lines)
+    }
+}
+
+/// A commit seen on a server: a notification on `PostgresDatabase.notificationChannel` naming
+/// the list (or naming none: plain SQL whose list the trigger could not tell). Listening starts
+/// when the signal is made, so nothing committed after the observer's first read is missed.
+private final class NotificationSignal: CommitSignal {
+    private let database: PostgresDatabase
+    private let payload: String
+    private var first = true
+
+    init(database: PostgresDatabase, listID: Int64) throws {
+        self.database = database
+        self.payload = String(listID)
+        try database.execute(script: "LISTEN \(PostgresDatabase.notificationChannel)")
+    }
+
+    func wait(upTo seconds: Double) throws -> Bool {
+        let notes = try database.connection.notifications(waitingUpTo: first ? 0 : seconds)
+        defer { first = false }
+        return first || notes.contains { $0.payload == payload || $0.payload.isEmpty }
     }
 }

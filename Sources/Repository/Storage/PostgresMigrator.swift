@@ -51,7 +51,7 @@ enum PostgresMigrator {
     static func migrate(_ db: PostgresDatabase, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
         let schema = PostgresDatabase.schema
         for migration in EmbeddedMigration.postgres {
-            try db.inTransaction(.immediate) {
+            try db.inTransaction(.write) {
                 try db.run("SELECT pg_advisory_xact_lock(?)", lockKey)
                 try db.execute(
                     script: """

@@ -1,9 +1,8 @@
+import Foundation
 import SQLite
 
 /// SQLite's side of the storage seam: a `Connection` on a database file.
 extension Connection: Database {
-    package var dialect: SQLDialect { .sqlite }
-
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
         let statement = try statement(sql)
@@ -20,6 +19,10 @@ extension Connection: Database {
         while try statement.step() {
             guard try body(statement) else { return }
         }
+    }
+
+    package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        try inTransaction(mode == .write ? TransactionKind.immediate : .deferred, body)
     }
 
     package func beginSnapshot() throws {
@@ -45,11 +48,97 @@ extension SQLArgument {
     }
 }
 
+// MARK: - The semantic half
+
 extension Connection {
-    package var locksListRows: Bool { false }
+    /// Writers take turns on the whole file (`BEGIN IMMEDIATE`): a list needs no lock of its own.
+    package var listLockClause: String { "" }
+
+    package func lockList(holdingSection section: Int64) throws {}
+
+    /// The mark is the one row of `journal_writer`: writers take turns, so no other connection
+    /// ever sees it set. Its `step` numbers the transaction's entries in `undo_log`.
+    package func beginWriterMark() throws {
+        try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
+    }
+
+    package func endWriterMark() throws {
+        try run("UPDATE journal_writer SET active = 0 WHERE id = 1")
+    }
+
+    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
+        let version = try bumpVersion(of: list)
+        try appendJournalEntry(list: list.id, version: version.number, changes: version.wasJournaled ? changesJSON : Journal.reloadJSON)
+        try pruneJournal(list: list.id, through: version.number - Journal.keptVersions)
+        try fileInHistory(history, version: version.number, of: list)
+        return version.number
+    }
+
+    package func engineIntegrityProblems() throws -> [String] {
+        try query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
+    }
+
+    package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {
+        DataVersionSignal(connection: self)
+    }
 
     package func makeRowAppender() throws -> any RowAppender {
         try SQLiteRowAppender(db: self)
+    }
+}
+
+extension Connection {
+    /// Files the committed version (made by the current write transaction's step) in the list's
+    /// undo or redo history, and drops the logs nothing can use any more. A server does the same
+    /// in `sectionctl.commit_change`.
+    private func fileInHistory(_ history: HistoryStep, version: Int64, of list: ListRecord) throws {
+        let step = try currentWriterStep()
+        switch history {
+        case .change:
+            for old in try historySteps(.redo, of: list.id) { try dropUndoLog(step: old.step, list: list.id) }
+            try clearHistory(.redo, of: list.id)
+            try addHistoryStep(.undo, list: list.id, version: version, step: step)
+            for old in try historySteps(.undo, of: list.id, skippingNewest: Journal.keptUndoSteps) {
+                try dropUndoLog(step: old.step, list: list.id)
+                try removeHistoryStep(.undo, list: list.id, version: old.version)
+            }
+        case .undo(let undone):
+            try dropUndoLog(step: try historyStep(.undo, list: list.id, version: undone)!, list: list.id)
+            try removeHistoryStep(.undo, list: list.id, version: undone)
+            try addHistoryStep(.redo, list: list.id, version: version, step: step)
+        case .redo(let redone):
+            try dropUndoLog(step: try historyStep(.redo, list: list.id, version: redone)!, list: list.id)
+            try removeHistoryStep(.redo, list: list.id, version: redone)
+            try addHistoryStep(.undo, list: list.id, version: version, step: step)
+        }
+    }
+}
+
+/// A commit seen on a SQLite file: `PRAGMA data_version` changes whenever another connection
+/// commits. A look that finds nothing new costs one pragma and reads nothing else.
+private final class DataVersionSignal: CommitSignal {
+    private let connection: Connection
+    private var dataVersion: Int64?
+    /// How often a wait looks again.
+    private static let interval = 0.025
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    func wait(upTo seconds: Double) throws -> Bool {
+        var waited = 0.0
+        while true {
+            let current = try connection.scalarInt("PRAGMA data_version") ?? 0
+            if current != dataVersion {
+                dataVersion = current
+                return true
+            }
+            guard waited < seconds else { return false }
+            let pause = min(Self.interval, seconds - waited)
+            Thread.sleep(forTimeInterval: pause)
+            waited += pause
+        }
     }
 }
 

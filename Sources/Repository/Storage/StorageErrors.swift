@@ -39,6 +39,20 @@ extension SectionStore {
 }
 
 extension Error {
+    /// Whether a server refused a write for a deadlock or a serialization failure: the write may
+    /// succeed when tried again.
+    var isRetryableConflict: Bool {
+        (self as? PostgresError)?.isRetryable ?? false
+    }
+
+    /// Whether a SQLite file could not be read because reading would write beside it (the
+    /// `-shm` file of a WAL database in a directory the user cannot write): such a file is
+    /// read as immutable instead.
+    var isUnreadableWithoutWriting: Bool {
+        guard let error = self as? SQLiteError else { return false }
+        return error.isCannotOpen || error.isReadOnly
+    }
+
     /// Whether a database refused the statement for a constraint (unique, foreign key, check).
     var isConstraintViolation: Bool {
         switch self {

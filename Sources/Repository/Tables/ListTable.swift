@@ -1,5 +1,3 @@
-import SQLite
-
 /// A list as stored.
 package struct ListRecord {
     package let id: Int64
@@ -41,8 +39,8 @@ extension Database {
         try queryFirst("SELECT \(ListRecord.columns) FROM lists WHERE id = ?\(listLock)", id, row: ListRecord.init)
     }
 
-    /// `FOR UPDATE` inside a PostgreSQL write transaction, else nothing.
-    private var listLock: String { locksListRows ? " FOR UPDATE" : "" }
+    /// What locks the list's row where writers to one list take turns on it.
+    private var listLock: String { listLockClause }
 
     /// The list with this id (it must exist).
     package func listRecord(id: Int64) throws -> ListRecord { try listRecordIfAny(id: id)! }
@@ -67,7 +65,39 @@ extension Database {
         try run("UPDATE lists SET name = ? WHERE id = ?", name, list.id)
     }
 
+    /// Renames the list with this id, unless another list has the name. Returns how many lists
+    /// it renamed.
+    package func renameList(id: Int64, toUnused name: String?) throws -> Int {
+        if try scalarInt("SELECT count(*) FROM lists WHERE name = ? AND id <> ?", name, id) != 0 { return 0 }
+        return try run("UPDATE lists SET name = ? WHERE id = ?", name, id)
+    }
+
     package func deleteList(_ list: ListRecord) throws {
         try run("DELETE FROM lists WHERE id = ?", list.id)
+    }
+}
+
+/// The `lists` table's version bookkeeping.
+extension Database {
+    /// Whether every change to the list since its last version was sectionctl's own (0 once
+    /// plain SQL changed it: the triggers of `Migrations/0003_journal.sql` clear it).
+    package func isJournaled(listID: Int64) throws -> Bool {
+        try scalarInt("SELECT journaled FROM lists WHERE id = ?", listID) == 1
+    }
+
+    /// The list's name, version and journaled flag; `nil` once it is deleted.
+    package func listState(id: Int64) throws -> (name: String, version: Int64, journaled: Bool)? {
+        try queryFirst("SELECT name, version, journaled FROM lists WHERE id = ?", id) { ($0.string(0), $0.int64(1), $0.int(2) == 1) }
+    }
+
+    /// Bumps the list's version and marks it journaled again.
+    /// - Returns: the new version, and whether the list was journaled before (if not, plain SQL
+    ///   changed it since its last version).
+    package func bumpVersion(of list: ListRecord) throws -> (number: Int64, wasJournaled: Bool) {
+        let journaled = try isJournaled(listID: list.id)
+        let version = try queryFirst(
+            "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id
+        ) { $0.int64(0) }!
+        return (version, journaled)
     }
 }

@@ -1,5 +1,3 @@
-import SQLite
-
 /// A row as stored, with its index path.
 package struct RowRecord {
     package let id: Int64
@@ -51,14 +49,7 @@ extension Database {
             case .index(let value): index = value
             case .end: index = section.rowCount - 1
             }
-            if dialect == .postgres, index >= 0, index < section.rowCount,
-                let (id, position, content) = try queryFirst(
-                    """
-                    SELECT r.id, r.position, \(RowContent.columns)
-                    FROM sectionctl.rank_row_at(?, ?) AS found JOIN rows AS r ON r.id = found.row_id
-                    """, section.id, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
-            {
-                // On a server, the rank walk and the row's content in one round trip.
+            if index >= 0, index < section.rowCount, let (id, position, content) = try rankedRowWithContent(at: index, inSection: section.id) {
                 return RowRecord(
                     id: id, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
             }
@@ -139,6 +130,28 @@ extension Database {
     @discardableResult
     package func deleteRow(id: Int64, in list: ListRecord) throws -> Int {
         try run("DELETE FROM rows WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?", id, list.id)
+    }
+}
+
+/// The `rows` table as undo writes it back: rows as a log kept them, whole.
+extension Database {
+    /// Deletes the row with this id, whatever list it is in. Returns how many rows it deleted.
+    package func deleteRow(id: Int64) throws -> Int {
+        try run("DELETE FROM rows WHERE id = ?", id)
+    }
+
+    /// Inserts a row again with the id and every column it had. Returns how many rows it inserted.
+    package func restoreRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
+        try run(
+            "INSERT INTO rows (id, section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?, ?)",
+            id, section, position, kind, title, value)
+    }
+
+    /// Sets every column of the row with this id back. Returns how many rows it changed.
+    package func overwriteRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
+        try run(
+            "UPDATE rows SET section_id = ?, position = ?, kind = ?, title = ?, value = ? WHERE id = ?",
+            section, position, kind, title, value, id)
     }
 }
 

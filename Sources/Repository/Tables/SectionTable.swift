@@ -1,4 +1,3 @@
-import SQLite
 
 /// A section as stored, with its index in the list.
 package struct SectionRecord {
@@ -143,4 +142,24 @@ extension Database {
 extension SectionRecord {
     /// The insert the bulk appender prepares once: list, position, title, empty text.
     package static let insertSQL = "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)"
+}
+
+/// The `sections` table as undo writes it back: sections as a log kept them, whole.
+extension Database {
+    /// Deletes the section with this id, whatever list it is in. Returns how many it deleted.
+    package func deleteSection(id: Int64) throws -> Int {
+        try run("DELETE FROM sections WHERE id = ?", id)
+    }
+
+    /// Inserts a section again with the id and every column it had. Returns how many it inserted.
+    package func restoreSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
+        try run(
+            "INSERT INTO sections (id, list_id, position, title, empty_text) VALUES (?, ?, ?, ?, ?)", id, list, position, title, emptyText)
+    }
+
+    /// Sets every column of the section with this id back. Returns how many it changed.
+    package func overwriteSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
+        try run(
+            "UPDATE sections SET list_id = ?, position = ?, title = ?, empty_text = ? WHERE id = ?", list, position, title, emptyText, id)
+    }
 }

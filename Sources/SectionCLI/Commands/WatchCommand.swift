@@ -34,17 +34,14 @@ enum WatchCommand {
                 "Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(watcher.version); Ctrl-C ends.")
             context.console.flush()
         }
-        // A file is polled every 25 ms; on a server, the wait is for a notification (ended
-        // every 100 ms to look at the stop flag).
-        let onServer = store.location.isServer
+        // Each wait for a commit ends after 100 ms at most, to look at the stop flag.
         while !stop.load(ordering: .relaxed) {
-            let updates = try watcher.poll(waitingUpTo: onServer ? 0.1 : 0)
+            let updates = try watcher.poll(waitingUpTo: 0.1)
             for update in updates {
                 context.console.writeLine(context.json ? JSONShapes.update(update).rendered : sentence(update))
             }
             if !updates.isEmpty { context.console.flush() }
             if updates.last?.isDeleted == true { return }
-            if !onServer { Thread.sleep(forTimeInterval: 0.025) }
         }
     }
 

@@ -1,0 +1,96 @@
+/// The undo tables (`Migrations/0004_undo.sql`): `undo_steps` and `redo_steps` (per list, the
+/// versions that can be undone or redone and the writer step that made each), `undo_log` (what
+/// each step's writes overwrote) and the step counter of `journal_writer`. Every read and write
+/// of them goes through here.
+package enum UndoHistory {
+    /// The changes that can be undone.
+    case undo
+    /// The undos that can be redone.
+    case redo
+
+    var table: String {
+        switch self {
+        case .undo: return "undo_steps"
+        case .redo: return "redo_steps"
+        }
+    }
+}
+
+/// One logged write of a step, as `undo_log` keeps it.
+package struct UndoLogEntry {
+    /// `insert`, `delete` or `update`.
+    package var action: String
+    /// `row`, `section` or `list`.
+    package var target: String
+    package var itemID: Int64
+    /// The section of a row, the list of a section, as it was.
+    package var parentID: Int64?
+    package var position: Int64?
+    package var kind: String?
+    package var title: String?
+    package var value: String?
+}
+
+extension Database {
+    /// The step number of the open write transaction: the key of its `undo_log` entries.
+    package func currentWriterStep() throws -> Int64 {
+        try scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
+    }
+
+    /// The list's steps in `history`, newest first, past the `skippingNewest` newest.
+    package func historySteps(_ history: UndoHistory, of list: Int64, skippingNewest skipped: Int = 0) throws
+        -> [(version: Int64, step: Int64)]
+    {
+        try query(
+            "SELECT version, step FROM \(history.table) WHERE list_id = ? ORDER BY version DESC LIMIT ? OFFSET ?", list, Int64.max, skipped
+        ) { ($0.int64(0), $0.int64(1)) }
+    }
+
+    /// The list's newest step in `history`, if any.
+    package func newestHistoryStep(_ history: UndoHistory, of list: Int64) throws -> (version: Int64, step: Int64)? {
+        try queryFirst("SELECT version, step FROM \(history.table) WHERE list_id = ? ORDER BY version DESC LIMIT 1", list) {
+            ($0.int64(0), $0.int64(1))
+        }
+    }
+
+    /// The step that made `version` of the list, if `history` holds it.
+    package func historyStep(_ history: UndoHistory, list: Int64, version: Int64) throws -> Int64? {
+        try scalarInt("SELECT step FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
+    }
+
+    package func addHistoryStep(_ history: UndoHistory, list: Int64, version: Int64, step: Int64) throws {
+        try run("INSERT INTO \(history.table) (list_id, version, step) VALUES (?, ?, ?)", list, version, step)
+    }
+
+    package func removeHistoryStep(_ history: UndoHistory, list: Int64, version: Int64) throws {
+        try run("DELETE FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
+    }
+
+    package func clearHistory(_ history: UndoHistory, of list: Int64) throws {
+        try run("DELETE FROM \(history.table) WHERE list_id = ?", list)
+    }
+
+    /// Drops what `step` logged for the list (and for the rows of its sections deleted then,
+    /// logged under list -1).
+    package func dropUndoLog(step: Int64, list: Int64) throws {
+        try run("DELETE FROM undo_log WHERE step = ? AND list_id IN (?, -1)", step, list)
+    }
+
+    /// What `step` logged for the list, newest first: its own writes, and the rows of the
+    /// sections it deleted.
+    package func undoLog(step: Int64, list: Int64) throws -> [UndoLogEntry] {
+        try query(
+            """
+            SELECT action, target, item_id, parent_id, position, kind, title, value FROM undo_log
+            WHERE step = ? AND (list_id = ? OR (list_id = -1 AND parent_id IN (
+                SELECT item_id FROM undo_log WHERE step = ? AND list_id = ? AND target = 'section' AND action = 'delete')))
+            ORDER BY id DESC
+            """, step, list, step, list
+        ) { statement in
+            UndoLogEntry(
+                action: statement.string(0), target: statement.string(1), itemID: statement.int64(2),
+                parentID: statement.optionalInt64(3), position: statement.optionalInt64(4),
+                kind: statement.optionalString(5), title: statement.optionalString(6), value: statement.optionalString(7))
+        }
+    }
+}
