@@ -10,13 +10,14 @@
 --
 -- Counts are kept by the triggers below, in the same statement as every insert, delete and move
 -- of a row, whoever writes it (sectionctl, or SQL typed into the sqlite3 shell). The shape is kept
--- by sectionctl before each commit: a level-1 node whose count leaves 8…64 is noted in
--- `rank_pending`, and split or merged with a neighbour (and the levels above with it) so that
--- every node keeps about 32 children. `sectionctl check` compares the counts with the rows.
+-- by sectionctl before each commit: a level-1 node whose count leaves rank_minimum_children…
+-- rank_maximum_children is noted in `rank_pending`, and split or merged with a neighbour (and
+-- the levels above with it) so that every node keeps about rank_fanout children (the numbers are
+-- Migrations/constants.txt's, written in below by the migration embedder). `sectionctl check` compares the counts with the rows.
 
 CREATE TABLE rank_nodes (
     section_id INTEGER NOT NULL REFERENCES sections (id) ON DELETE CASCADE,
-    level      INTEGER NOT NULL CHECK (level BETWEEN 1 AND 4),
+    level      INTEGER NOT NULL CHECK (level BETWEEN 1 AND {{rank_levels}}),
     first      INTEGER NOT NULL,
     row_count  INTEGER NOT NULL DEFAULT 0 CHECK (row_count >= 0),
     PRIMARY KEY (section_id, level, first)
@@ -29,7 +30,8 @@ CREATE TABLE rank_pending (
     PRIMARY KEY (section_id, first)
 ) STRICT, WITHOUT ROWID;
 
--- The balanced layout of a section's nodes: 32 rows a level-1 node, 32 children a node above.
+-- The balanced layout of a section's nodes: rank_fanout rows a level-1 node, rank_fanout children a
+-- node above.
 -- Used to build the structure for the rows already there, in one statement (below). (After
 -- that, a bulk insert needs nothing of its own: the nodes it overfills are cut into shape before
 -- its transaction commits, like any other.)
@@ -38,7 +40,7 @@ WITH numbered AS (
     SELECT section_id, position, row_number() OVER (PARTITION BY section_id ORDER BY position) - 1 AS row_index
     FROM rows
 ),
-spans (level, span) AS (VALUES (1, 32), (2, 1024), (3, 32768), (4, 1048576))
+spans (level, span) AS (VALUES {{rank_spans}})
 SELECT
     n.section_id,
     s.level,
@@ -59,7 +61,7 @@ CREATE TRIGGER rank_row_insert AFTER INSERT ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 64 AND first =
+    WHERE section_id = NEW.section_id AND level = 1 AND row_count > {{rank_maximum_children}} AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     UPDATE rank_nodes SET row_count = row_count + 1
     WHERE section_id = NEW.section_id AND level = 2 AND first =
@@ -78,7 +80,7 @@ CREATE TRIGGER rank_row_delete AFTER DELETE ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 8 AND first > -9223372036854775808 AND first =
+    WHERE section_id = OLD.section_id AND level = 1 AND row_count < {{rank_minimum_children}} AND first > -9223372036854775808 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
     UPDATE rank_nodes SET row_count = row_count - 1
     WHERE section_id = OLD.section_id AND level = 2 AND first =
@@ -120,18 +122,18 @@ CREATE TRIGGER rank_row_move AFTER UPDATE OF section_id, position ON rows BEGIN
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 4 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = NEW.section_id AND level = 1 AND row_count > 64 AND first =
+    WHERE section_id = NEW.section_id AND level = 1 AND row_count > {{rank_maximum_children}} AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = NEW.section_id AND level = 1 AND first <= NEW.position);
     INSERT OR IGNORE INTO rank_pending (section_id, first)
     SELECT section_id, first FROM rank_nodes
-    WHERE section_id = OLD.section_id AND level = 1 AND row_count < 8 AND first > -9223372036854775808 AND first =
+    WHERE section_id = OLD.section_id AND level = 1 AND row_count < {{rank_minimum_children}} AND first > -9223372036854775808 AND first =
         (SELECT max(first) FROM rank_nodes WHERE section_id = OLD.section_id AND level = 1 AND first <= OLD.position);
 END;
 
 -- Build the structure for the sections and rows already there.
 INSERT INTO rank_nodes (section_id, level, first)
 SELECT s.id, l.level, -9223372036854775808
-FROM sections AS s, (SELECT 1 AS level UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) AS l;
+FROM sections AS s, (SELECT value AS level FROM json_each('[{{rank_level_list}}]')) AS l;
 
 INSERT INTO rank_nodes (section_id, level, first, row_count)
 SELECT section_id, level, first, row_count FROM rank_layout WHERE true

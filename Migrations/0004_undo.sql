@@ -6,7 +6,7 @@
 -- deleted, a row deleted comes back with its id, position and content, an update is reversed —
 -- which gives back exactly the state before it, ids included (table views key cells by id).
 --
--- Per list, `undo_steps` holds the changes that can be undone (the last 100 at least) and
+-- Per list, `undo_steps` holds the changes that can be undone (the last undo_kept_steps of Migrations/constants.txt at least) and
 -- `redo_steps` the undos that can be redone; a new change empties `redo_steps`.
 
 ALTER TABLE journal_writer ADD COLUMN step INTEGER NOT NULL DEFAULT 0;

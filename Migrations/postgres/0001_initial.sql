@@ -58,11 +58,11 @@ CREATE TABLE rows (
 -- Rank: each section has nodes on four levels. A node covers the positions from its `first` up
 -- to the `first` of the next node on its level and counts the section's rows there; every
 -- section has a node at the smallest bigint on every level; every `first` on a level is also a
--- `first` on the level below. A level-1 node whose count leaves 8…64 is noted in rank_pending
+-- `first` on the level below. A level-1 node whose count leaves rank_minimum_children…rank_maximum_children (Migrations/constants.txt) is noted in rank_pending
 -- and split or merged by sectionctl before its transaction commits.
 CREATE TABLE rank_nodes (
     section_id bigint NOT NULL REFERENCES sections (id) ON DELETE CASCADE,
-    level      bigint NOT NULL CHECK (level BETWEEN 1 AND 4),
+    level      bigint NOT NULL CHECK (level BETWEEN 1 AND {{rank_levels}}),
     first      bigint NOT NULL,
     row_count  bigint NOT NULL DEFAULT 0 CHECK (row_count >= 0),
     PRIMARY KEY (section_id, level, first)
@@ -114,7 +114,7 @@ CREATE INDEX undo_log_step ON undo_log (list_id, step);
 -- For "was this section added, or deleted, in this step?", asked by the row triggers.
 CREATE INDEX undo_log_item ON undo_log (step, item_id);
 
--- Per list, the changes that can be undone (the last 100 at least) and the undos that can be
+-- Per list, the changes that can be undone (the last undo_kept_steps at least) and the undos that can be
 -- redone; a new change empties redo_steps. The primary keys index the list_id foreign keys.
 CREATE TABLE undo_steps (
     list_id bigint NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
@@ -150,13 +150,14 @@ SELECT r.id, os.list, os.list_id, r.section_id, os.title AS section_title, os.se
 FROM rows AS r
 JOIN ordered_sections AS os ON os.id = r.section_id;
 
--- The balanced layout of a section's nodes: 32 rows a level-1 node, 32 children a node above.
+-- The balanced layout of a section's nodes: rank_fanout rows a level-1 node, rank_fanout children a
+-- node above (Migrations/constants.txt, written in by the migration embedder).
 CREATE VIEW rank_layout AS
 WITH numbered AS (
     SELECT section_id, position, row_number() OVER (PARTITION BY section_id ORDER BY position) - 1 AS row_index
     FROM rows
 ),
-spans (level, span) AS (VALUES (1::bigint, 32::bigint), (2, 1024), (3, 32768), (4, 1048576))
+spans (level, span) AS (SELECT v.level::bigint, v.span::bigint FROM (VALUES {{rank_spans}}) AS v (level, span))
 SELECT n.section_id, s.level,
        CASE WHEN min(n.row_index) < s.span THEN (-9223372036854775807 - 1) ELSE min(n.position) END AS first,
        count(*) AS row_count
@@ -199,7 +200,7 @@ $$;
 
 -- Applies row inserts (+1) and deletes (-1) at (section, position) to the sections' row_count
 -- (level 0 below) and to the rank nodes holding each position on every level; notes a level-1
--- node in rank_pending when it grew past 64 rows or shrank under 8 (the first node of a section
+-- node in rank_pending when it grew past rank_maximum_children rows or shrank under rank_minimum_children (the first node of a section
 -- is never merged away). Many changes are summed first: each section or node is written once.
 CREATE FUNCTION count_rows(p_section bigint[], p_position bigint[], p_delta bigint[]) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -220,7 +221,7 @@ BEGIN
                    (SELECT m.first FROM sectionctl.rank_nodes AS m
                     WHERE m.section_id = p_section[i] AND m.level = l.level AND m.first <= p_position[i]
                     ORDER BY m.first DESC LIMIT 1) AS first
-            FROM generate_subscripts(p_section, 1) AS i, generate_series(0, 4) AS l (level);
+            FROM generate_subscripts(p_section, 1) AS i, generate_series(0, {{rank_levels}}) AS l (level);
     ELSE
         -- The arrays are read through sub-selects, so that the plan does not depend on their
         -- length: it is made once, and reaches every table by key.
@@ -233,7 +234,7 @@ BEGIN
             nodes AS (
                 SELECT b.section_id, l.level, f.first
                 FROM (SELECT section_id, min(position) AS low, max(position) AS high FROM changes GROUP BY section_id) AS b
-                CROSS JOIN generate_series(1, 4) AS l (level)
+                CROSS JOIN generate_series(1, {{rank_levels}}) AS l (level)
                 CROSS JOIN LATERAL (
                     (SELECT m.first FROM sectionctl.rank_nodes AS m
                      WHERE m.section_id = b.section_id AND m.level = l.level AND m.first <= b.low
@@ -252,7 +253,7 @@ BEGIN
                 FROM (SELECT section_id, level, first AS position, first AS node, NULL::bigint AS delta FROM nodes
                       UNION ALL
                       SELECT c.section_id, l.level, c.position, NULL, c.delta
-                      FROM changes AS c CROSS JOIN generate_series(1, 4) AS l (level)) AS u
+                      FROM changes AS c CROSS JOIN generate_series(1, {{rank_levels}}) AS l (level)) AS u
             )
             SELECT section_id, 0 AS level, sum(delta)::bigint AS delta, NULL::bigint AS first
             FROM changes GROUP BY section_id HAVING sum(delta) <> 0
@@ -269,8 +270,8 @@ BEGIN
             UPDATE sectionctl.rank_nodes SET row_count = row_count + r.delta
             WHERE section_id = r.section_id AND level = r.level AND first = r.first
             RETURNING row_count INTO v_count;
-            IF r.level = 1 AND ((r.delta > 0 AND v_count > 64)
-                                OR (r.delta < 0 AND v_count < 8 AND r.first > (-9223372036854775807 - 1))) THEN
+            IF r.level = 1 AND ((r.delta > 0 AND v_count > {{rank_maximum_children}})
+                                OR (r.delta < 0 AND v_count < {{rank_minimum_children}} AND r.first > (-9223372036854775807 - 1))) THEN
                 INSERT INTO sectionctl.rank_pending (section_id, first) VALUES (r.section_id, r.first)
                 ON CONFLICT DO NOTHING;
             END IF;
@@ -415,7 +416,7 @@ FOR EACH STATEMENT EXECUTE FUNCTION rows_updated();
 CREATE FUNCTION sections_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO sectionctl.rank_nodes (section_id, level, first)
-    SELECT NEW.id, l, (-9223372036854775807 - 1) FROM generate_series(1, 4) AS l;
+    SELECT NEW.id, l, (-9223372036854775807 - 1) FROM generate_series(1, {{rank_levels}}) AS l;
     IF coalesce(current_setting('sectionctl.active', true), '') = '1' THEN
         INSERT INTO sectionctl.undo_log (step, list_id, action, target, item_id)
         VALUES (current_setting('sectionctl.step')::bigint, NEW.list_id, 'insert', 'section', NEW.id);

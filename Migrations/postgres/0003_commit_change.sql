@@ -1,5 +1,5 @@
 -- The bookkeeping of a committed change as one function on the server: bump the list's version,
--- journal the changeset (or a reload, after plain SQL), keep the last 1,000 versions, and file
+-- journal the changeset (or a reload, after plain SQL), keep the last journal_kept_versions versions, and file
 -- the version in the undo or redo history — what `Journal.commit` and `Journal.record` do on
 -- SQLite, statement by statement, where a statement costs no round trip. The rules are the
 -- same; the conformance suite runs the journal and undo tests on both.
@@ -18,15 +18,15 @@ BEGIN
     SELECT journaled INTO was_journaled FROM sectionctl.lists WHERE id = p_list;
     UPDATE sectionctl.lists SET version = version + 1, journaled = 1 WHERE id = p_list RETURNING version INTO new_version;
     INSERT INTO sectionctl.journal (list_id, version, changes)
-    VALUES (p_list, new_version, CASE WHEN was_journaled = 1 THEN p_changes ELSE '{"reload":true}' END);
-    DELETE FROM sectionctl.journal WHERE list_id = p_list AND version <= new_version - 1000;
+    VALUES (p_list, new_version, CASE WHEN was_journaled = 1 THEN p_changes ELSE '{{journal_reload}}' END);
+    DELETE FROM sectionctl.journal WHERE list_id = p_list AND version <= new_version - {{journal_kept_versions}};
     IF p_history = 'change' THEN
         FOR old IN DELETE FROM sectionctl.redo_steps WHERE list_id = p_list RETURNING step LOOP
             DELETE FROM sectionctl.undo_log WHERE step = old.step AND list_id IN (p_list, -1);
         END LOOP;
         INSERT INTO sectionctl.undo_steps (list_id, version, step) VALUES (p_list, new_version, current_step);
-        -- At least the last 100 changes can be undone; older logs go.
-        FOR old IN SELECT version, step FROM sectionctl.undo_steps WHERE list_id = p_list ORDER BY version DESC OFFSET 100 LOOP
+        -- At least the last undo_kept_steps changes can be undone; older logs go.
+        FOR old IN SELECT version, step FROM sectionctl.undo_steps WHERE list_id = p_list ORDER BY version DESC OFFSET {{undo_kept_steps}} LOOP
             DELETE FROM sectionctl.undo_log WHERE step = old.step AND list_id IN (p_list, -1);
             DELETE FROM sectionctl.undo_steps WHERE list_id = p_list AND version = old.version;
         END LOOP;

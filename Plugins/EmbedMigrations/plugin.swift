@@ -2,8 +2,9 @@ import Foundation
 import PackagePlugin
 
 /// Turns the package's `Migrations/NNNN_name.sql` files (SQLite) and
-/// `Migrations/postgres/NNNN_name.sql` files (PostgreSQL) into a Swift source file compiled into
-/// the target, so that a binary carries its schemas with it wherever it is copied.
+/// `Migrations/postgres/NNNN_name.sql` files (PostgreSQL), with the constants of
+/// `Migrations/constants.txt` written into them, into a Swift source file compiled into the
+/// target, so that a binary carries its schemas with it wherever it is copied.
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
@@ -16,14 +17,15 @@ struct EmbedMigrations: BuildToolPlugin {
         }
         let sqlite = try sqlFiles(in: migrations)
         let postgres = (try? sqlFiles(in: migrations.appending(path: "postgres"))) ?? []
+        let constants = migrations.appending(path: "constants.txt")
         let files = sqlite + postgres
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
                 displayName: "Embedding \(files.count) migrations",
                 executable: try context.tool(named: "migration-embedder").url,
-                arguments: [output.path] + sqlite.map(\.path) + ["--postgres"] + postgres.map(\.path),
-                inputFiles: files,
+                arguments: [output.path, "--constants", constants.path] + sqlite.map(\.path) + ["--postgres"] + postgres.map(\.path),
+                inputFiles: files + [constants],
                 outputFiles: [output]
             )
         ]

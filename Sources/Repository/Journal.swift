@@ -5,10 +5,10 @@ import Foundation
 enum Journal {
     /// How many versions of each list the journal keeps, at least: asking for changes since an
     /// older version answers "reload".
-    static let keptVersions: Int64 = 1_000
+    static let keptVersions = Int64(SchemaConstants.journalKeptVersions)
 
     /// What a journal entry holds when no changeset can say what changed.
-    static let reloadJSON = #"{"reload":true}"#
+    static let reloadJSON = SchemaConstants.journalReload
 
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,

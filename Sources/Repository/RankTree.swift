@@ -12,15 +12,15 @@
 /// million-row section 1.52× the same at a thousand rows, 32 keeps it lower (docs/benchmarks.md).
 enum RankTree {
     /// The levels, bottom (1: nodes of rows) to top.
-    static let levels = 1...4
-    static let topLevel = 4
+    static let levels = 1...SchemaConstants.rankLevels
+    static let topLevel = SchemaConstants.rankLevels
     /// The smallest integer, where every section's first node on every level starts.
     static let origin = Int64.min
     /// The number of children a node is built with, and the bounds it is kept within (the
-    /// triggers note level-1 nodes past the same bounds).
-    static let fanout = 32
-    static let maximumChildren = 64
-    static let minimumChildren = 8
+    /// triggers note level-1 nodes past the same bounds): `Migrations/constants.txt`.
+    static let fanout = SchemaConstants.rankFanout
+    static let maximumChildren = SchemaConstants.rankMaximumChildren
+    static let minimumChildren = SchemaConstants.rankMinimumChildren
 
     // MARK: - Reading
 

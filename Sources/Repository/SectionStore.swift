@@ -90,6 +90,11 @@ public final class SectionStore: Sendable {
     /// `Migrations/`.
     public static var schemaVersion: Int { Migrator.latestVersion }
 
+    /// The schema version of this build for a PostgreSQL server: the number of the newest file
+    /// in `Migrations/postgres/`. (The two schemas are numbered apart: each counts its own
+    /// migrations.)
+    public static var serverSchemaVersion: Int { PostgresMigrator.latestVersion }
+
     /// The schema version of this build at `location`: the newest of `Migrations/` for a file,
     /// of `Migrations/postgres/` for a server.
     public static func schemaVersion(at location: StoreLocation) -> Int {

@@ -10,7 +10,7 @@ package enum HistoryStep {
 
 extension Journal {
     /// How many changes of each list can be undone, at least.
-    static let keptUndoSteps = 100
+    static let keptUndoSteps = SchemaConstants.undoKeptSteps
 }
 
 extension SectionStore {

@@ -62,9 +62,14 @@ public enum SectionCLI {
         }
         if parsed.has(Catalog.version) {
             if context.json {
-                context.printJSON(.object([("version", .string(version)), ("schema_version", .int(SectionStore.schemaVersion))]))
+                context.printJSON(
+                    .object([
+                        ("version", .string(version)), ("schema_version", .int(SectionStore.schemaVersion)),
+                        ("server_schema_version", .int(SectionStore.serverSchemaVersion)),
+                    ]))
             } else {
-                context.console.writeLine("sectionctl \(version) (schema version \(SectionStore.schemaVersion))")
+                context.console.writeLine(
+                    "sectionctl \(version) (schema version \(SectionStore.schemaVersion) for files, \(SectionStore.serverSchemaVersion) for servers)")
             }
             return
         }

@@ -30,8 +30,40 @@ struct MigrationTests {
         for (file, migration) in zip(files, EmbeddedMigration.all) {
             #expect(file == String(format: "%04d_%@.sql", migration.version, migration.name))
             let text = try String(contentsOf: directory.appending(path: file), encoding: .utf8)
-            #expect(text.trimmingCharacters(in: .newlines) == migration.sql.trimmingCharacters(in: .newlines))
+            #expect(Self.writingConstants(into: text).trimmingCharacters(in: .newlines) == migration.sql.trimmingCharacters(in: .newlines))
         }
+        let serverDirectory = directory.appending(path: "postgres")
+        let serverFiles = try FileManager.default.contentsOfDirectory(atPath: serverDirectory.path).filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(serverFiles.count == EmbeddedMigration.postgres.count)
+        for (file, migration) in zip(serverFiles, EmbeddedMigration.postgres) {
+            let text = try String(contentsOf: serverDirectory.appending(path: file), encoding: .utf8)
+            #expect(Self.writingConstants(into: text).trimmingCharacters(in: .newlines) == migration.sql.trimmingCharacters(in: .newlines))
+        }
+    }
+
+    /// The contract's numbers (product.md, README), as the migration embedder writes them into
+    /// the SQL of both engines from Migrations/constants.txt.
+    static let constants: [String: String] = [
+        "rank_levels": "4", "rank_fanout": "32", "rank_maximum_children": "64", "rank_minimum_children": "8",
+        "journal_kept_versions": "1000", "journal_reload": #"{"reload":true}"#, "undo_kept_steps": "100",
+        "rank_level_list": "1, 2, 3, 4", "rank_spans": "(1, 32), (2, 1024), (3, 32768), (4, 1048576)",
+    ]
+
+    static func writingConstants(into sql: String) -> String {
+        var text = sql
+        for (name, value) in constants { text = text.replacing("{{\(name)}}", with: value) }
+        #expect(!text.contains("{{"), "a placeholder the contract does not name is left in: \(text)")
+        return text
+    }
+
+    @Test func theSharedConstantsAreTheContractsNumbers() {
+        #expect(SchemaConstants.rankLevels == 4)
+        #expect(SchemaConstants.rankFanout == 32)
+        #expect(SchemaConstants.rankMaximumChildren == 64)
+        #expect(SchemaConstants.rankMinimumChildren == 8)
+        #expect(SchemaConstants.journalKeptVersions == 1_000)
+        #expect(SchemaConstants.journalReload == #"{"reload":true}"#)
+        #expect(SchemaConstants.undoKeptSteps == 100)
     }
 
     @Test func reopeningIsIdempotent() throws {
