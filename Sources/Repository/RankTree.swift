@@ -48,11 +48,9 @@ enum RankTree {
     /// plain SQL may belong to another list: its list's row is locked first, as a write to that
     /// list would, so that nobody reshapes a section another writer is changing.
     static func settle(_ db: any Database) throws {
-        while let (section, first) = try db.queryFirst("SELECT section_id, first FROM rank_pending LIMIT 1", row: {
-            ($0.int64(0), $0.int64(1))
-        }) {
+        while let (section, first) = try db.firstPendingRankNode() {
             try db.lockList(holdingSection: section)
-            try db.run("DELETE FROM rank_pending WHERE section_id = ? AND first = ?", section, first)
+            try db.clearPendingRankNode(section: section, first: first)
             try rebalance(section: section, around: first, level: 1, db: db)
         }
     }
@@ -66,39 +64,22 @@ enum RankTree {
 
     /// The node on `level` of `section` whose range holds `position`.
     private static func node(holding position: Int64, level: Int, section: Int64, db: any Database) throws -> Node {
-        let (first, count) = try db.queryFirst(
-            """
-            SELECT first, row_count FROM rank_nodes
-            WHERE section_id = ? AND level = ? AND first <= ? ORDER BY first DESC LIMIT 1
-            """, section, level, position
-        ) { ($0.int64(0), $0.int(1)) }!
-        let end = try db.scalarInt(
-            "SELECT first FROM rank_nodes WHERE section_id = ? AND level = ? AND first > ? ORDER BY first LIMIT 1",
-            section, level, first)
-        return Node(first: first, rowCount: count, end: end)
+        let (first, count) = try db.rankNode(holding: position, level: level, section: section)!
+        return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, section: section))
     }
 
     /// The children of `node` on `level` (rows for level 1), as (first, rows) in order.
     private static func children(of node: Node, level: Int, section: Int64, db: any Database) throws -> [(first: Int64, rows: Int)] {
         let end = node.end ?? Int64.max
         if level == 1 {
-            return try db.query(
-                "SELECT position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position",
-                section, node.first, end
-            ) { ($0.int64(0), 1) }
+            return try db.rowPositions(ofSection: section, from: node.first, to: end).map { ($0, 1) }
         }
-        return try db.query(
-            "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
-            section, level - 1, node.first, end
-        ) { ($0.int64(0), $0.int(1)) }
+        return try db.rankNodes(section: section, level: level - 1, from: node.first, to: end)
     }
 
     private static func childCount(of node: Node, level: Int, section: Int64, db: any Database) throws -> Int {
         if level == 1 { return node.rowCount }
-        return Int(
-            try db.scalarInt(
-                "SELECT count(*) FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ?",
-                section, level - 1, node.first, node.end ?? Int64.max) ?? 0)
+        return try db.rankNodeCount(section: section, level: level - 1, from: node.first, to: node.end ?? Int64.max)
     }
 
     /// Splits or merges the node on `level` holding `position` when its child count is out of
@@ -116,17 +97,13 @@ enum RankTree {
             let parentEnd = parent?.end
             if node.first != parentFirst {
                 let previous = try Self.node(holding: node.first - 1, level: level, section: section, db: db)
-                try db.run("DELETE FROM rank_nodes WHERE section_id = ? AND level = ? AND first = ?", section, level, node.first)
-                try db.run(
-                    "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?",
-                    node.rowCount, section, level, previous.first)
+                try db.deleteRankNode(section: section, level: level, first: node.first)
+                try db.addToRankNodeCount(node.rowCount, section: section, level: level, first: previous.first)
                 node = try Self.node(holding: previous.first, level: level, section: section, db: db)
             } else if let next = node.end, next < (parentEnd ?? Int64.max) {
                 let following = try Self.node(holding: next, level: level, section: section, db: db)
-                try db.run("DELETE FROM rank_nodes WHERE section_id = ? AND level = ? AND first = ?", section, level, following.first)
-                try db.run(
-                    "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?",
-                    following.rowCount, section, level, node.first)
+                try db.deleteRankNode(section: section, level: level, first: following.first)
+                try db.addToRankNodeCount(following.rowCount, section: section, level: level, first: node.first)
                 node = try Self.node(holding: node.first, level: level, section: section, db: db)
             } else {
                 return  // the only child: its parent is small too, and is balanced from its own side
@@ -152,13 +129,10 @@ enum RankTree {
             if start == 0 {
                 kept = rows
             } else {
-                try db.run(
-                    "INSERT INTO rank_nodes (section_id, level, first, row_count) VALUES (?, ?, ?, ?)",
-                    section, level, piece.first!.first, rows)
+                try db.insertRankNode(section: section, level: level, first: piece.first!.first, rowCount: rows)
             }
         }
-        try db.run(
-            "UPDATE rank_nodes SET row_count = ? WHERE section_id = ? AND level = ? AND first = ?", kept, section, level, node.first)
+        try db.setRankNodeCount(kept, section: section, level: level, first: node.first)
     }
 
     // MARK: - Checking

@@ -4,22 +4,12 @@ import SQLite
 /// (see `RankTree`). A server runs the same walks as functions of its own, in one round trip.
 extension Connection {
     package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
-        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, inSection: section) else { return nil }
-        return try queryFirst(
-            "SELECT id, position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?",
-            section, low, high, Int64(remaining)
-        ) { ($0.int64(0), $0.int64(1)) }
+        try rankedRowWithContent(at: index, inSection: section).map { ($0.id, $0.position) }
     }
 
     package func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)? {
         guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, inSection: section) else { return nil }
-        return try queryFirst(
-            """
-            SELECT id, position, \(RowContent.columns) FROM rows
-            WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?
-            """,
-            section, low, high, Int64(remaining)
-        ) { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) }
+        return try row(ofSection: section, from: low, to: high, offset: remaining)
     }
 
     /// The range of positions of the level-1 node holding the row at `index`, and that row's
@@ -30,16 +20,11 @@ extension Connection {
         var remaining = index
         for level in RankTree.levels.reversed() {
             var found = false
-            try forEachRow(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
-                arguments: [section, level, low, high]
-            ) { node in
-                let first = node.int64(0)
+            try forEachRankNode(section: section, level: level, from: low, to: high) { first, count in
                 if found {
                     high = first  // the next node ends the one found
                     return false
                 }
-                let count = node.int(1)
                 if remaining < count {
                     low = first
                     found = true
@@ -60,18 +45,13 @@ extension Connection {
             // The children of the node found a level up, from its first to the one holding
             // `position`: all but the last come before it.
             var lastCount = 0
-            try forEachRow(
-                "SELECT first, row_count FROM rank_nodes WHERE section_id = ? AND level = ? AND first >= ? AND first <= ? ORDER BY first",
-                arguments: [section, level, low, position]
-            ) { node in
+            try forEachRankNode(section: section, level: level, from: low, to: position, closed: true) { first, count in
                 index += lastCount
-                low = node.int64(0)
-                lastCount = node.int(1)
+                low = first
+                lastCount = count
                 return true
             }
         }
-        let before = try scalarInt(
-            "SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, position)
-        return index + Int(before ?? 0)
+        return index + (try rowCount(ofSection: section, from: low, to: position))
     }
 }

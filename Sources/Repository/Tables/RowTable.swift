@@ -91,6 +91,28 @@ extension Database {
         return try rows(ofSection: section.id, fromPosition: start.position, limit: limit)
     }
 
+    /// The positions of the section's rows in `low..<high`, in order.
+    package func rowPositions(ofSection section: Int64, from low: Int64, to high: Int64) throws -> [Int64] {
+        try query(
+            "SELECT position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position", section, low, high
+        ) { $0.int64(0) }
+    }
+
+    /// How many of the section's rows are in `low..<high`.
+    package func rowCount(ofSection section: Int64, from low: Int64, to high: Int64) throws -> Int {
+        Int(try scalarInt("SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, high) ?? 0)
+    }
+
+    /// The row at 0-based `offset` among the section's rows in `low..<high`, with its content.
+    package func row(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (id: Int64, position: Int64, content: RowContent)? {
+        try queryFirst(
+            """
+            SELECT id, position, \(RowContent.columns) FROM rows
+            WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?
+            """, section, low, high, offset
+        ) { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) }
+    }
+
     /// Every row of the section with id `section`, in order.
     package func allRows(ofSection section: Int64) throws -> [Row] {
         try query("SELECT \(Row.columns) FROM rows WHERE section_id = ? ORDER BY position", section) { Row($0, from: 0) }
