@@ -71,9 +71,6 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func quoted(_ text: String) -> String { "\"\(text)\"" }
-    private static func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
-
     /// Any error as the CLI reports it.
     static func from(_ error: any Error, databaseOption: String? = nil) -> CLIError {
         switch error {

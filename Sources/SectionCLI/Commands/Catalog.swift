@@ -44,7 +44,7 @@ enum Catalog {
     static let root = Command<Context>(
         CommandSpec(
             name: "sectionctl",
-            summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
+            summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in a SQLite file or on a PostgreSQL server.",
             examples: [
                 "init",
                 "section add 'To do'",

@@ -336,7 +336,3 @@ final class EditCommand {
         return reported
     }
 }
-
-private func plural(_ count: Int, _ noun: String) -> String {
-    count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
-}
