@@ -96,13 +96,13 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "no row #\(id) in list \(quoted(list))"
         case .sectionIndexOutOfRange(let index, let valid):
             guard let valid else { return "section index \(index) is out of range: the list has no sections" }
-            return "section index \(index) is out of range (valid: \(range(valid)))"
+            return "section index \(index) is out of range (valid: \(rangeText(valid)))"
         case .rowIndexOutOfRange(let index, let section, let valid):
             guard let valid else {
                 // A negative index comes from `RowIndex.end` in an empty section.
                 return index < 0 ? "section \(section) has no rows" : "row index \(index) is out of range: section \(section) has no rows"
             }
-            return "row index \(index) is out of range for section \(section) (valid: \(range(valid)))"
+            return "row index \(index) is out of range for section \(section) (valid: \(rangeText(valid)))"
         case .sectionNotEmpty(let title, let count):
             return "section \(quoted(title)) has \(plural(count, "row")); deleting it would delete them too, and was not forced"
         case .conflict(let list, let sessionVersion, let currentVersion):
@@ -156,12 +156,19 @@ extension RepositoryError: LocalizedError {
     public var errorDescription: String? { description }
 }
 
-private func quoted(_ text: String) -> String { "\"\(text)\"" }
+// Words the library's messages and the command line's share, so that both say a thing the
+// same way.
 
-private func range(_ range: ClosedRange<Int>) -> String {
+/// `text` in double quotes, as messages name lists, sections and titles (no escaping: a message
+/// is escaped as a whole where it is printed).
+package func quoted(_ text: String) -> String { "\"\(text)\"" }
+
+/// The valid indexes of a range as messages give them: `3`, or `0…4`.
+package func rangeText(_ range: ClosedRange<Int>) -> String {
     range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
 }
 
-private func plural(_ count: Int, _ noun: String) -> String {
+/// A count with its noun, plural unless it is 1: `1 row`, `3 rows`.
+package func plural(_ count: Int, _ noun: String) -> String {
     count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
 }

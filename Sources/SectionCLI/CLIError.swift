@@ -71,8 +71,45 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func quoted(_ text: String) -> String { "\"\(text)\"" }
-    private static func plural(_ count: Int, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
+    /// A store error about a place the command line named, worded with the place as it was
+    /// written (`row index 007 is out of range …`, `no row #012 …`) and the error's own values;
+    /// `nil` when the error is about none of `places`.
+    ///
+    /// A place matches by kind and value, the first in the order the command line gives them
+    /// (the order the store checks them in). A number too large for an `Int` reaches the store
+    /// as `Int.max` (or `Int.min`), and is reported as the digits that were written.
+    static func about(_ error: RepositoryError, writtenAs places: [WrittenPlace]) -> CLIError? {
+        func written(_ literal: (WrittenPlace) -> String?) -> String? {
+            places.lazy.compactMap(literal).first.map { TextEscaping.excerpt($0) }
+        }
+        switch error {
+        case .sectionIndexOutOfRange(let index, let valid):
+            guard let section = written({ if case .sectionIndex(index, let literal) = $0 { literal } else { nil } }) else { return nil }
+            return CLIError(
+                "section index \(section) is out of range" + (valid.map { " (valid: \(rangeText($0)))" } ?? ": the list has no sections"))
+        case .rowIndexOutOfRange(let index, let section, let valid):
+            // `end` in an empty section (reported with a negative index) matches too: there is no
+            // number to quote, and the store's own words say it.
+            let place = places.first { place in
+                guard case .rowIndex(let row, let named, _) = place else { return false }
+                if case .index(let named) = named, named != section { return false }
+                return row == .index(index) || (row == .end && index < 0 && valid == nil)
+            }
+            guard case .rowIndex(.index, _, let literal)? = place else { return nil }
+            let row = TextEscaping.excerpt(literal)
+            guard let valid else { return CLIError("row index \(row) is out of range: section \(section) has no rows") }
+            return CLIError("row index \(row) is out of range for section \(section) (valid: \(rangeText(valid)))")
+        case .sectionNotFound(.id(let id), let list, let titles):
+            guard let section = written({ if case .sectionID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
+            let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
+            return CLIError("no section \(section) in list \(quoted(list)) (\(choices))")
+        case .rowNotFound(let id, let list):
+            guard let row = written({ if case .rowID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
+            return CLIError("no row \(row) in list \(quoted(list))")
+        default:
+            return nil
+        }
+    }
 
     /// Any error as the CLI reports it.
     static func from(_ error: any Error, databaseOption: String? = nil) -> CLIError {

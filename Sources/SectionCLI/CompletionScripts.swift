@@ -81,17 +81,19 @@ struct CompletionScripts {
     // Patterns are written `path|word`, with `*` as the one wildcard (no name has one), and
     // rendered for each shell: a quoted `*` is a wildcard in fish's `switch` but not in `case`.
 
-    private func quoted(_ text: String) -> String { "'" + text + "'" }
+    /// `text` in single quotes for a shell script: every name the scripts quote is known to hold
+    /// no `'` (commands, options and choice words of the catalog).
+    private func shellQuoted(_ text: String) -> String { "'" + text + "'" }
 
     /// A pattern for `case`: the literal parts quoted, the wildcards not.
     private func posix(_ pattern: String) -> String {
         guard !pattern.isEmpty else { return "''" }
-        return pattern.split(separator: "*", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : quoted(String($0)) }
+        return pattern.split(separator: "*", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : shellQuoted(String($0)) }
             .joined(separator: "*")
     }
 
     /// A pattern for fish's `switch`.
-    private func fish(_ pattern: String) -> String { quoted(pattern) }
+    private func fish(_ pattern: String) -> String { shellQuoted(pattern) }
 
     /// Patterns `'path|name'` for every subcommand.
     private var commandPatterns: [String] {
@@ -164,7 +166,7 @@ struct CompletionScripts {
         switch completion {
         case .none: return ":"
         case .files: return "echo @files"
-        case .choices(let words): return "printf '%s\\n' " + words.map(quoted).joined(separator: " ")
+        case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
         case .lists: return "\(prefix)_dynamic lists"
         case .sections: return "\(prefix)_dynamic sections"
         case .commands: return "\(prefix)_commands \"$3\""
@@ -332,7 +334,7 @@ struct CompletionScripts {
         switch completion {
         case .none: return "true"
         case .files: return "echo @files"
-        case .choices(let words): return "printf '%s\\n' " + words.map(quoted).joined(separator: " ")
+        case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
         case .lists: return "_\(prefix)_dynamic lists"
         case .sections: return "_\(prefix)_dynamic sections"
         case .commands: return "_\(prefix)_commands \"$argv[3]\""

@@ -82,29 +82,29 @@ import Testing
 
 @Suite struct AddressTests {
     @Test func sectionsByIndexIdOrTitle() {
-        #expect(Address.section("2") == .index(2))
-        #expect(Address.section("#7") == .id(7))
-        #expect(Address.section("#-1") == .id(-1))
-        #expect(Address.section("Done") == .title("Done"))
-        #expect(Address.section("-1") == .title("-1"))
-        #expect(Address.section("2a") == .title("2a"))
+        #expect(SectionAddress("2").reference == .index(2))
+        #expect(SectionAddress("#7").reference == .id(7))
+        #expect(SectionAddress("#-1").reference == .id(-1))
+        #expect(SectionAddress("Done").reference == .title("Done"))
+        #expect(SectionAddress("-1").reference == .title("-1"))
+        #expect(SectionAddress("2a").reference == .title("2a"))
     }
 
     @Test func rows() throws {
-        #expect(try Address.row("0:1") == .at(0, 1))
-        #expect(try Address.row("1:end") == .path(.index(1), .end))
-        #expect(try Address.row("#12") == .id(12))
-        #expect(try Address.row("Done:0") == .path(.title("Done"), .index(0)))
-        #expect(try Address.row("a:b:2") == .path(.title("a:b"), .index(2)))
-        #expect(try Address.row("0:-1") == .path(.index(0), .index(-1)))
-        #expect(throws: CLIError.self) { try Address.row("0") }
-        #expect(throws: CLIError.self) { try Address.row("0:x") }
-        #expect(throws: CLIError.self) { try Address.row(":1") }
+        #expect(try RowAddress("0:1").reference == .at(0, 1))
+        #expect(try RowAddress("1:end").reference == .path(.index(1), .end))
+        #expect(try RowAddress("#12").reference == .id(12))
+        #expect(try RowAddress("Done:0").reference == .path(.title("Done"), .index(0)))
+        #expect(try RowAddress("a:b:2").reference == .path(.title("a:b"), .index(2)))
+        #expect(try RowAddress("0:-1").reference == .path(.index(0), .index(-1)))
+        #expect(throws: CLIError.self) { try RowAddress("0") }
+        #expect(throws: CLIError.self) { try RowAddress("0:x") }
+        #expect(throws: CLIError.self) { try RowAddress(":1") }
     }
 
     @Test func destinations() throws {
-        #expect(try Address.destination("1:0") == .at(1, 0))
-        #expect(try Address.destination("#3:end") == RowDestination(section: .id(3), index: .end))
-        #expect(throws: CLIError.self) { try Address.destination("#3") }
+        #expect(try DestinationAddress("1:0").destination == .at(1, 0))
+        #expect(try DestinationAddress("#3:end").destination == RowDestination(section: .id(3), index: .end))
+        #expect(throws: CLIError.self) { try DestinationAddress("#3") }
     }
 }

@@ -21,10 +21,10 @@ enum Catalog {
         DemoCommand.command,
         ShowCommand.command,
         ListCommands.command,
-        ListEdits.sectionCommand { edit, parsed, context in try ListEdits.apply(edit, parsed, context: context) },
+        ListEdits.sectionCommand { arguments, context in try ListEdits.apply(arguments, context: context) },
         ListEdits.rowCommand(
-            apply: { edit, parsed, context in try ListEdits.apply(edit, parsed, context: context) },
-            get: { parsed, context in try RowGetCommand.run(parsed, context: context) }),
+            apply: { arguments, context in try ListEdits.apply(arguments, context: context) },
+            get: { arguments, context in try RowGetCommand.run(arguments, context: context) }),
         EditCommand.command,
         UICommand.command,
         ImportCommand.command,
@@ -44,7 +44,7 @@ enum Catalog {
     static let root = Command<Context>(
         CommandSpec(
             name: "sectionctl",
-            summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in SQLite.",
+            summary: "A persistent, sectioned, ordered list — the model behind a grouped table view — in a SQLite file or on a PostgreSQL server.",
             examples: [
                 "init",
                 "section add 'To do'",
@@ -59,7 +59,7 @@ enum Catalog {
                 or input file, 75 busy or conflict (try again).
                 """),
         subcommands: commands
-    ) { _, _ in
+    ) { _ in
         let names = commands.filter { !$0.spec.isHidden }.map(\.spec.name).joined(separator: ", ")
         throw CLIError("missing a command (commands: \(names))", hint: "see 'sectionctl --help'", exitCode: .usage)
     }
@@ -74,23 +74,45 @@ enum Catalog {
 
     static let manualPage = OptionSpec("--man", help: "write the manual page (roff) for man(1) instead")
 
+    static let helpCommand = ArgumentSpec("COMMAND", isOptional: true, isVariadic: true, completion: .commands)
+
     static let help = Command<Context>(
         CommandSpec(
             name: "help", summary: "show help for a command",
-            arguments: [ArgumentSpec("COMMAND", isOptional: true, isVariadic: true, completion: .commands)],
+            arguments: [helpCommand],
             options: [manualPage],
-            examples: ["help row move", "help --man > sectionctl.1"])
-    ) { parsed, context in
-        if parsed.has(manualPage) {
-            guard parsed.arguments.isEmpty else {
-                throw CLIError.usage("\(manualPage.name) writes the whole manual page; give no COMMAND", command: parsed.commandPath)
-            }
+            examples: ["help row move", "help --man > sectionctl.1"]),
+        reading: HelpArguments.self
+    ) { arguments, context in
+        switch arguments.page {
+        case .manual:
             context.console.write(ManualPage(parser: parser, version: SectionCLI.version).roff())
+        case .command(let path):
+            context.console.write(parser.help(for: path))
+        }
+    }
+}
+
+/// `help [COMMAND…]` or `help --man`.
+struct HelpArguments: CommandArguments {
+    /// What to print.
+    enum Page: Hashable, Sendable {
+        /// The help of the command with these words (the program's own for none).
+        case command([String])
+        /// The whole manual page.
+        case manual
+    }
+
+    var page: Page
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let path = line.words(Catalog.helpCommand)
+        if line.has(Catalog.manualPage) {
+            guard path.isEmpty else { throw line.usage("\(Catalog.manualPage.name) writes the whole manual page; give no COMMAND") }
+            page = .manual
             return
         }
-        guard parser.command(at: parsed.arguments) != nil else {
-            throw CLIError.usage("no command \"\(parsed.arguments.joined(separator: " "))\"", command: parsed.commandPath)
-        }
-        context.console.write(parser.help(for: parsed.arguments))
+        guard Catalog.parser.command(at: path) != nil else { throw line.usage("no command \"\(path.joined(separator: " "))\"") }
+        page = .command(path)
     }
 }

@@ -6,7 +6,7 @@ enum CompletionCommand {
     static let command = Command<Context>(
         CommandSpec(
             name: "completion", summary: "print a shell completion script (bash, zsh or fish)",
-            arguments: [ArgumentSpec("SHELL", help: "bash, zsh or fish", completion: .choices(CompletionScripts.shells))],
+            arguments: [shell],
             examples: [
                 "completion bash > ~/.local/share/bash-completion/completions/sectionctl",
                 "completion zsh > ~/.zfunc/_sectionctl",
@@ -16,16 +16,13 @@ enum CompletionCommand {
                 The script completes commands, options, --kind values and file names, and asks
                 sectionctl for list names (--list) and section titles (S) as you type; it does
                 nothing when the database is missing.
-                """)
-    ) { parsed, context in
-        let shell = parsed.arguments[0]
-        guard let script = scripts.script(for: shell) else {
-            throw CLIError.usage(
-                "no completion for \"\(TextEscaping.escaped(shell))\" (shells: \(CompletionScripts.shells.joined(separator: ", ")))",
-                command: parsed.commandPath)
-        }
-        context.console.write(script)
+                """),
+        reading: CompletionArguments.self
+    ) { arguments, context in
+        context.console.write(arguments.script)
     }
+
+    static let shell = ArgumentSpec("SHELL", help: "bash, zsh or fish", completion: .choices(CompletionScripts.shells))
 
     static let scripts = CompletionScripts(parser: Catalog.parser, listing: ValuesCommand.name)
 }
@@ -37,22 +34,24 @@ enum CompletionCommand {
 /// character — are left out.
 enum ValuesCommand {
     static let name = "__complete"
+    static let what = ArgumentSpec("WHAT", help: "lists or sections", completion: .choices(ValuesArguments.What.allCases.map(\.rawValue)))
 
     static let command = Command<Context>(
         CommandSpec(
             name: name, summary: "list names or section titles for completion scripts",
-            arguments: [ArgumentSpec("WHAT", help: "lists or sections", completion: .choices(["lists", "sections"]))],
-            isHidden: true)
-    ) { parsed, context in
+            arguments: [what],
+            isHidden: true),
+        reading: ValuesArguments.self
+    ) { arguments, context in
         let names: [String]
         do {
             // A file only: completing must never wait on a network.
             guard case .file(let path) = try? context.databaseLocation(), FileManager.default.fileExists(atPath: path) else { return }
             let store = try SectionStore(path: path, readOnly: true)
-            switch parsed.arguments[0] {
-            case "lists": names = try store.lists().map(\.name)
-            case "sections": names = try store.outline(of: context.listName).sections.map(\.title)
-            default: return
+            switch arguments.what {
+            case .lists: names = try store.lists().map(\.name)
+            case .sections: names = try store.outline(of: context.listName).sections.map(\.title)
+            case nil: return
             }
         } catch {
             return
@@ -64,6 +63,36 @@ enum ValuesCommand {
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+}
+
+/// `completion SHELL`.
+struct CompletionArguments: CommandArguments {
+    /// The script for the shell named.
+    var script: String
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let shell = try line.word(CompletionCommand.shell)
+        guard let script = CompletionCommand.scripts.script(for: shell) else {
+            throw line.usage(
+                "no completion for \"\(TextEscaping.escaped(shell))\" (shells: \(CompletionScripts.shells.joined(separator: ", ")))")
+        }
+        self.script = script
+    }
+}
+
+/// `__complete WHAT`.
+struct ValuesArguments: CommandArguments {
+    /// What to list.
+    enum What: String, CaseIterable, Sendable {
+        case lists, sections
+    }
+
+    /// `nil` for a word that names neither: completion prints nothing rather than fail.
+    var what: What?
+
+    init(from line: ParsedLine) throws(CLIError) {
+        what = What(rawValue: try line.word(ValuesCommand.what))
     }
 }
 

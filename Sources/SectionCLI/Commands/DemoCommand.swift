@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Repository
 
 /// `demo`: builds a new database that shows the main features, running the same commands a
@@ -16,7 +22,7 @@ enum DemoCommand {
                 Uses --db PATH when given (refusing a file that exists), else a new temporary directory.
                 The last line of output is the database's path.
                 """),
-        run: { try run($0, context: $1) })
+        run: { try run(context: $0) })
 
     /// One step of the tour: what it shows, then the command lines that show it.
     private struct Step {
@@ -76,7 +82,7 @@ enum DemoCommand {
             commands: [["changes", "--since", "12"]]),
     ]
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         let path = try demoPath(context: context)
         let console = context.console
         do {

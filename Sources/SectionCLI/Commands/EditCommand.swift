@@ -50,9 +50,9 @@ final class EditCommand {
                 changed meanwhile exits 75. From a script:
                   printf '%s\\n' 'row move 0:1 1:0' 'section add Later' save | sectionctl edit
                 """),
-        run: { try run($0, context: $1) })
+        run: { try run(context: $0) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         let store = try context.openStore()
         let session = try store.beginEditing(context.listName)
         try EditCommand(context: context, session: session).run()
@@ -134,47 +134,63 @@ final class EditCommand {
                 Type 'help row move' or 'row move --help' for a command's help.
                 """),
         subcommands: [
-            Command(ShowCommand.spec) { _, editor in
+            // The whole draft: the session shows no windows (its options are read, and checked, all the same).
+            Command(ShowCommand.spec, reading: ShowArguments.self) { _, editor in
                 if editor.context.json {
                     editor.context.printJSON(JSONShapes.snapshot(try editor.session.snapshot()))
                 } else {
                     try editor.showDraft()
                 }
             },
-            ListEdits.sectionCommand { edit, parsed, editor in try editor.apply(edit, parsed) },
+            ListEdits.sectionCommand { arguments, editor in try editor.apply(arguments) },
             ListEdits.rowCommand(
-                apply: { edit, parsed, editor in try editor.apply(edit, parsed) },
-                get: { parsed, editor in
-                    let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
-                    try RowGetCommand.print(try editor.session.window(startingAt: reference, limit: 1), context: editor.context)
+                apply: { arguments, editor in try editor.apply(arguments) },
+                get: { arguments, editor in
+                    try arguments.row.places.naming {
+                        try RowGetCommand.print(
+                            try editor.session.window(startingAt: arguments.row.reference, limit: 1), context: editor.context)
+                    }
                 }),
-            Command(CommandSpec(name: "changes", summary: "what saving now would change")) { _, editor in
+            Command(CommandSpec(name: "changes", summary: "what saving now would change")) { editor in
                 editor.printPendingChanges()
             },
-            Command(CommandSpec(name: "save", summary: "write every change in one transaction and end the session")) { _, editor in
+            Command(CommandSpec(name: "save", summary: "write every change in one transaction and end the session")) { editor in
                 try editor.ensureNothingFollows("save")
                 try editor.save()
             },
-            Command(CommandSpec(name: "cancel", summary: "drop every change and end the session")) { _, editor in
+            Command(CommandSpec(name: "cancel", summary: "drop every change and end the session")) { editor in
                 try editor.ensureNothingFollows("cancel")
                 editor.cancel()
             },
             Command(
                 CommandSpec(
                     name: "help", summary: "list the commands, or show one's help",
-                    arguments: [ArgumentSpec("COMMAND", isOptional: true, isVariadic: true)])
-            ) { parsed, editor in
-                guard Catalog.sessionParser.command(at: parsed.arguments) != nil else {
+                    arguments: [SessionHelpArguments.command]),
+                reading: SessionHelpArguments.self
+            ) { arguments, editor in
+                guard Catalog.sessionParser.command(at: arguments.command) != nil else {
                     throw CLIError(
-                        "no command \"\(parsed.arguments.joined(separator: " "))\"", hint: "type help", exitCode: .usage)
+                        "no command \"\(arguments.command.joined(separator: " "))\"", hint: "type help", exitCode: .usage)
                 }
-                editor.console.write(Catalog.sessionParser.help(for: parsed.arguments))
+                editor.console.write(Catalog.sessionParser.help(for: arguments.command))
             },
         ])
 
+    /// `help [COMMAND…]` in a session.
+    struct SessionHelpArguments: CommandArguments {
+        static let command = ArgumentSpec("COMMAND", isOptional: true, isVariadic: true)
+
+        /// The words of the command to show the help of; none for the session's own.
+        var command: [String]
+
+        init(from line: ParsedLine) throws(CLIError) {
+            command = line.words(Self.command)
+        }
+    }
+
     /// Applies a `section …` or `row …` line to the draft, showing what changed at a terminal.
-    private func apply(_ edit: Edit, _ parsed: ParsedArguments) throws {
-        let changeset = try ListEdits.namingNumbersAsWritten(parsed) { try session.apply(edit) }.changeset
+    private func apply(_ arguments: any EditArguments) throws {
+        let changeset = try arguments.places.naming { try session.apply(arguments.edit) }.changeset
         if isInteractive && !context.json { try showAround(changeset) }
     }
 
@@ -335,8 +351,4 @@ final class EditCommand {
         }
         return reported
     }
-}
-
-private func plural(_ count: Int, _ noun: String) -> String {
-    count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
 }

@@ -10,9 +10,9 @@ enum InitCommand {
             examples: ["init", "--db ./tasks.db init", "--db postgresql://db.example.com/team init"],
             discussion:
                 "Creates the database and its parent directories; on a PostgreSQL server, the schema sectionctl in the database the URI names. Every other command needs it to exist."),
-        run: { try run($0, context: $1) })
+        run: { try run(context: $0) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         let location = try context.databaseLocation()
         let path = location.description  // a server's URI with any password masked
         let existed: Bool

@@ -1,11 +1,15 @@
 import Repository
 
-/// One `section …` or `row …` verb: its spec, and the edit a parsed line asks for (checking
-/// the options against each other and reading the addresses).
+/// One `section …` or `row …` verb: its spec, and the typed arguments its line is read into,
+/// which say the edit it asks for.
 struct EditVerb: Sendable {
     let spec: CommandSpec
-    /// - Throws: `CLIError` (usage) for options that contradict each other or malformed addresses.
-    let edit: @Sendable (ParsedArguments) throws(CLIError) -> Edit
+    let arguments: any EditArguments.Type
+
+    init(_ spec: CommandSpec, _ arguments: any EditArguments.Type) {
+        self.spec = spec
+        self.arguments = arguments
+    }
 }
 
 /// The `section …` and `row …` commands as `Edit` values, so that the same words change the
@@ -36,148 +40,84 @@ enum ListEdits {
     /// The values `--kind` takes.
     static let kinds = RowKind.allCases.map(\.rawValue)
 
+    static let sectionTitle = ArgumentSpec("TITLE", help: "the section's title")
+    static let newSectionTitle = ArgumentSpec("TITLE", help: "the new title")
+    static let sectionIndex = ArgumentSpec("I", help: "its index after the move")
+    static let rowTitle = ArgumentSpec("TITLE", help: "the title (a field's label)")
+    static let rowDestination = ArgumentSpec("TO", help: "S:R (its index after the move) or S:end", isOptional: true)
+
     static let sectionVerbs: [EditVerb] = [
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "add", summary: "add a section (at the end unless --at)",
-                arguments: [ArgumentSpec("TITLE", help: "the section's title")],
+                arguments: [sectionTitle],
                 options: [sectionAt, addEmptyText],
-                examples: ["section add 'To do'", "section add Urgent --at 0"])
-        ) { parsed throws(CLIError) in
-            let at = try parsed.value(sectionAt).map { text throws(CLIError) in try Address.sectionIndex(text) }
-            return .addSection(title: parsed.arguments[0], emptyText: parsed.value(addEmptyText), at: at)
-        },
+                examples: ["section add 'To do'", "section add Urgent --at 0"]),
+            SectionAddArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "rename", summary: "change a section's title",
-                arguments: [sectionArgument, ArgumentSpec("TITLE", help: "the new title")],
-                examples: ["section rename 0 Today"])
-        ) { parsed throws(CLIError) in
-            .renameSection(Address.section(parsed.arguments[0]), title: parsed.arguments[1])
-        },
+                arguments: [sectionArgument, newSectionTitle],
+                examples: ["section rename 0 Today"]),
+            SectionRenameArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "set", summary: "set what an empty section's footer says while editing",
                 arguments: [sectionArgument],
                 options: [setEmptyText, noEmptyText],
-                examples: ["section set Done --empty-text 'Nothing done yet'"])
-        ) { parsed throws(CLIError) in
-            let section = Address.section(parsed.arguments[0])
-            switch (parsed.value(setEmptyText), parsed.has(noEmptyText)) {
-            case (let text?, false): return .setEmptyText(section, text)
-            case (nil, true): return .setEmptyText(section, nil)
-            case (_?, true): throw usage(parsed, "use either \(setEmptyText.name) or \(noEmptyText.name), not both")
-            case (nil, false): throw usage(parsed, "nothing to set: use \(setEmptyText.usage) or \(noEmptyText.name)")
-            }
-        },
+                examples: ["section set Done --empty-text 'Nothing done yet'"]),
+            SectionSetArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "move", summary: "move a section so that its index becomes I",
-                arguments: [sectionArgument, ArgumentSpec("I", help: "its index after the move")],
-                examples: ["section move Done 0"])
-        ) { parsed throws(CLIError) in
-            .moveSection(Address.section(parsed.arguments[0]), to: try Address.sectionIndex(parsed.arguments[1]))
-        },
+                arguments: [sectionArgument, sectionIndex],
+                examples: ["section move Done 0"]),
+            SectionMoveArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "delete", summary: "delete a section (--force when it has rows)",
                 arguments: [sectionArgument],
                 options: [sectionForce],
-                examples: ["section delete 1", "section delete Done --force"])
-        ) { parsed throws(CLIError) in
-            .deleteSection(Address.section(parsed.arguments[0]), force: parsed.has(sectionForce))
-        },
+                examples: ["section delete 1", "section delete Done --force"]),
+            SectionDeleteArguments.self),
     ]
 
     static let rowVerbs: [EditVerb] = [
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "add", summary: "add a row to a section (at the end unless --at)",
-                arguments: [sectionArgument, ArgumentSpec("TITLE", help: "the title (a field's label)")],
+                arguments: [sectionArgument, rowTitle],
                 options: [rowAt, kind, addValue],
                 examples: [
                     "row add 0 'Buy milk'",
                     "row add Profile Name --kind field --value 'Ada'",
                     "row add 1 Contact --kind topic --at 0",
-                ])
-        ) { parsed throws(CLIError) in
-            let value = parsed.value(addValue)
-            let rowKind: RowKind
-            if let name = parsed.value(kind) {
-                guard let named = RowKind(rawValue: name) else {
-                    throw usage(parsed, "unknown kind \"\(TextEscaping.escaped(name))\" (kinds: \(kinds.joined(separator: ", ")))")
-                }
-                rowKind = named
-            } else {
-                rowKind = value == nil ? .text : .field
-            }
-            if value != nil && rowKind != .field {
-                throw usage(parsed, "only field rows have a value; use \(kind.name) field with \(addValue.name)")
-            }
-            let index = try parsed.value(rowAt).map { text throws(CLIError) in try Address.rowIndex(text) } ?? .end
-            let destination = RowDestination(section: Address.section(parsed.arguments[0]), index: index)
-            return .addRow(RowContent(kind: rowKind, title: parsed.arguments[1], value: value), to: destination)
-        },
+                ]),
+            RowAddArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "set", summary: "change a row's title or value",
                 arguments: [pathArgument],
                 options: [title, setValue, noValue],
-                examples: ["row set 0:1 --title 'Buy oat milk'", "row set '#7' --no-value"])
-        ) { parsed throws(CLIError) in
-            let row = try Address.row(parsed.arguments[0])
-            let value: ValueUpdate
-            switch (parsed.value(setValue), parsed.has(noValue)) {
-            case (let text?, false): value = .set(text)
-            case (nil, true): value = .remove
-            case (nil, false): value = .keep
-            case (_?, true): throw usage(parsed, "use either \(setValue.name) or \(noValue.name), not both")
-            }
-            let newTitle = parsed.value(title)
-            if newTitle == nil && value == .keep {
-                throw usage(parsed, "nothing to change: use \(title.usage), \(setValue.usage) or \(noValue.name)")
-            }
-            return .updateRow(row, title: newTitle, value: value)
-        },
+                examples: ["row set 0:1 --title 'Buy oat milk'", "row set '#7' --no-value"]),
+            RowSetArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "move", summary: "move a row, within its section or to another",
-                arguments: [pathArgument, ArgumentSpec("TO", help: "S:R (its index after the move) or S:end", isOptional: true)],
+                arguments: [pathArgument, rowDestination],
                 options: [after, before],
                 examples: ["row move 0:1 1:0", "row move '#7' Done:end", "row move '#7' --after '#12'"],
                 discussion: """
                     --after and --before name a row by #ID, a place that does not shift when rows are
                     added or moved meanwhile: a move retried after a conflict lands where it was meant.
-                    """)
-        ) { parsed throws(CLIError) in
-            let anchors = [(after, RowAnchor.after), (before, RowAnchor.before)].compactMap { option, anchor in
-                parsed.value(option).map { (option.name, $0, anchor) }
-            }
-            switch (parsed.arguments.count > 1, anchors.count) {
-            case (true, 0):
-                return .moveRow(try Address.row(parsed.arguments[0]), to: try Address.destination(parsed.arguments[1]))
-            case (false, 1):
-                let (option, word, anchor) = anchors[0]
-                guard case .id(let id) = try Address.row(word) else {
-                    throw usage(parsed, "\(option) takes a row's #ID, a place that does not shift; for an index path give TO instead")
-                }
-                var destination = RowDestination.after(id)
-                destination.anchor = anchor(id)
-                return .moveRow(try Address.row(parsed.arguments[0]), to: destination)
-            case (false, 0):
-                throw usage(parsed, "missing TO: give S:R, S:end, \(after.usage) or \(before.usage)")
-            default:
-                throw usage(parsed, "give one destination: TO, \(after.usage) or \(before.usage)")
-            }
-        },
+                    """),
+            RowMoveArguments.self),
         EditVerb(
-            spec: CommandSpec(
+            CommandSpec(
                 name: "delete", summary: "delete a row (no confirmation)",
                 arguments: [pathArgument],
-                examples: ["row delete 0:end"])
-        ) { parsed throws(CLIError) in
-            .deleteRow(try Address.row(parsed.arguments[0]))
-        },
+                examples: ["row delete 0:end"]),
+            RowDeleteArguments.self),
     ]
 
     /// `row get PATH`: reads, changes nothing; the command line and an edit session each run it.
@@ -188,7 +128,7 @@ enum ListEdits {
         discussion: "Reads only that row: as fast in a list of millions as in a small one.")
 
     /// What a group does with the edit one of its verbs asks for.
-    typealias Apply<Environment> = @Sendable (Edit, ParsedArguments, Environment) throws -> Void
+    typealias Apply<Environment> = @Sendable (any EditArguments, Environment) throws -> Void
 
     /// The `section` group, each verb's edit handed to `apply`.
     static func sectionCommand<Environment>(apply: @escaping Apply<Environment>) -> Command<Environment> {
@@ -200,83 +140,250 @@ enum ListEdits {
     }
 
     /// The `row` group: each changing verb's edit handed to `apply`, and `row get` run by `get`.
-    static func rowCommand<Environment>(apply: @escaping Apply<Environment>, get: @escaping Command<Environment>.Run) -> Command<Environment> {
+    static func rowCommand<Environment>(
+        apply: @escaping Apply<Environment>, get: @escaping @Sendable (RowGetArguments, Environment) throws -> Void
+    ) -> Command<Environment> {
         Command(
             CommandSpec(
                 name: "row", summary: "add, change, move, delete and get rows",
                 examples: ["row add 0 'Buy milk'", "row move 0:1 1:0", "row set 0:0 --title 'Buy oat milk'", "row delete '#7'"]),
-            subcommands: rowVerbs.map { command(for: $0, apply: apply) } + [Command(rowGet, run: get)])
+            subcommands: rowVerbs.map { command(for: $0, apply: apply) } + [Command(rowGet, reading: RowGetArguments.self, run: get)])
     }
 
     private static func command<Environment>(for verb: EditVerb, apply: @escaping Apply<Environment>) -> Command<Environment> {
-        Command(verb.spec) { parsed, environment in
-            let edit = try checked(parsed) { () throws(CLIError) in try verb.edit(parsed) }
-            try apply(edit, parsed, environment)
+        func command<Arguments: EditArguments>(_: Arguments.Type) -> Command<Environment> {
+            Command(verb.spec, reading: Arguments.self) { arguments, environment in try apply(arguments, environment) }
         }
-    }
-
-    private static func usage(_ parsed: ParsedArguments, _ message: String) -> CLIError {
-        CLIError.usage(message, command: parsed.commandPath)
-    }
-
-    /// Runs `body`, reporting an address error it throws as a usage error of the command.
-    static func checked<T>(_ parsed: ParsedArguments, _ body: () throws(CLIError) -> T) throws(CLIError) -> T {
-        do {
-            return try body()
-        } catch where error.exitCode == .usage && error.hint == nil {
-            throw CLIError.usage(error.message, command: parsed.commandPath)
-        }
+        return command(verb.arguments)
     }
 
     /// Applies an edit to the database and reports the change: the command line's `section …`
     /// and `row …`.
-    static func apply(_ edit: Edit, _ parsed: ParsedArguments, context: Context) throws {
+    static func apply(_ arguments: any EditArguments, context: Context) throws {
         let store = try context.openStore()
-        context.report(try namingNumbersAsWritten(parsed) { try store.apply(edit, to: context.listName) })
+        context.report(try arguments.places.naming { try store.apply(arguments.edit, to: context.listName) })
+    }
+}
+
+/// The typed arguments of a `section …` or `row …` verb: the edit they ask for, and the places
+/// they name as written, which the store's errors about them quote.
+protocol EditArguments: CommandArguments {
+    /// The change the line asks for.
+    var edit: Edit { get }
+    /// The indexes and ids the line names, in the order the store checks them.
+    var places: [WrittenPlace] { get }
+}
+
+/// `section add TITLE [--at I] [--empty-text TEXT]`.
+struct SectionAddArguments: EditArguments {
+    var title: String
+    var emptyText: String?
+    /// `--at I`; the end when `nil`.
+    var index: SectionIndexAddress?
+
+    init(from line: ParsedLine) throws(CLIError) {
+        index = try line.read(ListEdits.sectionAt, SectionIndexAddress.init)
+        title = try line.word(ListEdits.sectionTitle)
+        emptyText = line.value(ListEdits.addEmptyText)
     }
 
-    /// Runs `body`, which applies the edit `parsed` asks for. A number too large for an index
-    /// reaches the store as `Int.max` (or `Int.min`, negative), always out of range; the store's
-    /// error then names the number as it was written, with the valid range.
-    @discardableResult
-    static func namingNumbersAsWritten<T>(_ parsed: ParsedArguments, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as RepositoryError {
-            let index: Int
-            let isRow: Bool
-            switch error {
-            case .sectionIndexOutOfRange(let value, _): (index, isRow) = (value, false)
-            case .rowIndexOutOfRange(let value, _, _): (index, isRow) = (value, true)
-            default: throw error
-            }
-            guard index == .max || index == .min,
-                let written = oversizedNumber(in: parsed, rowIndex: isRow, negative: index < 0)
-            else { throw error }
-            var reported = CLIError.from(error)
-            reported.message = reported.message.replacing("index \(index)", with: "index \(written)")
-            throw reported
+    var edit: Edit { .addSection(title: title, emptyText: emptyText, at: index?.index) }
+    var places: [WrittenPlace] { index?.places ?? [] }
+}
+
+/// `section rename S TITLE`.
+struct SectionRenameArguments: EditArguments {
+    var section: SectionAddress
+    var title: String
+
+    init(from line: ParsedLine) throws(CLIError) {
+        section = SectionAddress(try line.word(ListEdits.sectionArgument))
+        title = try line.word(ListEdits.newSectionTitle)
+    }
+
+    var edit: Edit { .renameSection(section.reference, title: title) }
+    var places: [WrittenPlace] { section.places }
+}
+
+/// `section set S --empty-text TEXT | --no-empty-text`.
+struct SectionSetArguments: EditArguments {
+    var section: SectionAddress
+    /// The footer's text; `nil` for the default.
+    var emptyText: String?
+
+    init(from line: ParsedLine) throws(CLIError) {
+        section = SectionAddress(try line.word(ListEdits.sectionArgument))
+        let (set, none) = (ListEdits.setEmptyText, ListEdits.noEmptyText)
+        switch (line.value(set), line.has(none)) {
+        case (let text?, false): emptyText = text
+        case (nil, true): emptyText = nil
+        case (_?, true): throw line.usage("use either \(set.name) or \(none.name), not both")
+        case (nil, false): throw line.usage("nothing to set: use \(set.usage) or \(none.name)")
         }
     }
 
-    /// The first number that does not fit in an `Int` among the words where a section index
-    /// (a whole word, or the part of `S:R` before the colon) or a row index (a whole word, or
-    /// the part after the colon) may be written.
-    private static func oversizedNumber(in parsed: ParsedArguments, rowIndex: Bool, negative: Bool) -> String? {
-        let words = parsed.arguments + parsed.options.keys.sorted().flatMap { parsed.options[$0] ?? [] }
-        for word in words {
-            var candidates = [Substring(word)]
-            if let colon = word.utf8.lastIndex(of: UInt8(ascii: ":")) {
-                candidates.append(rowIndex ? word[word.index(after: colon)...] : word[..<colon])
+    var edit: Edit { .setEmptyText(section.reference, emptyText) }
+    var places: [WrittenPlace] { section.places }
+}
+
+/// `section move S I`.
+struct SectionMoveArguments: EditArguments {
+    var section: SectionAddress
+    /// Its index after the move.
+    var index: SectionIndexAddress
+
+    init(from line: ParsedLine) throws(CLIError) {
+        section = SectionAddress(try line.word(ListEdits.sectionArgument))
+        index = try line.read(ListEdits.sectionIndex, SectionIndexAddress.init)
+    }
+
+    var edit: Edit { .moveSection(section.reference, to: index.index) }
+    var places: [WrittenPlace] { section.places + index.places }
+}
+
+/// `section delete S [--force]`.
+struct SectionDeleteArguments: EditArguments {
+    var section: SectionAddress
+    var force: Bool
+
+    init(from line: ParsedLine) throws(CLIError) {
+        section = SectionAddress(try line.word(ListEdits.sectionArgument))
+        force = line.has(ListEdits.sectionForce)
+    }
+
+    var edit: Edit { .deleteSection(section.reference, force: force) }
+    var places: [WrittenPlace] { section.places }
+}
+
+/// `row add S TITLE [--at R] [--kind K] [--value V]`.
+struct RowAddArguments: EditArguments {
+    var section: SectionAddress
+    var content: RowContent
+    /// `--at R`; the end when `nil`.
+    var index: RowIndexAddress?
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let value = line.value(ListEdits.addValue)
+        let kind: RowKind
+        if let name = line.value(ListEdits.kind) {
+            guard let named = RowKind(rawValue: name) else {
+                throw line.usage("unknown kind \"\(TextEscaping.escaped(name))\" (kinds: \(ListEdits.kinds.joined(separator: ", ")))")
             }
-            for candidate in candidates {
-                let digits = candidate.utf8.first == UInt8(ascii: "-") ? candidate.utf8.dropFirst() : candidate.utf8[...]
-                guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), Int(candidate) == nil,
-                    (candidate.utf8.first == UInt8(ascii: "-")) == negative
-                else { continue }
-                return TextEscaping.excerpt(String(candidate))
-            }
+            kind = named
+        } else {
+            kind = value == nil ? .text : .field
         }
-        return nil
+        if value != nil && kind != .field {
+            throw line.usage("only field rows have a value; use \(ListEdits.kind.name) field with \(ListEdits.addValue.name)")
+        }
+        index = try line.read(ListEdits.rowAt, RowIndexAddress.init)
+        section = SectionAddress(try line.word(ListEdits.sectionArgument))
+        content = RowContent(kind: kind, title: try line.word(ListEdits.rowTitle), value: value)
+    }
+
+    var edit: Edit { .addRow(content, to: RowDestination(section: section.reference, index: index?.index ?? .end)) }
+    var places: [WrittenPlace] { section.places + (index.map { [$0.place(in: section)] } ?? []) }
+}
+
+/// `row set PATH [--title T] [--value V | --no-value]`.
+struct RowSetArguments: EditArguments {
+    var row: RowAddress
+    /// The new title; `nil` keeps it.
+    var title: String?
+    var value: ValueUpdate
+
+    init(from line: ParsedLine) throws(CLIError) {
+        row = try line.read(ListEdits.pathArgument, RowAddress.init)
+        let (set, none) = (ListEdits.setValue, ListEdits.noValue)
+        switch (line.value(set), line.has(none)) {
+        case (let text?, false): value = .set(text)
+        case (nil, true): value = .remove
+        case (nil, false): value = .keep
+        case (_?, true): throw line.usage("use either \(set.name) or \(none.name), not both")
+        }
+        title = line.value(ListEdits.title)
+        if title == nil && value == .keep {
+            throw line.usage("nothing to change: use \(ListEdits.title.usage), \(set.usage) or \(none.name)")
+        }
+    }
+
+    var edit: Edit { .updateRow(row.reference, title: title, value: value) }
+    var places: [WrittenPlace] { row.places }
+}
+
+/// `row move PATH TO`, or `row move PATH --after #ID | --before #ID`.
+struct RowMoveArguments: EditArguments {
+    /// Where the row goes.
+    enum Destination: Hashable, Sendable {
+        /// `TO`: `S:R` or `S:end`.
+        case place(DestinationAddress)
+        /// `--after #ID` or `--before #ID`: next to that row, wherever it is then; `literal` is
+        /// the id as written.
+        case anchor(RowAnchor, literal: String)
+    }
+
+    var source: RowAddress
+    var destination: Destination
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let anchors = [(ListEdits.after, RowAnchor.after), (ListEdits.before, RowAnchor.before)].compactMap { option, anchor in
+            line.value(option).map { (option, $0, anchor) }
+        }
+        let (after, before) = (ListEdits.after, ListEdits.before)
+        switch (line.optionalWord(ListEdits.rowDestination), anchors.count) {
+        case (_?, 0):
+            source = try line.read(ListEdits.pathArgument, RowAddress.init)
+            destination = .place(try line.read(ListEdits.rowDestination, DestinationAddress.init))
+        case (nil, 1):
+            let (option, word, anchor) = anchors[0]
+            guard case .id(let id) = try line.read(option, RowAddress.init)?.form else {
+                throw line.usage("\(option.name) takes a row's #ID, a place that does not shift; for an index path give TO instead")
+            }
+            destination = .anchor(anchor(id), literal: word)
+            source = try line.read(ListEdits.pathArgument, RowAddress.init)
+        case (nil, 0):
+            throw line.usage("missing TO: give S:R, S:end, \(after.usage) or \(before.usage)")
+        default:
+            throw line.usage("give one destination: TO, \(after.usage) or \(before.usage)")
+        }
+    }
+
+    var edit: Edit {
+        switch destination {
+        case .place(let place):
+            return .moveRow(source.reference, to: place.destination)
+        case .anchor(let anchor, _):
+            var destination = RowDestination.after(anchor.rowID)
+            destination.anchor = anchor
+            return .moveRow(source.reference, to: destination)
+        }
+    }
+
+    var places: [WrittenPlace] {
+        switch destination {
+        case .place(let place): source.places + place.places
+        case .anchor(let anchor, let literal): source.places + [.rowID(anchor.rowID, literal: literal)]
+        }
+    }
+}
+
+/// `row delete PATH`.
+struct RowDeleteArguments: EditArguments {
+    var row: RowAddress
+
+    init(from line: ParsedLine) throws(CLIError) {
+        row = try line.read(ListEdits.pathArgument, RowAddress.init)
+    }
+
+    var edit: Edit { .deleteRow(row.reference) }
+    var places: [WrittenPlace] { row.places }
+}
+
+/// `row get PATH`.
+struct RowGetArguments: CommandArguments {
+    var row: RowAddress
+
+    init(from line: ParsedLine) throws(CLIError) {
+        row = try line.read(ListEdits.pathArgument, RowAddress.init)
     }
 }

@@ -2,21 +2,23 @@ import Repository
 
 /// `row get PATH`: one row with its index path and its section.
 enum RowGetCommand {
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
-        let reference = try ListEdits.checked(parsed) { () throws(CLIError) in try Address.row(parsed.arguments[0]) }
+    static func run(_ arguments: RowGetArguments, context: Context) throws {
         let store = try context.openStore()
-        try print(try store.window(startingAt: reference, limit: 1, in: context.listName), context: context)
+        try arguments.row.places.naming {
+            try print(try store.window(startingAt: arguments.row.reference, limit: 1, in: context.listName), context: context)
+        }
     }
 
     /// Prints the first row of a one-row window (from the store, or an edit session's draft).
+    /// - Throws: `RepositoryError.rowIndexOutOfRange` when the window starts past the last row of
+    ///   its section, as the store's own errors about the path are thrown.
     static func print(_ window: ListWindow, context: Context) throws {
         // A window may start at a section's end; a row must exist.
         guard let part = window.parts.first, let row = part.rows.first else {
             let section = window.parts.first?.section
             let count = section?.rowCount ?? 0
-            throw CLIError.from(
-                RepositoryError.rowIndexOutOfRange(
-                    window.parts.first?.firstRow ?? 0, section: section?.index ?? 0, valid: count > 0 ? 0...(count - 1) : nil))
+            throw RepositoryError.rowIndexOutOfRange(
+                window.parts.first?.firstRow ?? 0, section: section?.index ?? 0, valid: count > 0 ? 0...(count - 1) : nil)
         }
         let path = RowPath(section: part.section.index, row: part.firstRow)
         if context.json {
@@ -75,9 +77,9 @@ enum CheckCommand {
                 (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
                 quick_check. Prints ok, or each problem and exits 1.
                 """),
-        run: { try run($0, context: $1) })
+        run: { try run(context: $0) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         let store = try context.openStore()
         let problems = try store.check()
         if context.json {

@@ -22,14 +22,14 @@ enum ShowCommand {
             may start at S:N where N is the section's row count: it then begins with the next section.
             """)
 
-    static let command = Command<Context>(spec) { try run($0, context: $1) }
+    static let command = Command<Context>(spec, reading: ShowArguments.self) { try run($0, context: $1) }
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
-        if parsed.has(from) || parsed.has(limit) {
-            return try runWindow(parsed, context: context)
+    static func run(_ arguments: ShowArguments, context: Context) throws {
+        if let window = arguments.window {
+            return try runWindow(window, editing: arguments.editing, context: context)
         }
         let store = try context.openStore()
-        let isEditing = parsed.has(editing)
+        let isEditing = arguments.editing
         let console = context.console
         let line = context.progressLine("show", writesToOutput: true)
         defer { line?.finish() }
@@ -61,6 +61,35 @@ enum ShowCommand {
     }
 }
 
+/// `show [--editing] [--from PATH] [--limit N]`.
+struct ShowArguments: CommandArguments {
+    /// A window of rows (`--from`, `--limit`) instead of the whole list.
+    struct Window: Hashable, Sendable {
+        /// `--from PATH`; the first row when `nil`.
+        var start: RowAddress?
+        /// `--limit N`, else `ShowCommand.defaultLimit`.
+        var limit: Int
+    }
+
+    /// `--editing`.
+    var editing: Bool
+    /// The window, when `--from` or `--limit` asks for one.
+    var window: Window?
+
+    init(from line: ParsedLine) throws(CLIError) {
+        editing = line.has(ShowCommand.editing)
+        let start = try line.read(ShowCommand.from, RowAddress.init)
+        let limit = try line.read(ShowCommand.limit) { text throws(CLIError) in
+            guard let value = Int(text), value >= 0 else {
+                throw line.usage("\(ShowCommand.limit.name) takes a number of rows, 0 or more, not \"\(TextEscaping.escaped(text))\"")
+            }
+            return value
+        }
+        let asksForWindow = line.has(ShowCommand.from) || line.has(ShowCommand.limit)
+        window = asksForWindow ? Window(start: start, limit: limit ?? ShowCommand.defaultLimit) : nil
+    }
+}
+
 /// Something that writes a list as `SectionStore.forEachItem` delivers it: the header, then each
 /// section and row in order, then the end.
 protocol ListItemWriter {
@@ -76,19 +105,11 @@ extension ListingWriter: ListItemWriter {
 }
 
 extension ShowCommand {
-    static func runWindow(_ parsed: ParsedArguments, context: Context) throws {
-        let start = try ListEdits.checked(parsed) { () throws(CLIError) in
-            try parsed.value(from).map { text throws(CLIError) in try Address.row(text) } ?? .at(0, 0)
-        }
-        var rowLimit = defaultLimit
-        if let text = parsed.value(limit) {
-            guard let value = Int(text), value >= 0 else {
-                throw CLIError.usage("\(limit.name) takes a number of rows, 0 or more, not \"\(TextEscaping.escaped(text))\"", command: parsed.commandPath)
-            }
-            rowLimit = value
-        }
+    static func runWindow(_ request: ShowArguments.Window, editing: Bool, context: Context) throws {
         let store = try context.openStore()
-        let window = try store.window(startingAt: start, limit: rowLimit, in: context.listName, editing: parsed.has(editing))
+        let window = try (request.start?.places ?? []).naming {
+            try store.window(startingAt: request.start?.reference ?? .at(0, 0), limit: request.limit, in: context.listName, editing: editing)
+        }
         if context.json {
             context.printJSON(JSONShapes.window(window))
         } else {

@@ -1,7 +1,14 @@
 import Foundation
-import Glibc
 import Repository
 import Transfer
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `import FILE|-`: a native JSON document as written by `export` (`--replace`/`--append` for a
 /// list that has sections), or with `--records` a JSON array of objects (`--nl`: one object per
@@ -17,38 +24,29 @@ enum ImportCommand {
     static let command = Command<Context>(
         CommandSpec(
             name: "import", summary: "import a list from JSON (as written by export), or records",
-            arguments: [ArgumentSpec("FILE", help: "a file, or - for standard input", completion: .files)],
+            arguments: [file],
             options: [replace, append, records, lines, template, titleKey],
             examples: [
                 "import backup.json",
                 "--list people import --records people.json --title-key name",
                 "import --records --nl - < people.ndjson",
             ]),
+        reading: ImportArguments.self,
         run: { try run($0, context: $1) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
-        let usage = { (message: String) in CLIError.usage(message, command: parsed.commandPath) }
-        let source = parsed.arguments[0]
-        let isRecords = parsed.has(records)
-        if parsed.has(replace) && parsed.has(append) {
-            throw usage("use either \(replace.name) or \(append.name), not both")
-        }
-        if !isRecords {
-            for option in [lines, template, titleKey] where parsed.has(option) {
-                throw usage("\(option.name) goes with \(records.name)")
-            }
-        } else if parsed.has(replace) {
-            throw usage("\(replace.name) does not go with \(records.name): records are always added after the list's sections")
-        }
+    static let file = ArgumentSpec("FILE", help: "a file, or - for standard input", completion: .files)
 
+    static func run(_ arguments: ImportArguments, context: Context) throws {
+        let source = arguments.source
         let store = try context.openStore()
-        if isRecords {
-            let template = try parsed.value(template).map { path in
+        switch arguments.format {
+        case .records(let streamed, let templatePath, let titleKey):
+            let template = try templatePath.map { path in
                 try RecordTemplate(json: readInput(path, what: "template file"))
             }
-            let options = RecordsImportOptions(list: context.listName, titleKey: parsed.value(titleKey), template: template)
+            let options = RecordsImportOptions(list: context.listName, titleKey: titleKey, template: template)
             let change: Change
-            if parsed.has(lines) {
+            if streamed {
                 let input = try openInput(source)
                 change = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
                     try store.importRecords(lines: input, options: options, progress: progress)
@@ -60,8 +58,7 @@ enum ImportCommand {
                 }
             }
             report(change, context: context)
-        } else {
-            let policy: ImportConflictPolicy = parsed.has(replace) ? .replace : parsed.has(append) ? .append : .refuse
+        case .native(let policy):
             let input = try openInput(source)
             let changes = try context.withProgress(context.progressLine("import", totalBytes: Self.size(of: input))) { progress in
                 try store.importJSON(from: input, list: context.options.listName, policy: policy, progress: progress)
@@ -132,6 +129,43 @@ enum ImportCommand {
     }
 }
 
+/// `import FILE [--replace | --append]`, or `import FILE --records [--nl] [--template FILE]
+/// [--title-key KEY]`.
+struct ImportArguments: CommandArguments {
+    /// What the input is, with what goes with it.
+    enum Format: Hashable, Sendable {
+        /// A native document, and what to do with a list that has sections.
+        case native(ImportConflictPolicy)
+        /// Records: streamed one a line (`--nl`) or a JSON array, with the template file and
+        /// the title key, if given.
+        case records(streamed: Bool, template: String?, titleKey: String?)
+    }
+
+    /// The file, or `-` for standard input.
+    var source: String
+    var format: Format
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let (replace, append, records) = (ImportCommand.replace, ImportCommand.append, ImportCommand.records)
+        source = try line.word(ImportCommand.file)
+        if line.has(replace) && line.has(append) {
+            throw line.usage("use either \(replace.name) or \(append.name), not both")
+        }
+        guard line.has(records) else {
+            for option in [ImportCommand.lines, ImportCommand.template, ImportCommand.titleKey] where line.has(option) {
+                throw line.usage("\(option.name) goes with \(records.name)")
+            }
+            format = .native(line.has(replace) ? .replace : line.has(append) ? .append : .refuse)
+            return
+        }
+        if line.has(replace) {
+            throw line.usage("\(replace.name) does not go with \(records.name): records are always added after the list's sections")
+        }
+        format = .records(
+            streamed: line.has(ImportCommand.lines), template: line.value(ImportCommand.template), titleKey: line.value(ImportCommand.titleKey))
+    }
+}
+
 /// `export [-o FILE] [--all]`: the list (or every list) as native JSON, written as the rows are
 /// read.
 enum ExportCommand {
@@ -143,12 +177,13 @@ enum ExportCommand {
             name: "export", summary: "write the list (or all lists) as JSON",
             options: [output, all],
             examples: ["export -o backup.json", "export --all > everything.json"]),
+        reading: ExportArguments.self,
         run: { try run($0, context: $1) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(_ arguments: ExportArguments, context: Context) throws {
         let store = try context.openStore()
-        let all = parsed.has(all)
-        let line = context.progressLine("export", writesToOutput: !parsed.has(output))
+        let all = arguments.all
+        let line = context.progressLine("export", writesToOutput: arguments.output == nil)
         let export = { (write: (String) throws -> Void) throws in
             try context.withProgress(line) { progress in
                 if all {
@@ -158,7 +193,7 @@ enum ExportCommand {
                 }
             }
         }
-        guard let output = parsed.value(output) else {
+        guard let output = arguments.output else {
             let console = context.console
             try export { console.write($0) }
             return
@@ -178,6 +213,19 @@ enum ExportCommand {
         } else {
             context.console.writeLine("Wrote \(what) to \(TextEscaping.escaped(output)).")
         }
+    }
+}
+
+/// `export [-o FILE] [--all]`.
+struct ExportArguments: CommandArguments {
+    /// `-o FILE`; standard output when `nil`.
+    var output: String?
+    /// `--all`: every list, not only `--list`.
+    var all: Bool
+
+    init(from line: ParsedLine) throws(CLIError) {
+        output = line.value(ExportCommand.output)
+        all = line.has(ExportCommand.all)
     }
 }
 
@@ -205,7 +253,7 @@ final class OutputFile {
         try text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw failure("cannot write \(path)")
@@ -269,7 +317,7 @@ final class OutputFile {
     }
 
     private func openDirect() throws {
-        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        descriptor = systemOpen(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw failure("cannot write \(path)") }
     }
 
@@ -286,4 +334,26 @@ final class OutputFile {
     private func failure(_ message: String) -> CLIError {
         CLIError("\(message): \(String(cString: strerror(errno)))")
     }
+}
+
+// `OutputFile` has a `write` and an `open` of its own: the system's are called by these names.
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, bytes, count)
+    #elseif canImport(Darwin)
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Glibc)
+    Glibc.open(path, flags, mode)
+    #elseif canImport(Musl)
+    Musl.open(path, flags, mode)
+    #elseif canImport(Darwin)
+    Darwin.open(path, flags, mode)
+    #endif
 }

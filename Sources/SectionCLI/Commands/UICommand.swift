@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Repository
 
 /// `ui`: the list full screen at a terminal (product §13). Refuses anything but a terminal on
@@ -20,9 +26,9 @@ enum UICommand {
                 save refused because the list changed offers to reload (r) or cancel (Esc).
                 Needs a terminal on standard input and output (exit 2 otherwise).
                 """)
-    ) { parsed, context in try run(parsed, context: context) }
+    ) { context in try run(context: context) }
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         guard context.console.inputIsTerminal && context.console.outputIsTerminal else {
             let which = context.console.inputIsTerminal ? "standard output" : "standard input"
             throw CLIError(

@@ -13,14 +13,14 @@ enum UndoCommands {
                 Refused, writing nothing, when there is nothing to undo or the list was changed with
                 plain SQL since.
                 """)
-    ) { parsed, context in try run(redo: false, context: context) }
+    ) { context in try run(redo: false, context: context) }
 
     static let redo = Command<Context>(
         CommandSpec(
             name: "redo", summary: "reapply the change the last undo took back",
             examples: ["redo"],
             discussion: "Possible until a new change is made to the list, which clears what could be redone.")
-    ) { parsed, context in try run(redo: true, context: context) }
+    ) { context in try run(redo: true, context: context) }
 
     static func run(redo: Bool, context: Context) throws {
         let store = try context.openStore()

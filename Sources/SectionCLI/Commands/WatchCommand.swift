@@ -15,9 +15,9 @@ enum WatchCommand {
                 reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
                 the list's deletion, after a last line.
                 """),
-        run: { try run($0, context: $1) })
+        run: { try run(context: $0) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
+    static func run(context: Context) throws {
         let store = try context.openStore()
         let watcher = try ListWatcher(location: store.location, list: context.listName)
         let stop = Atomic<Bool>(false)
@@ -72,15 +72,11 @@ enum ChangesCommand {
                 it keeps, newer than the list, or the list was changed with plain SQL in between — it
                 says to reload instead ("reload": true), never a wrong changeset. Exit 0 either way.
                 """),
+        reading: ChangesArguments.self,
         run: { try run($0, context: $1) })
 
-    static func run(_ parsed: ParsedArguments, context: Context) throws {
-        guard let text = parsed.value(since) else {
-            throw CLIError.usage("changes needs \(since.usage), the version to start from", command: parsed.commandPath)
-        }
-        guard let since = Int64(text), since >= 0 else {
-            throw CLIError.usage("\(since.name) takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"", command: parsed.commandPath)
-        }
+    static func run(_ arguments: ChangesArguments, context: Context) throws {
+        let since = arguments.since
         let store = try context.openStore()
         let answer = try store.changes(of: context.listName, since: since)
         if context.json {
@@ -96,5 +92,20 @@ enum ChangesCommand {
         let what = ChangeReport.describe(changeset)
         context.console.writeLine(
             "Since version \(since), \(list) (now at version \(answer.version)): " + (what.isEmpty ? "nothing visible changed." : what + "."))
+    }
+}
+
+/// `changes --since V`.
+struct ChangesArguments: CommandArguments {
+    /// The version to start from.
+    var since: Int64
+
+    init(from line: ParsedLine) throws(CLIError) {
+        let option = ChangesCommand.since
+        guard let text = line.value(option) else { throw line.usage("changes needs \(option.usage), the version to start from") }
+        guard let since = Int64(text), since >= 0 else {
+            throw line.usage("\(option.name) takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"")
+        }
+        self.since = since
     }
 }
