@@ -407,8 +407,7 @@ private struct Replay {
     private mutating func place(in table: OrderedTable, parentID: Int64, neighbours: Neighbours, movingID: Int64?) throws -> Int64 {
         func position(_ id: Int64?) throws -> Int64? {
             guard let id else { return nil }
-            let sql = "SELECT position FROM \(table.table) WHERE id = ? AND \(table.parent) = ?"
-            guard let position = try db.scalarInt(sql, stored(id), parentID) else { throw Mismatch.mismatch }
+            guard let position = try table.position(ofItem: stored(id), of: parentID, in: db) else { throw Mismatch.mismatch }
             return position
         }
         let place = try table.position(

@@ -3,14 +3,8 @@ extension SectionStore {
     /// Every list, by name.
     public func lists() throws -> [ListSummary] {
         try read { db in
-            try db.query(
-                """
-                SELECT l.id, l.name, l.version, count(s.id), coalesce(sum(s.row_count), 0)
-                FROM lists AS l LEFT JOIN sections AS s ON s.list_id = l.id
-                GROUP BY l.id ORDER BY l.name
-                """
-            ) {
-                ListSummary(id: $0.int64(0), name: $0.string(1), version: $0.int64(2), sectionCount: $0.int(3), rowCount: $0.int(4))
+            try db.listSummaries().map {
+                ListSummary(id: $0.id, name: $0.name, version: $0.version, sectionCount: $0.sections, rowCount: $0.rows)
             }
         }
     }
@@ -81,20 +75,11 @@ extension SectionStore {
 extension Database {
     func snapshot(of list: ListRecord, editing: Bool) throws -> ListSnapshot {
         var sections: [Section] = []
-        try forEachRow(
-            """
-            SELECT s.id, s.title, s.empty_text, r.id, r.kind, r.title, r.value
-            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
-            WHERE s.list_id = ? ORDER BY s.position, r.position
-            """, arguments: [list.id]) { statement in
-            let sectionID = statement.int64(0)
-            if sections.last?.id != sectionID {
-                sections.append(Section(id: sectionID, title: statement.string(1), emptyText: statement.optionalString(2)))
+        try forEachSectionAndRow(of: list) { section, row in
+            if sections.last?.id != section.id {
+                sections.append(Section(id: section.id, title: section.title, emptyText: section.emptyText))
             }
-            if !statement.isNull(3) {
-                sections[sections.count - 1].rows.append(Row(statement, from: 3))
-            }
-            return true
+            if let row { sections[sections.count - 1].rows.append(row) }
         }
         return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections, listID: list.id)
     }

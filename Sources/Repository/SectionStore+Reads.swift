@@ -108,14 +108,7 @@ extension SectionStore {
     public func check() throws -> [String] {
         try read { db in
             var problems = try db.engineIntegrityProblems()
-            problems += try db.query(
-                """
-                SELECT id, row_count, actual FROM (
-                    SELECT s.id, s.row_count, (SELECT count(*) FROM rows AS r WHERE r.section_id = s.id) AS actual
-                    FROM sections AS s) AS counted
-                WHERE actual <> row_count
-                """
-            ) { "section #\($0.int64(0)) says it has \($0.int(1)) rows, but \($0.int(2)) are in it" }
+            problems += try db.sectionsWithWrongRowCounts().map { "section #\($0.id) says it has \($0.stored) rows, but \($0.actual) are in it" }
             problems += try RankTree.problems(db)
             return problems
         }

@@ -70,11 +70,7 @@ extension SectionStore {
 
 extension Database {
     func listHeader(of list: ListRecord, editing: Bool) throws -> ListHeader {
-        let sql = """
-            SELECT count(*), coalesce(sum(c), 0), coalesce(max(CASE WHEN c = 0 THEN 3 ELSE length((i - 1) || ':' || (c - 1)) END), 3)
-            FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?) AS counts
-            """
-        let (sections, rows, width) = try queryFirst(sql, list.id) { ($0.int(0), $0.int(1), $0.int(2)) }!
+        let (sections, rows, width) = try sectionTotals(of: list)
         return ListHeader(
             listID: list.id, name: list.name, version: list.version, isEditing: editing, sectionCount: sections,
             rowCount: rows, pathWidth: max(3, width))
@@ -85,28 +81,21 @@ extension Database {
         var currentSection: Int64?
         var sectionIndex = -1
         var rowIndex = 0
-        try forEachRow(
-            """
-            SELECT s.id, s.title, s.empty_text, s.row_count, r.id, r.kind, r.title, r.value
-            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
-            WHERE s.list_id = ? ORDER BY s.position, r.position
-            """, arguments: [list.id]) { statement in
-            let sectionID = statement.int64(0)
-            if sectionID != currentSection {
-                currentSection = sectionID
+        try forEachSectionAndRow(of: list) { section, row in
+            if section.id != currentSection {
+                currentSection = section.id
                 sectionIndex += 1
                 rowIndex = 0
                 try body(
                     .section(
                         SectionInfo(
-                            id: sectionID, index: sectionIndex, title: statement.string(1), emptyText: statement.optionalString(2),
-                            rowCount: statement.int(3))))
+                            id: section.id, index: sectionIndex, title: section.title, emptyText: section.emptyText,
+                            rowCount: section.rowCount)))
             }
-            if !statement.isNull(4) {
-                try body(.row(Row(statement, from: 4), at: RowPath(section: sectionIndex, row: rowIndex)))
+            if let row {
+                try body(.row(row, at: RowPath(section: sectionIndex, row: rowIndex)))
                 rowIndex += 1
             }
-            return true
         }
     }
 }

@@ -124,11 +124,7 @@ struct SessionDraft {
         }
         guard id > 0 else { return nil }
         // A stored row, where it was when the session began.
-        let sql = """
-            SELECT r.section_id, r.position FROM rows AS r JOIN sections AS s ON s.id = r.section_id
-            WHERE r.id = ? AND s.list_id = ?
-            """
-        guard let (storedSection, position) = try db.queryFirst(sql, id, list.id, row: { ($0.int64(0), $0.int64(1)) }),
+        guard let (storedSection, position) = try db.placeOfRow(id: id, in: list),
             let section = sections.firstIndex(where: { $0.base?.id == storedSection })
         else { return nil }
         let base = sections[section].base!

@@ -91,6 +91,14 @@ extension Database {
         return try rows(ofSection: section.id, fromPosition: start.position, limit: limit)
     }
 
+    /// The section and position of the row with this id, if the list has it.
+    package func placeOfRow(id: Int64, in list: ListRecord) throws -> (section: Int64, position: Int64)? {
+        try queryFirst(
+            "SELECT r.section_id, r.position FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
+            id, list.id
+        ) { ($0.int64(0), $0.int64(1)) }
+    }
+
     /// The positions of the section's rows in `low..<high`, in order.
     package func rowPositions(ofSection section: Int64, from low: Int64, to high: Int64) throws -> [Int64] {
         try query(

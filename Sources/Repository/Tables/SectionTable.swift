@@ -163,3 +163,59 @@ extension Database {
             "UPDATE sections SET list_id = ?, position = ?, title = ?, empty_text = ? WHERE id = ?", list, position, title, emptyText, id)
     }
 }
+
+/// The list's sections with their rows, read in one pass.
+extension Database {
+    /// Steps one query over the list's sections and their rows, in order: `body` gets each
+    /// section once per row it has (or once, with `nil`, for an empty section), with the
+    /// section's id, title, empty text and row count.
+    /// - Complexity: O(n + s), streamed: nothing is held but the current row.
+    package func forEachSectionAndRow(
+        of list: ListRecord, _ body: (_ section: (id: Int64, title: String, emptyText: String?, rowCount: Int), _ row: Row?) throws -> Void
+    ) throws {
+        try forEachRow(
+            """
+            SELECT s.id, s.title, s.empty_text, s.row_count, r.id, r.kind, r.title, r.value
+            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
+            WHERE s.list_id = ? ORDER BY s.position, r.position
+            """, arguments: [list.id]
+        ) { statement in
+            let section = (statement.int64(0), statement.string(1), statement.optionalString(2), statement.int(3))
+            try body(section, statement.isNull(4) ? nil : Row(statement, from: 4))
+            return true
+        }
+    }
+
+    /// The list's section count, row count, and the widest `S:R` path any of its rows (or an
+    /// empty section's `S:0`… the width of "0:0" at least) has.
+    package func sectionTotals(of list: ListRecord) throws -> (sections: Int, rows: Int, pathWidth: Int) {
+        let sql = """
+            SELECT count(*), coalesce(sum(c), 0), coalesce(max(CASE WHEN c = 0 THEN 3 ELSE length((i - 1) || ':' || (c - 1)) END), 3)
+            FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?) AS counts
+            """
+        return try queryFirst(sql, list.id) { ($0.int(0), $0.int(1), $0.int(2)) }!
+    }
+
+    /// Every list with its section and row counts, by name.
+    package func listSummaries() throws -> [(id: Int64, name: String, version: Int64, sections: Int, rows: Int)] {
+        try query(
+            """
+            SELECT l.id, l.name, l.version, count(s.id), coalesce(sum(s.row_count), 0)
+            FROM lists AS l LEFT JOIN sections AS s ON s.list_id = l.id
+            GROUP BY l.id ORDER BY l.name
+            """
+        ) { ($0.int64(0), $0.string(1), $0.int64(2), $0.int(3), $0.int(4)) }
+    }
+
+    /// The sections whose stored row count differs from the rows in them: (id, stored, actual).
+    package func sectionsWithWrongRowCounts() throws -> [(id: Int64, stored: Int, actual: Int)] {
+        try query(
+            """
+            SELECT id, row_count, actual FROM (
+                SELECT s.id, s.row_count, (SELECT count(*) FROM rows AS r WHERE r.section_id = s.id) AS actual
+                FROM sections AS s) AS counted
+            WHERE actual <> row_count
+            """
+        ) { ($0.int64(0), $0.int(1), $0.int(2)) }
+    }
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Order kept in sparse integer positions: the items of one parent (the rows of a section, the
-/// sections of a list), ordered by a `position` column under `UNIQUE (parent, position)`.
+/// sections of a list), ordered by a `position` column under `UNIQUE (parent, position)`. Every
+/// statement on the `position` column of `rows` and `sections` is here.
 ///
 /// An insert or move takes a position between its new neighbours — the midpoint, or a step of
 /// 2^32 past an end — and writes only the item that moves. When two neighbours leave no room,
@@ -29,6 +30,11 @@ package struct OrderedTable {
 
     package static let rows = OrderedTable(table: "rows", parent: "section_id", isRanked: true)
     package static let sections = OrderedTable(table: "sections", parent: "list_id", isRanked: false)
+
+    /// The position of the item with this id, if `parentID` holds it.
+    package func position(ofItem id: Int64, of parentID: Int64, in db: any Database) throws -> Int64? {
+        try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", id, parentID)
+    }
 
     /// The id and position of the item at `index` among the `count` items of `parentID`, read
     /// from whichever end is nearer.
@@ -96,7 +102,7 @@ package struct OrderedTable {
         // Where the excluded item is, if it is here: indexes at or past it shift by one.
         var excludedIndex = known ?? Int.max
         if known == nil,
-            let position = try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", excludedID, parentID)
+            let position = try position(ofItem: excludedID, of: parentID, in: db)
         {
             excludedIndex = try RankTree.index(ofPosition: position, inSection: parentID, db: db)
         }
