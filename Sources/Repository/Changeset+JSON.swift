@@ -208,7 +208,7 @@ extension Changeset: Codable {
     /// Reads `pair`, which must hold exactly two integers, as a `[section, row]` pair.
     private static func decodePair(_ pair: inout any UnkeyedDecodingContainer) throws -> RowPath {
         func wrongCount() -> DecodingError {
-            let count = pair.count.map { "\($0) elements" } ?? "more than two elements"
+            let count = pair.count.map { $0 == 1 ? "1 element" : "\($0) elements" } ?? "more than two elements"
             return .dataCorruptedError(in: pair, debugDescription: "a row path is a [section, row] pair of two integers, not \(count)")
         }
         if let count = pair.count, count != 2 { throw wrongCount() }
