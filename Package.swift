@@ -9,6 +9,10 @@ let package = Package(
     products: [
         .library(name: "Repository", targets: ["Repository", "Transfer"]),
         .executable(name: "sectionctl", targets: ["sectionctl"]),
+        // For the benchmark package (Benchmarks/), which measures against raw libpq on a
+        // throwaway server: the thin libpq layer, and the cluster the tests start too.
+        .library(name: "Postgres", targets: ["Postgres"]),
+        .library(name: "PostgresCluster", targets: ["PostgresCluster"]),
     ],
     targets: [
         // The system SQLite, reached through a module map and a small C shim.
@@ -49,10 +53,6 @@ let package = Package(
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(name: "SectionCLI", dependencies: ["Repository", "Transfer"]),
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
-        // A C program's worth of direct SQLite calls: the benchmark's baseline.
-        .target(name: "CBaseline", dependencies: ["CSQLite"]),
-        .executableTarget(
-            name: "sectionctl-bench", dependencies: ["Repository", "Transfer", "SQLite", "CBaseline", "Postgres", "PostgresCluster"]),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
         .target(name: "TestSupport", dependencies: ["Repository", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),

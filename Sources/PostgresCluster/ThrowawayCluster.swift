@@ -1,12 +1,22 @@
 import Foundation
-import Glibc
 import Postgres
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A throwaway PostgreSQL cluster for the tests and the benchmark: `initdb` in a temporary
 /// directory, a server listening only on a Unix socket there (no TCP), stopped when the value
 /// goes away. As root it runs as `nobody` (PostgreSQL refuses to run as root), through `setpriv`.
-package final class ThrowawayCluster: @unchecked Sendable {
-    package let directory: ClusterDirectory
+///
+/// Public for the benchmark package, which starts a durable one; the tests share `shared`.
+public final class ThrowawayCluster: @unchecked Sendable {
+    /// The cluster's directory: its data, its server log and its Unix socket.
+    public let directory: ClusterDirectory
     /// The libpq connection string of the cluster's `postgres` database.
     package let connectionString: String
     /// Whether the server syncs its log to disk at every commit (`fsync`, `synchronous_commit`),
@@ -40,7 +50,7 @@ package final class ThrowawayCluster: @unchecked Sendable {
     nonisolated(unsafe) private static var sharedForExit: ThrowawayCluster?
 
     /// A libpq URI of a new, empty database on the cluster.
-    package func newDatabase() throws -> String {
+    public func newDatabase() throws -> String {
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try connect().execute(script: "CREATE DATABASE \(name)")
         return uri(of: name)
@@ -79,7 +89,7 @@ package final class ThrowawayCluster: @unchecked Sendable {
 
     /// Whether a cluster can be started here: the server programs are installed (and, as root,
     /// `setpriv` to run them as `nobody`), and `SECTIONCTL_TEST_POSTGRES` is not `0`.
-    package static var isAvailable: Bool {
+    public static var isAvailable: Bool {
         !isSwitchedOff && binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
     }
 
@@ -88,7 +98,7 @@ package final class ThrowawayCluster: @unchecked Sendable {
 
     /// Creates and starts a cluster; `durable` makes it sync every commit to disk, as a real
     /// server does (the benchmark), instead of `fsync=off` and `synchronous_commit=off` (the tests).
-    package init(durable: Bool = false) throws {
+    public init(durable: Bool = false) throws {
         guard let binaries = Self.binaries else { throw ClusterError("PostgreSQL's server programs are not installed") }
         self.durable = durable
         directory = try ClusterDirectory()
@@ -114,14 +124,14 @@ package final class ThrowawayCluster: @unchecked Sendable {
     }
 
     /// Stops the server at once, as a crash or a pulled plug would (`pg_ctl stop -m immediate`).
-    package func stop() {
+    public func stop() {
         if let binaries = Self.binaries {
             try? Self.run(binaries + "/pg_ctl", ["-D", directory.path("data"), "-m", "immediate", "-w", "stop"])
         }
     }
 
     /// A new connection to the cluster.
-    package func connect() throws -> PostgresConnection { try PostgresConnection(connectionString: connectionString) }
+    public func connect() throws -> PostgresConnection { try PostgresConnection(connectionString: connectionString) }
 
     /// Runs a server program and waits for it, through `posix_spawn` and `waitpid`: `pg_ctl start`
     /// leaves the server running with every descriptor it inherited, and Foundation's `Process`
@@ -158,8 +168,9 @@ package struct ClusterError: Error, CustomStringConvertible {
 }
 
 /// The cluster's directory under the system's temporary directory, removed with the value.
-package final class ClusterDirectory: Sendable {
-    package let url: URL
+public final class ClusterDirectory: Sendable {
+    /// Where the directory is.
+    public let url: URL
 
     init() throws {
         url = FileManager.default.temporaryDirectory.appending(path: "sectionctl-cluster-\(UUID().uuidString)")

@@ -19,60 +19,6 @@ enum Journal {
     }
 }
 
-extension Changeset {
-    /// The changeset in the JSON shape of `sectionctl --json`: `{"sections": {"deleted",
-    /// "inserted", "moved", "updated", "footers"}, "rows": {…}}`.
-    var journalJSON: String {
-        func list(_ values: [Int]) -> String { "[" + values.map(String.init).joined(separator: ",") + "]" }
-        func path(_ path: RowPath) -> String { "[\(path.section),\(path.row)]" }
-        func paths(_ values: [RowPath]) -> String { "[" + values.map(path).joined(separator: ",") + "]" }
-        let sectionMoves = movedSections.map { #"{"from":\#($0.from),"to":\#($0.to)}"# }.joined(separator: ",")
-        let rowMoves = movedRows.map { #"{"from":\#(path($0.from)),"to":\#(path($0.to))}"# }.joined(separator: ",")
-        return #"{"sections":{"deleted":\#(list(deletedSections)),"inserted":\#(list(insertedSections)),"#
-            + #""moved":[\#(sectionMoves)],"updated":\#(list(updatedSections)),"footers":\#(list(changedFooters))},"#
-            + #""rows":{"deleted":\#(paths(deletedRows)),"inserted":\#(paths(insertedRows)),"#
-            + #""moved":[\#(rowMoves)],"updated":\#(paths(updatedRows))}}"#
-    }
-
-    /// Reads a changeset written by `journalJSON`; `nil` for a reload entry or anything else.
-    init?(journalJSON text: String) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-            let sections = object["sections"] as? [String: Any], let rows = object["rows"] as? [String: Any]
-        else { return nil }
-        func ints(_ value: Any?) -> [Int]? { value as? [Int] }
-        func path(_ value: Any?) -> RowPath? {
-            guard let pair = value as? [Int], pair.count == 2 else { return nil }
-            return RowPath(section: pair[0], row: pair[1])
-        }
-        func paths(_ value: Any?) -> [RowPath]? {
-            guard let array = value as? [Any] else { return nil }
-            let result = array.compactMap(path)
-            return result.count == array.count ? result : nil
-        }
-        guard let deletedSections = ints(sections["deleted"]), let insertedSections = ints(sections["inserted"]),
-            let updatedSections = ints(sections["updated"]), let sectionMoves = sections["moved"] as? [[String: Int]],
-            let deletedRows = paths(rows["deleted"]), let insertedRows = paths(rows["inserted"]),
-            let updatedRows = paths(rows["updated"]), let rowMoves = rows["moved"] as? [[String: Any]]
-        else { return nil }
-        self.init()
-        self.deletedSections = deletedSections
-        self.insertedSections = insertedSections
-        self.updatedSections = updatedSections
-        self.deletedRows = deletedRows
-        self.insertedRows = insertedRows
-        self.updatedRows = updatedRows
-        self.changedFooters = ints(sections["footers"]) ?? []
-        for move in sectionMoves {
-            guard let from = move["from"], let to = move["to"] else { return nil }
-            movedSections.append(Move(from: from, to: to))
-        }
-        for move in rowMoves {
-            guard let from = path(move["from"]), let to = path(move["to"]) else { return nil }
-            movedRows.append(Move(from: from, to: to))
-        }
-    }
-}
-
 /// What changed in a list since a version: one changeset, or "reload".
 public struct ListChanges: Hashable, Sendable {
     /// The list's stable id.

@@ -10,6 +10,8 @@ public enum JSONValue: Sendable {
     case array([JSONValue])
     /// Members in order.
     case object([(key: String, value: JSONValue)])
+    /// JSON text written elsewhere (a changeset's `json`), put in as it is.
+    case verbatim(String)
 
     /// A string, or `null` for `nil`.
     public static func string(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
@@ -30,6 +32,7 @@ public enum JSONValue: Sendable {
         case .bool(let value): output += value ? "true" : "false"
         case .int(let value): output += String(value)
         case .string(let text): Self.writeString(text, to: &output)
+        case .verbatim(let text): output += text
         case .array(let items):
             output += "["
             for (index, item) in items.enumerated() {
@@ -204,31 +207,11 @@ enum JSONShapes {
         return .object(members)
     }
 
-    /// `{"sections": {"deleted", "inserted", "moved", "updated"}, "rows": {…}}`: section entries
-    /// are indexes and `{"from": i, "to": j}`, row entries `[s, r]` and `{"from": [s, r], "to": [s, r]}`.
+    /// `{"sections": {"deleted", "inserted", "moved", "updated", "footers"}, "rows": {…}}`: section
+    /// entries are indexes and `{"from": i, "to": j}`, row entries `[s, r]` and `{"from": [s, r],
+    /// "to": [s, r]}` — the library's one JSON form of a changeset (`Changeset.json`).
     static func changeset(_ changeset: Changeset) -> JSONValue {
-        func path(_ path: RowPath) -> JSONValue { .array([.int(path.section), .int(path.row)]) }
-        return .object([
-            (
-                "sections",
-                .object([
-                    ("deleted", .array(changeset.deletedSections.map { .int($0) })),
-                    ("inserted", .array(changeset.insertedSections.map { .int($0) })),
-                    ("moved", .array(changeset.movedSections.map { .object([("from", .int($0.from)), ("to", .int($0.to))]) })),
-                    ("updated", .array(changeset.updatedSections.map { .int($0) })),
-                    ("footers", .array(changeset.changedFooters.map { .int($0) })),
-                ])
-            ),
-            (
-                "rows",
-                .object([
-                    ("deleted", .array(changeset.deletedRows.map(path))),
-                    ("inserted", .array(changeset.insertedRows.map(path))),
-                    ("moved", .array(changeset.movedRows.map { .object([("from", path($0.from)), ("to", path($0.to))]) })),
-                    ("updated", .array(changeset.updatedRows.map(path))),
-                ])
-            ),
-        ])
+        .verbatim(changeset.json)
     }
 
     /// `{"lists": [{"id", "name", "version", "sections", "rows"}]}`

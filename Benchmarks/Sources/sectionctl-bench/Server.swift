@@ -455,17 +455,14 @@ extension Benchmark {
         return nil
     }
 
-    /// The one moved row of a journal entry (its JSON shape, `sectionctl --json`'s); nil when the
-    /// entry holds anything else.
+    /// The one moved row of a journal entry (`Changeset.json`); nil when the entry holds
+    /// anything else (footers aside: a move may empty or fill a section).
     private static func singleMove(_ changes: String) -> (from: RowPath, to: RowPath)? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(changes.utf8)) as? [String: Any],
-            let sections = object["sections"] as? [String: Any], let rows = object["rows"] as? [String: Any],
-            let moved = rows["moved"] as? [[String: Any]], moved.count == 1,
-            let from = moved[0]["from"] as? [Int], let to = moved[0]["to"] as? [Int], from.count == 2, to.count == 2
-        else { return nil }
-        for key in ["deleted", "inserted", "updated"] where (rows[key] as? [Any])?.isEmpty != true { return nil }
-        for key in ["deleted", "inserted", "moved", "updated"] where (sections[key] as? [Any])?.isEmpty != true { return nil }
-        return (RowPath(section: from[0], row: from[1]), RowPath(section: to[0], row: to[1]))
+        guard var changeset = try? Changeset(json: changes), changeset.movedRows.count == 1 else { return nil }
+        let move = changeset.movedRows[0]
+        changeset.movedRows = []
+        changeset.changedFooters = []
+        return changeset.isEmpty ? (move.from, move.to) : nil
     }
 
     /// One line from `handle`, without its line break; nil at the end of the input.

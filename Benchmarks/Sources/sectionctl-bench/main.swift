@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 
 // sectionctl-bench: the performance targets of the product (docs/benchmarks.md), measured as
 // ratios against a C baseline in the same run.
@@ -78,7 +77,7 @@ let started = ContinuousClock.now
 let loadBefore = loadAverage()
 let mode = options.quick ? "quick run (--quick: small sizes)" : "full run"
 Log.progress(
-    "sectionctl-bench: \(mode), SQLite \(Connection.libraryVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores,"
+    "sectionctl-bench: \(mode), SQLite \(Baseline.sqliteVersion), \(ProcessInfo.processInfo.activeProcessorCount) cores,"
         + " files in \(benchmark.directory.path)")
 let report = benchmark.run()
 ending.lock()
@@ -87,7 +86,7 @@ interruptions.forEach { $0.cancel() }
 let elapsed = Measurement.seconds(ContinuousClock.now - started)
 
 print(
-    "sectionctl-bench: \(mode); SQLite \(Connection.libraryVersion); WAL, synchronous=FULL;"
+    "sectionctl-bench: \(mode); SQLite \(Baseline.sqliteVersion); WAL, synchronous=FULL;"
         + " \(ProcessInfo.processInfo.activeProcessorCount) cores; load average \(loadBefore) before, \(loadAverage()) after")
 print("Times are medians over \(benchmark.plan.rounds) rounds (after a warm-up round) of the mean per operation in a round.")
 if options.quick {

@@ -1,5 +1,12 @@
 import Foundation
+
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Benchmark {
     /// Scenario 12: `sectionctl ui` opens a list of 1M rows as fast as one of 1K. Time to the

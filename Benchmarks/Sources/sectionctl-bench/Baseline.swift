@@ -1,8 +1,8 @@
 import CBaseline
 
-/// The C baseline (`Sources/CBaseline`), from Swift: a connection of its own to a database file,
-/// opened with the Repository's pragmas (WAL, synchronous=FULL, foreign_keys=ON), whose work
-/// is done entirely in C with prepared statements.
+/// The C baseline (`Benchmarks/Sources/CBaseline`), from Swift: a connection of its own to a
+/// database file, opened with the Repository's pragmas (WAL, synchronous=FULL,
+/// foreign_keys=ON), whose work is done entirely in C with prepared statements.
 final class Baseline {
     private let connection: OpaquePointer
 
@@ -20,6 +20,9 @@ final class Baseline {
     deinit {
         baseline_close(connection)
     }
+
+    /// The version of the SQLite library linked, which the Repository uses too.
+    static var sqliteVersion: String { String(cString: baseline_sqlite_version()) }
 
     private func check(_ code: Int32) throws {
         guard code == 0 else { throw BenchmarkError("C baseline: \(String(cString: baseline_error_message(connection)))") }

@@ -19,6 +19,9 @@ baseline_connection *baseline_open(const char *path, char *error, int error_size
 /// Closes the connection and its prepared statements. Accepts NULL.
 void baseline_close(baseline_connection *connection);
 
+/// The version of the SQLite library linked (the one the Repository uses too), e.g. "3.40.1".
+const char *baseline_sqlite_version(void);
+
 /// The message of the connection's last failure.
 const char *baseline_error_message(const baseline_connection *connection);
 

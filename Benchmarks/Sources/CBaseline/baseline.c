@@ -75,6 +75,10 @@ void baseline_close(baseline_connection *connection) {
     free(connection);
 }
 
+const char *baseline_sqlite_version(void) {
+    return sqlite3_libversion();
+}
+
 const char *baseline_error_message(const baseline_connection *connection) {
     return connection->message;
 }
