@@ -216,16 +216,4 @@ extension Changeset: Codable {
         guard pair.isAtEnd else { throw wrongCount() }
         return path
     }
-
-    // MARK: - The journal's names
-
-    /// The journal's name for `json`: what `Journal.commit` stores.
-    var journalJSON: String { json }
-
-    /// The journal's reader: `init(json:)`, with `nil` for a reload entry or anything else that is
-    /// not a changeset.
-    init?(journalJSON text: String) {
-        guard let changeset = try? Changeset(json: text) else { return nil }
-        self = changeset
-    }
 }

@@ -15,7 +15,7 @@ enum Journal {
     /// and files the version in the list's undo history (`Database.commitChange`).
     /// - Returns: the new version.
     static func commit(_ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database) throws -> Int64 {
-        try db.commitChange(changeset.journalJSON, to: list, history: history)
+        try db.commitChange(changeset.json, to: list, history: history)
     }
 }
 
@@ -64,7 +64,7 @@ extension SectionStore {
             }
             var changesets: [Changeset] = []
             for entry in entries {
-                guard let changeset = Changeset(journalJSON: entry.1) else { return answer }
+                guard let changeset = try? Changeset(json: entry.1) else { return answer }
                 changesets.append(changeset)
             }
             answer.changeset = Changeset(composing: changesets)

@@ -104,7 +104,7 @@ public final class ListWatcher {
                 // Pruned away, or a gap: the journal cannot say what happened.
                 updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
             } else {
-                updates += entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: Changeset(journalJSON: $0.1)) }
+                updates += entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: try? Changeset(json: $0.1)) }
             }
             version = latest
             reportedPlainWrite = false

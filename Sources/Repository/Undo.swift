@@ -59,7 +59,7 @@ extension SectionStore {
             throw refuse("the list was changed outside sectionctl since its last change")
         }
         guard let json = try db.journalEntry(list: list.id, version: version),
-            let changeset = Changeset(journalJSON: json)
+            let changeset = try? Changeset(json: json)
         else { throw refuse("what version \(version) changed is not known (it followed a change made outside sectionctl)") }
 
         let entries = try db.undoLog(step: step, list: list.id)
