@@ -65,7 +65,7 @@ BEGIN
         GET DIAGNOSTICS n = ROW_COUNT;
         ASSERT n = 1, format('undo entry %s changed %s rows', e.id, n);
     END LOOP;
-    PERFORM sectionctl.writer_end();
+    PERFORM set_config('sectionctl.active', '0', true);
 END $$;
 
 -- Runs `p_sql` as a sectionctl step, checks the counts, undoes the step and checks that the
@@ -76,7 +76,7 @@ DECLARE
     v_step bigint := sectionctl.writer_begin();
 BEGIN
     EXECUTE p_sql;
-    PERFORM sectionctl.writer_end();
+    PERFORM set_config('sectionctl.active', '0', true);
     ASSERT pg_temp.problems() = 0, p_name || ': counts disagree with the rows';
     PERFORM pg_temp.undo(v_step, 1);
     ASSERT pg_temp.problems() = 0, p_name || ': counts disagree with the rows after undo';
@@ -89,7 +89,7 @@ SELECT sectionctl.writer_begin();
 INSERT INTO sectionctl.sections (list_id, position, title) VALUES (1, 10, 'A'), (1, 20, 'B'), (1, 30, 'C');
 INSERT INTO sectionctl.rows (section_id, position, title)
 SELECT s.id, g * 1000, 'r' || g FROM sectionctl.sections AS s, generate_series(1, 1000) AS g WHERE s.list_id = 1;
-SELECT sectionctl.writer_end();
+SELECT set_config('sectionctl.active', '0', true);
 DELETE FROM sectionctl.rank_pending;
 DELETE FROM sectionctl.rank_nodes;
 INSERT INTO sectionctl.rank_nodes (section_id, level, first, row_count)
@@ -134,7 +134,7 @@ BEGIN
     UPDATE sectionctl.lists SET journaled = 1;
     PERFORM sectionctl.writer_begin();
     INSERT INTO sectionctl.rows (section_id, position, title) VALUES (v_section, 2500, 'own');
-    PERFORM sectionctl.writer_end();
+    PERFORM set_config('sectionctl.active', '0', true);
     ASSERT (SELECT journaled FROM sectionctl.lists WHERE id = 1) = 1, 'a write of sectionctl''s marked the list';
     UPDATE sectionctl.rows SET title = 'plain' WHERE section_id = v_section AND position = 2500;
     ASSERT (SELECT journaled FROM sectionctl.lists WHERE id = 1) = 0, 'a plain-SQL write did not mark the list';
@@ -150,13 +150,13 @@ BEGIN
     INSERT INTO sectionctl.lists (name, version) VALUES ('scratch', 5) RETURNING id INTO v_list;
     PERFORM sectionctl.writer_begin();
     INSERT INTO sectionctl.sections (list_id, position, title) VALUES (v_list, 1, 'S'), (v_list, 2, 'T');
-    PERFORM sectionctl.writer_end();
+    PERFORM set_config('sectionctl.active', '0', true);
     v_step := sectionctl.writer_begin();
     INSERT INTO sectionctl.rows (section_id, position, title)
     SELECT s.id, g, 't' FROM sectionctl.sections AS s, generate_series(1, 50) AS g WHERE s.list_id = v_list;
     UPDATE sectionctl.rows SET title = 'u' WHERE section_id IN (SELECT id FROM sectionctl.sections WHERE list_id = v_list);
     DELETE FROM sectionctl.lists WHERE id = v_list;
-    PERFORM sectionctl.writer_end();
+    PERFORM set_config('sectionctl.active', '0', true);
     ASSERT NOT EXISTS (SELECT 1 FROM sectionctl.undo_log WHERE list_id = v_list OR (list_id = -1 AND step = v_step)),
         'the list left undo entries';
     ASSERT pg_temp.problems() = 0, 'counts disagree after the list went';

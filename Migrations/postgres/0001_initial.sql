@@ -13,7 +13,7 @@
 -- can be taken back.
 --
 -- sectionctl's own write transactions call writer_begin() first: transaction-local settings
--- mark them (until the transaction ends, or writer_end()), so concurrent writers to different
+-- mark them (until the transaction ends), so concurrent writers to different
 -- lists share no row. A write made without them (plain SQL) marks its list `journaled = 0`.
 --
 -- Observers LISTEN on channel `sectionctl`: the payload is a list id, sent (at commit) for each

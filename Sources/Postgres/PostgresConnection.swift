@@ -286,8 +286,6 @@ public final class PostgresResult {
 
     /// The number of rows.
     public var rowCount: Int { Int(PQntuples(result)) }
-    /// The number of columns.
-    public var columnCount: Int { Int(PQnfields(result)) }
     /// How many rows the command changed (for INSERT, UPDATE, DELETE).
     public var changedRows: Int { Int(String(cString: PQcmdTuples(result))) ?? 0 }
 

@@ -14,7 +14,9 @@ extension SectionStore {
     }
 
     /// The number of rows in a section.
-    /// - Complexity: O(log s) for an index or id, O(s) for a title; independent of the rows.
+    /// - Complexity: O(s) in the list's sections (sections are ordered, not ranked: an index or an id
+    ///   is found through the `(list_id, position)` index, a title by reading the titles);
+    ///   independent of the rows.
     public func rowCount(of section: SectionRef, in list: String = SectionStore.defaultList) throws -> Int {
         try read { db in try db.section(section, in: db.listRecord(named: list)).rowCount }
     }

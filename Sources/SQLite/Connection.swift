@@ -112,9 +112,6 @@ public final class Connection {
     /// Whether no transaction is open.
     public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
-    /// The rowid of the last row inserted through this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
     /// How many rows the last INSERT, UPDATE or DELETE changed.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
 
