@@ -1,5 +1,6 @@
 import Foundation
 import Repository
+import TestSupport
 import Testing
 
 /// The binary against input meant to break it: endless lines, huge numbers, heaps of words,
@@ -22,11 +23,9 @@ import Testing
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         try process.run()
-        let deadline = Date().addingTimeInterval(300)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        if !waitUntil({ !process.isRunning }) {
             process.terminate()
-            Issue.record("sectionctl \(arguments.joined(separator: " ")) had not ended after 300 s")
+            Issue.record("sectionctl \(arguments.joined(separator: " ")) had not ended after \(Int(hangGuardSeconds)) s")
         }
         return try Launched(process: process, outputURL: outputURL, errorURL: errorURL).finish()
     }

@@ -254,7 +254,7 @@ import Transfer
 
     @Test func aMigrationFromAPipeWritesNothingToStandardError() throws {
         let cli = try Sectionctl()
-        try oldDatabase(cli, rows: 20_000)
+        try oldDatabase(cli, rows: largeTestsEnabled ? 1_000_000 : 20_000)
         let result = try cli.run(["row", "get", "0:0"])
         #expect(result.status == 0)
         #expect(result.stderr == "")
