@@ -119,12 +119,16 @@ enum RankTree {
         }
     }
 
-    /// Cuts `node` into pieces of `fanout` children each (the last one keeps the remainder).
+    /// Cuts `node` into pieces of `fanout` children each (the last one keeps the remainder; a
+    /// remainder under `minimumChildren` stays with the piece before it, so that no piece is
+    /// left too small).
     private static func split(_ node: Node, level: Int, section: Int64, db: any Database) throws {
         let children = try children(of: node, level: level, section: section, db: db)
+        var starts = Array(stride(from: 0, to: children.count, by: fanout))
+        if starts.count > 1, children.count - starts[starts.count - 1] < minimumChildren { starts.removeLast() }
         var kept = 0
-        for start in stride(from: 0, to: children.count, by: fanout) {
-            let piece = children[start..<min(start + fanout, children.count)]
+        for (number, start) in starts.enumerated() {
+            let piece = children[start..<(number + 1 < starts.count ? starts[number + 1] : children.count)]
             let rows = piece.reduce(0) { $0 + $1.rows }
             if start == 0 {
                 kept = rows
@@ -172,6 +176,52 @@ enum RankTree {
             """
         ) {
             "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) counts \($0.int(3)) rows, but \($0.int(4)) are in its range"
+        }
+        // The fill bounds settle keeps: at most 64 children a node (rows for level 1, nodes of
+        // the level below otherwise), and at least 8, except where a node may be small: the
+        // only child of its parent (the top level's only node included), the first node of the
+        // top level, a section's first node of level 1 (the triggers never note it for merging),
+        // and a section's last node of a level, which the migration that built the structure
+        // for rows already there left with what remained (`rank_layout`).
+        problems += try db.query(
+            """
+            WITH nodes AS (
+                SELECT section_id, level, first,
+                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
+                FROM rank_nodes
+            ),
+            placed AS (
+                SELECT n.section_id, n.level, n.first, coalesce(n.next, 9223372036854775807) AS node_end,
+                    coalesce((SELECT max(p.first) FROM rank_nodes AS p
+                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first <= n.first), ?) AS parent_first,
+                    coalesce((SELECT min(p.first) FROM rank_nodes AS p
+                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first > n.first),
+                        9223372036854775807) AS parent_end
+                FROM nodes AS n
+            ),
+            sized AS (
+                SELECT n.section_id, n.level, n.first, n.node_end,
+                    CASE WHEN n.level = 1
+                        THEN (SELECT count(*) FROM rows AS r
+                            WHERE r.section_id = n.section_id AND r.position >= n.first AND r.position < n.node_end)
+                        ELSE (SELECT count(*) FROM rank_nodes AS c
+                            WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first >= n.first AND c.first < n.node_end)
+                    END AS children,
+                    (SELECT count(*) FROM rank_nodes AS s
+                        WHERE s.section_id = n.section_id AND s.level = n.level
+                        AND s.first >= n.parent_first AND s.first < n.parent_end) AS siblings
+                FROM placed AS n
+            )
+            SELECT section_id, level, first, children FROM sized
+            WHERE children > 64
+                OR (children < 8 AND siblings > 1 AND NOT (first = ? AND level IN (1, 4)) AND node_end < 9223372036854775807)
+            ORDER BY section_id, level, first
+            """, origin, origin
+        ) { row in
+            let (section, level, first, children) = (row.int64(0), row.int(1), row.int64(2), row.int(3))
+            let what = level == 1 ? "rows" : "nodes of level \(level - 1)"
+            let bound = children > 64 ? "more than 64" : "fewer than 8 (and it is neither its parent's only child nor its level's first or last)"
+            return "section #\(section): rank node \(first) of level \(level) holds \(children) \(what), \(bound)"
         }
         return problems
     }

@@ -53,7 +53,7 @@ struct PostgresLayerTests {
         try listener.execute(script: "LISTEN list_changed")
         #expect(try listener.notifications(waitingUpTo: 0.05).isEmpty, "nothing yet")
         try writer.execute("SELECT pg_notify($1, $2)", ["list_changed", "1:7"])
-        let received = try listener.notifications(waitingUpTo: 5)
+        let received = try listener.notifications(waitingUpTo: hangGuardSeconds)
         #expect(received.map(\.channel) == ["list_changed"])
         #expect(received.map(\.payload) == ["1:7"])
     }

@@ -280,6 +280,7 @@ struct ModelTests {
             }
         }
         #expect(try store.snapshot().rowCount > 20, "the run should build a list of some size (seed \(seed))")
+        #expect(try store.check() == [], "\(backend), seed \(seed): the rank structure and the counts after the run")
     }
 
     @Test("a saved session equals the same edits applied one by one", arguments: propertySeeds([11, 12, 13]))

@@ -21,8 +21,9 @@ struct ObservationTests {
         return snapshots
     }
 
-    /// Collects updates from `stream` until one reaches `version` (or `limit` seconds pass).
-    func collect(_ stream: AsyncThrowingStream<ListUpdate, Error>, until version: Int64, limit: Double = 20) async throws -> [ListUpdate] {
+    /// Collects updates from `stream` until one reaches `version` (or, against a hang, `limit`
+    /// seconds pass).
+    func collect(_ stream: AsyncThrowingStream<ListUpdate, Error>, until version: Int64, limit: Double = hangGuardSeconds) async throws -> [ListUpdate] {
         try await withThrowingTaskGroup(of: [ListUpdate]?.self) { group in
             group.addTask {
                 var updates: [ListUpdate] = []
@@ -91,17 +92,17 @@ struct ObservationTests {
         // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
         try fixture.plainSQL("UPDATE sections SET title = 'B'")
-        let reload = try watcher.poll(waitingUpTo: 5)
+        let reload = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(reload.map(\.isReload) == [true])
         #expect(reload.first?.version == 1)
         #expect(try watcher.poll().isEmpty, "the same plain change is reported once")
         try store.apply(.addSection(title: "C"))
-        let next = try watcher.poll(waitingUpTo: 5)
+        let next = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(next.map(\.version) == [2] && next.first?.isReload == true, "the change after plain SQL is a reload too")
         try store.apply(.addSection(title: "D"))
-        #expect(try watcher.poll(waitingUpTo: 5).first?.changeset?.insertedSections == [2])
+        #expect(try watcher.poll(waitingUpTo: hangGuardSeconds).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
-        let deleted = try watcher.poll(waitingUpTo: 5)
+        let deleted = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(deleted.map(\.isDeleted) == [true])
         #expect(try watcher.poll().isEmpty)
     }

@@ -140,10 +140,16 @@ struct RankTests {
                     INSERT INTO rows (section_id, position, title) SELECT 1, i * 4096, 'r' || i FROM n;
                     """)
         }
-        let largest = try store.read { db in
-            try db.scalarInt("SELECT max(row_count) FROM rank_nodes WHERE section_id = 1 AND level = 1")
+        // Cut into nodes of 32 children (the last of a level keeps the rest), within 8…64:
+        // 625 nodes of 32 rows, under 20 nodes (19 of 32 children, 1,024 rows, and one of 17), under one node
+        // of 20, under the top level's one; four levels.
+        let nodes = try store.read { db in
+            try db.query("SELECT level, count(*), min(row_count), max(row_count) FROM rank_nodes WHERE section_id = 1 GROUP BY level ORDER BY level") {
+                [$0.int(0), $0.int(1), $0.int(2), $0.int(3)]
+            }
         }
-        #expect(largest! <= Int64(RankTree.maximumChildren))
+        #expect(nodes == [[1, 625, 32, 32], [2, 20, 544, 1_024], [3, 1, 20_000, 20_000], [4, 1, 20_000, 20_000]])
+        #expect(try store.check() == [])
         var generator = SeededGenerator(seed: 13)
         try expectLookupsMatchScans(store, samples: 100, using: &generator, seed: 13)
     }
@@ -181,6 +187,6 @@ struct RankTests {
         let levelOne = try store.read { db in
             try db.scalarInt("SELECT count(*) FROM rank_nodes WHERE section_id = 1 AND level = 1")
         }
-        #expect(levelOne == Int64((5000 + RankTree.fanout - 1) / RankTree.fanout))
+        #expect(levelOne == 157, "5,000 rows in nodes of 32: 156 full ones and one of 8")
     }
 }

@@ -51,7 +51,7 @@ struct ReliabilityTests {
         try handle.seek(toOffset: 4096)
         try handle.write(contentsOf: Data(repeating: 0xA5, count: 4096 * 4))
         try handle.close()
-        #expect(throws: RepositoryError.self) {
+        #expect(throws: RepositoryError.corrupt(path: fixture.path, detail: "database disk image is malformed")) {
             let reopened = try SectionStore(path: fixture.path)
             _ = try reopened.snapshot()
         }

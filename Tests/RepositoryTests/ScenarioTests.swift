@@ -156,8 +156,13 @@ struct ScenarioTests {
         let rows = try fixture.store.snapshot().sections[0].rows
         #expect(rows.map(\.title) == texts)
         #expect(rows.map(\.value) == texts)
-        let huge = String(repeating: "x", count: SectionStore.maximumTextLength + 1)
-        #expect(throws: RepositoryError.self) { try fixture.store.apply(.addRow(.text(huge), to: .at(0, 0))) }
+        // The most a text may have is 1,000,000 UTF-8 bytes.
+        let huge = String(repeating: "x", count: 1_000_001)
+        #expect(throws: RepositoryError.invalidInput("the row title is 1000001 bytes long; at most 1000000 are allowed")) {
+            try fixture.store.apply(.addRow(.text(huge), to: .at(0, 0)))
+        }
+        try fixture.store.apply(.addRow(.text(String(huge.dropLast())), to: .at(0, 0)))
+        try fixture.store.apply(.deleteRow(.at(0, 0)))
         #expect(try fixture.store.snapshot().rowCount == texts.count)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PostgresCluster
+import Synchronization
 import TestSupport
 import Testing
 
@@ -77,7 +78,9 @@ struct ServerTests {
         let directory = try TemporaryDirectory()
         let file = try SectionStore(url: URL(fileURLWithPath: directory.path("a.db")), create: true)
         #expect(file.location == .file(path: directory.path("a.db")))
-        #expect(throws: RepositoryError.self) { try SectionStore(url: try #require(URL(string: "https://example.com/a.db"))) }
+        #expect(throws: RepositoryError.invalidInput("https is not a database location; use a file: URL or a postgresql:// URI")) {
+            try SectionStore(url: try #require(URL(string: "https://example.com/a.db")))
+        }
         #expect(StoreLocation("postgres://h/db").isServer && StoreLocation("POSTGRESQL://h/db").isServer)
         #expect(StoreLocation("./postgresql.db") == .file(path: "./postgresql.db"))
         #expect(StoreLocation("postgresql://ada:pw@h/db").description == "postgresql://ada:***@h/db")
@@ -126,18 +129,22 @@ struct ServerTests {
         try holder.execute(script: "BEGIN; SELECT 1 FROM sectionctl.lists WHERE name = 'default' FOR UPDATE")
         let store = fixture.store
         let second = try fixture.reopen()
-        let other = Thread { _ = try? store.apply(.addSection(title: "Elsewhere"), to: "other") }
-        other.start()
-        let same = Thread { _ = try? second.apply(.addSection(title: "Here")) }
-        same.start()
-        let deadline = Date().addingTimeInterval(10)
-        while !other.isFinished && Date() < deadline { usleep(10_000) }
-        #expect(other.isFinished, "a write to another list does not wait")
-        usleep(200_000)
-        #expect(!same.isFinished, "a write to the locked list waits for the lock")
+        let otherWrite = Write { try store.apply(.addSection(title: "Elsewhere"), to: "other") }
+        let sameWrite = Write { try second.apply(.addSection(title: "Here")) }
+        #expect(otherWrite.finished(), "a write to another list does not wait")
+        // The server itself says when the write to the locked list waits for a lock.
+        let observer = try PostgresConnection(connectionString: uri)
+        let waiting = try waitUntil {
+            try observer.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).int64(0, 0) == 1
+        }
+        #expect(waiting, "the write to the locked list waits for a lock")
+        #expect(!sameWrite.hasFinished, "and has not gone past it")
         try holder.execute(script: "COMMIT")
-        while !same.isFinished && Date() < deadline { usleep(10_000) }
-        #expect(same.isFinished, "and goes on when it is released")
+        #expect(sameWrite.finished(), "and goes on when it is released")
+        #expect(try otherWrite.result()?.version == 1)
+        #expect(try sameWrite.result()?.version == 1)
         #expect(try store.snapshot(of: "other").sections.map(\.title) == ["Elsewhere"])
         #expect(try store.snapshot().sections.map(\.title) == ["Here"])
     }
@@ -176,24 +183,60 @@ struct ServerTests {
         try PostgresConnection(connectionString: uri).execute(
             script: """
                 CREATE FUNCTION sectionctl.test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN PERFORM pg_sleep(30); RETURN NULL; END $$;
+                BEGIN PERFORM pg_sleep(3600); RETURN NULL; END $$;
                 CREATE TRIGGER test_pause AFTER INSERT ON sectionctl.rows FOR EACH ROW
                 WHEN (NEW.title = 'row 2000') EXECUTE FUNCTION sectionctl.test_pause();
                 """)
-        let stopper = Thread { usleep(500_000); cluster.stop() }
-        stopper.start()
+        // Stopped once the server says the save is held up in the trigger, however long the
+        // save took to get there.
+        let held = DispatchSemaphore(value: 0)
+        let stopper = Write {
+            let observer = try cluster.connect()
+            let paused = try waitUntil {
+                try observer.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = 'crash' AND wait_event = 'PgSleep'"
+                ).int64(0, 0) == 1
+            }
+            if paused { held.signal() }
+            cluster.stop()
+        }
         #expect {
             try session.save()
         } throws: { error in
             guard case RepositoryError.unavailable(let server, _) = error else { return false }
             return server == StoreLocation(uri).description
         }
-        while !stopper.isFinished { usleep(10_000) }
+        #expect(stopper.finished())
+        _ = try stopper.result()
+        #expect(held.wait(timeout: .now()) == .success, "the server was stopped while the save was held up inside it")
         try cluster.start()
         let after = try SectionStore(location: .server(connectionString: uri)).snapshot()
         #expect(after == before, "the save never committed: the old state, whole, after the restart")
         #expect(try SectionStore(location: .server(connectionString: uri)).check().isEmpty)
     }
+}
+
+/// Work on a thread of its own, with its outcome: `finished()` waits for it to end.
+final class Write<Value: Sendable>: Sendable {
+    private let outcome = Mutex<Result<Value, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        Thread { [self] in
+            let result = Result { try body() }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the work to end; false only if it has not after the hang guard.
+    func finished() -> Bool { hasFinished || done.wait(timeout: .now() + hangGuardSeconds) == .success }
+
+    /// Whether it has ended, without waiting.
+    var hasFinished: Bool { outcome.withLock { $0 != nil } }
+
+    /// What it returned (`nil` while it runs), or the error it threw.
+    func result() throws -> Value? { try outcome.withLock { $0 }?.get() }
 }
 
 /// What the PostgreSQL backend decides without a server: its SQL and what failures mean.

@@ -1,7 +1,14 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Repository
 import SQLite
+import TestSupport
 import Testing
 
 /// `kill -9` in the middle of a large save leaves the database at the old state or the new one,
@@ -36,6 +43,16 @@ struct CrashTests {
         return (script, old, new)
     }
 
+    /// Waits until process `pid`, sent SIGSTOP, has stopped (true) or ended (false), leaving it
+    /// to be waited for by its `Process` (`WNOWAIT`).
+    static func hasStopped(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WEXITED | WNOWAIT) != 0 {
+            if errno != EINTR { return false }
+        }
+        return info.si_code == Int32(CLD_STOPPED)
+    }
+
     @Test func killingASaveLeavesTheOldStateOrTheNew() throws {
         let cli = try Sectionctl()
         let (script, old, new) = try prepare(cli)
@@ -49,11 +66,13 @@ struct CrashTests {
         try #require(whole.status == 0, "\(whole.stderr)")
 
         var outcomes: [String: Int] = [:]
-        // Fourteen kills spread from the start to past the usual end; then kills aimed at the save:
-        // a probe asks for the write lock without waiting, every millisecond, and the kill follows
-        // the first refusal, when the run holds the lock inside its save's transaction. A kill
-        // after a refusal that leaves the old state landed inside the save and was rolled back;
-        // the aimed trials go on (up to 20) until one has.
+        // Fourteen kills spread from the start to past the usual end (where they land does not
+        // matter: any outcome must be the old state or the new); then kills aimed at the save: a
+        // probe asks for the write lock without waiting, and at the first refusal the run is
+        // stopped (SIGSTOP); if the lock is still refused, the stopped run holds it inside its
+        // save's transaction, and is killed there, which must leave the old state. A run that
+        // got past its save before it was stopped goes on, and the next trial aims again (up to
+        // 20 of them, however fast or slow the machine: each waits for the lock, not for a time).
         var killedInsideTheSave = 0
         var trial = 0
         while trial < 14 || (killedInsideTheSave == 0 && trial < 34) {
@@ -73,14 +92,18 @@ struct CrashTests {
             }
             var saving = false
             if aimed {
-                let deadline = Date().addingTimeInterval(duration * 3)
-                while !saving && Date() < deadline && run.process.isRunning {
+                let pid = run.process.processIdentifier
+                _ = try waitUntil {
+                    guard run.process.isRunning else { return true }
+                    guard try lockIsTaken() else { return false }
+                    kill(pid, SIGSTOP)
+                    guard Self.hasStopped(pid) else { return true }  // it ended first
                     saving = try lockIsTaken()
-                    if !saving { usleep(1_000) }
+                    if !saving { kill(pid, SIGCONT) }
+                    return saving
                 }
             } else {
                 usleep(useconds_t(duration * Double(trial) / 10 * 1_000_000))
-                saving = try lockIsTaken()
             }
             kill(run.process.processIdentifier, SIGKILL)
             run.process.waitUntilExit()
@@ -93,9 +116,12 @@ struct CrashTests {
             let state = sections == old ? "old" : sections == new ? "new" : "neither"
             #expect(state != "neither", "trial \(trial): the database is neither the old state nor the new")
             outcomes[state, default: 0] += 1
-            if saving && state == "old" { killedInsideTheSave += 1 }
+            if saving {
+                #expect(state == "old", "trial \(trial): killed while holding the lock inside its save, the run left \(state)")
+                killedInsideTheSave += 1
+            }
         }
-        #expect(killedInsideTheSave > 0, "no kill landed inside a save in \(trial) trials: \(outcomes)")
+        #expect(killedInsideTheSave > 0, "no run was stopped inside its save in \(trial) trials: \(outcomes)")
         #expect(outcomes["neither"] == nil, "\(outcomes)")
         print("kill -9 during an edit session: \(outcomes), \(killedInsideTheSave) inside the save (a whole run takes \(Int(duration * 1000)) ms)")
     }

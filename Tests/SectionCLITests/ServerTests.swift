@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PostgresCluster
 import TestSupport
 import Testing
@@ -99,22 +105,14 @@ struct ServerTests {
         try cli.initialize()
         let watch = try cli.launch(["--json", "watch"])
         defer { if watch.process.isRunning { kill(watch.process.processIdentifier, SIGKILL) } }
-        usleep(300_000)
+        let warmUp = try WatchTests.warmUp(cli, watch)
         try cli.ok(["section", "add", "To do"])
-        try cli.ok(["row", "add", "0", "Buy milk"])
-        let deadline = Date().addingTimeInterval(10)
-        var lines: [Substring] = []
-        while lines.count < 2 && Date() < deadline {
-            lines = String(decoding: try Data(contentsOf: watch.outputURL), as: UTF8.self).split(separator: "\n")
-            usleep(20_000)
-        }
+        try cli.ok(["row", "add", "\(warmUp.last)", "Buy milk"])
+        let lines = try WatchTests.lines(of: watch, untilVersion: warmUp.last + 2)
         kill(watch.process.processIdentifier, SIGINT)
         let result = try watch.finish()
         #expect(result.status == 0 && result.stderr == "", "\(result.stderr)")
-        let versions = lines.compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["version"] as? Int
-        }
-        #expect(versions == [1, 2])
+        #expect(lines.map(WatchTests.version) == (warmUp.first...(warmUp.last + 2)).map { $0 }, "one line per version, in order")
     }
 
     @Test func aServerThatCannotBeReachedIsExit75AndNeverShowsThePassword() throws {

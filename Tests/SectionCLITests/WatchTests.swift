@@ -1,38 +1,34 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TestSupport
 import Testing
 
 /// `sectionctl watch` follows another process's changes and ends cleanly on SIGINT.
 @Suite struct WatchTests {
-    /// Waits until `launched`'s standard output has at least `lines` lines (or 10 s pass).
-    func waitForLines(_ launched: Launched, _ lines: Int) throws -> [String] {
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let text = String(decoding: try Data(contentsOf: launched.outputURL), as: UTF8.self)
-            let found = text.split(separator: "\n").map(String.init)
-            if found.count >= lines || Date() > deadline { return found }
-            usleep(20_000)
-        }
-    }
-
     @Test func watchPrintsOneLinePerVersionFromAnotherProcess() throws {
         let cli = try Sectionctl()
         try cli.initialize()
         let watch = try cli.launch(["--json", "watch"])
-        usleep(300_000)
+        let warmUp = try Self.warmUp(cli, watch)
         try cli.ok(["section", "add", "To do"])
-        try cli.ok(["row", "add", "0", "Buy milk"])
-        try cli.ok(["row", "move", "0:0", "0:end"])  // onto its own place: no version, no line
-        let lines = try waitForLines(watch, 2)
+        try cli.ok(["row", "add", "\(warmUp.last)", "Buy milk"])
+        try cli.ok(["row", "move", "\(warmUp.last):0", "\(warmUp.last):end"])  // onto its own place: no version, no line
+        try cli.ok(["section", "add", "Last"])  // a version after it, to know the move's line would have come
+        let lines = try Self.lines(of: watch, untilVersion: warmUp.last + 3)
         kill(watch.process.processIdentifier, SIGINT)
         let result = try watch.finish()
         #expect(result.status == 0, "SIGINT ends watch with exit 0")
         #expect(result.stderr == "")
-        #expect(lines.count == 2)
         let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        #expect(objects.map { $0["version"] as? Int } == [1, 2])
-        let rows = try #require((objects[1]["changes"] as? [String: Any])?["rows"] as? [String: Any])
-        #expect(rows["inserted"] as? [[Int]] == [[0, 0]])
+        #expect(objects.map { $0["version"] as? Int } == (warmUp.first...(warmUp.last + 3)).map { $0 }, "one line per version, in order")
+        let rows = try #require((objects[objects.count - 2]["changes"] as? [String: Any])?["rows"] as? [String: Any])
+        #expect(rows["inserted"] as? [[Int]] == [[warmUp.last, 0]], "the row added to section \(warmUp.last), \"To do\"")
     }
 
     @Test func watchSaysWhenToReloadAndEndsWhenTheListIsDeleted() throws {
@@ -40,7 +36,8 @@ import Testing
         try cli.initialize()
         try cli.ok(["list", "add", "work"])
         let watch = try cli.launch(["--list", "work", "watch"])
-        usleep(300_000)
+        // Its first line says it is watching: changes from then on are its to report.
+        #expect(try waitUntil { try Self.outputLines(watch).count == 1 || !watch.process.isRunning })
         try cli.ok(["--list", "work", "section", "add", "Inbox"])
         try cli.ok(["list", "delete", "work", "--force"])
         let result = try watch.finish()
@@ -51,6 +48,47 @@ import Testing
                 "Version 1 of list \"work\": added section 0.",
                 "The list \"work\" was deleted.",
             ])
+    }
+}
+
+extension WatchTests {
+    /// The lines `launched` has written to standard output so far.
+    static func outputLines(_ launched: Launched) throws -> [String] {
+        String(decoding: try Data(contentsOf: launched.outputURL), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// The version of a `watch --json` line.
+    static func version(_ line: String) -> Int? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["version"] as? Int
+    }
+
+    /// Waits until `watch --json` has reported `version` (or has ended), and returns its lines.
+    static func lines(of watch: Launched, untilVersion version: Int) throws -> [String] {
+        var lines: [String] = []
+        let reported = try waitUntil {
+            lines = try outputLines(watch)
+            return lines.last.flatMap(Self.version).map { $0 >= version } == true || !watch.process.isRunning
+        }
+        #expect(reported, "watch did not report version \(version): \(lines)")
+        return lines
+    }
+
+    /// A `watch --json` just started reports changes from the version it finds when it has
+    /// opened the list, which it does not announce. Adds sections ("warm-up", one at a time, the
+    /// list's only ones) until it has reported one, then waits for it to report the last.
+    /// Returns the first version it reported and the last one added (also the number of
+    /// sections added).
+    static func warmUp(_ cli: Sectionctl, _ watch: Launched, list: [String] = []) throws -> (first: Int, last: Int) {
+        var added = 0
+        let started = try waitUntil {
+            try cli.ok(list + ["section", "add", "warm-up"])
+            added += 1
+            return try !outputLines(watch).isEmpty || !watch.process.isRunning
+        }
+        #expect(started && watch.process.isRunning, "watch reported nothing")
+        let lines = try Self.lines(of: watch, untilVersion: added)
+        let first = try #require(lines.first.flatMap(version), "\(lines)")
+        return (first, added)
     }
 }
 

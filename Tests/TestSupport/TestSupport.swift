@@ -111,3 +111,24 @@ package func propertySeeds(_ fixed: [UInt64]) -> [UInt64] {
     }
     return fixed
 }
+
+/// How long a test waits for an event (a line, an exit, a lock, a notification) before it calls
+/// the wait a hang and fails: minutes, so that only a test that would never end runs into it,
+/// however loaded the machine. Tests wait for events, never for a time to pass.
+package let hangGuardSeconds: Double = 300
+
+/// Checks `condition` every few milliseconds until it holds, and returns true; false only if it
+/// still does not hold after `seconds` (a hang). For events that give no signal of their own
+/// (a file growing, a server's view of its clients), polled as often as is cheap.
+package func waitUntil(seconds: Double = hangGuardSeconds, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+        if try condition() { return true }
+        if Date() >= deadline { return false }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
+/// Whether the tests run at the sizes that make them slow (`SECTIONCLI_TEST_LARGE=1`): by
+/// default they use small sizes that test the same behaviour.
+package var largeTestsEnabled: Bool { ProcessInfo.processInfo.environment["SECTIONCLI_TEST_LARGE"] == "1" }

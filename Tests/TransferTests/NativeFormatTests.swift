@@ -198,7 +198,9 @@ struct NativeFormatTests {
         try fixture.store.createList(named: "other")
         let document = Data(try fixture.store.exportAllJSON())
         let before = try fixture.state()
-        #expect(throws: RepositoryError.self) { try fixture.store.importJSON(document, list: "x") }
+        #expect(
+            throws: RepositoryError.invalidInput("the document holds more than one list; a list name can be given only for a document with one list")
+        ) { try fixture.store.importJSON(document, list: "x") }
         #expect(try fixture.state() == before)
     }
 
@@ -211,7 +213,7 @@ struct NativeFormatTests {
         let document = Data(try source.store.exportAllJSON())
         try fixture.store.addSection("already here")
         let before = try fixture.state()
-        #expect(throws: RepositoryError.self) { try fixture.store.importJSON(document) }
+        #expect(throws: RepositoryError.importIntoNonEmptyList("default", sectionCount: 1)) { try fixture.store.importJSON(document) }
         #expect(try fixture.state() == before)
         #expect(try fixture.store.lists().map(\.name) == ["default"])
     }

@@ -1,5 +1,13 @@
 import Foundation
+import TestSupport
+import Testing
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Runs `sectionctl` with its standard input, output and error on a pseudo-terminal, as a person
 /// at a terminal would, and lets a test type lines and read the screen.
@@ -51,22 +59,28 @@ final class PseudoTerminal {
         }
     }
 
-    /// Reads until the transcript contains `text` `count` times, or `seconds` pass. Returns
-    /// whether it did.
+    /// Reads until the transcript contains `text` `count` times. Returns whether it did: false
+    /// when the program's output ends first, or (against a hang) after `seconds`.
     @discardableResult
-    func waitFor(_ text: String, count: Int = 1, seconds: Double = 10) -> Bool {
+    func waitFor(_ text: String, count: Int = 1, seconds: Double = hangGuardSeconds) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while occurrences(of: text) < count {
-            guard Date() < deadline, readSome(timeout: deadline.timeIntervalSinceNow) else { return false }
+            guard readSome(until: deadline) == .read else { return false }
         }
         return true
     }
 
-    /// Waits for the program to end, reading all it writes. Returns its exit status.
-    func finish(seconds: Double = 10) -> Int32 {
+    /// Waits for the program to end, reading all it writes, however long it stays silent.
+    /// Returns its exit status. A program still running after `seconds` (a hang) fails the
+    /// test and is stopped.
+    func finish(seconds: Double = hangGuardSeconds, sourceLocation: SourceLocation = #_sourceLocation) -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline && readSome(timeout: deadline.timeIntervalSinceNow) {}
-        if process.isRunning { process.terminate() }
+        var outcome = ReadOutcome.read
+        while outcome == .read { outcome = readSome(until: deadline) }
+        if outcome == .timedOut {
+            Issue.record("sectionctl had not ended after \(Int(seconds)) s: \(transcript.suffix(300))", sourceLocation: sourceLocation)
+            process.terminate()
+        }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -75,16 +89,34 @@ final class PseudoTerminal {
         transcript.components(separatedBy: text).count - 1
     }
 
-    /// Reads what is there within `timeout`; false at the end of output or on timeout.
-    private func readSome(timeout: Double) -> Bool {
-        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&descriptor, 1, Int32(max(0, min(timeout, 60)) * 1000))
-        guard ready > 0 else { return false }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(master, &buffer, buffer.count)
-        guard count > 0 else { return false }  // EIO once the program has closed the terminal
-        bytes += buffer[0..<count]
-        transcript = String(decoding: bytes, as: UTF8.self)
-        return true
+    private enum ReadOutcome {
+        /// Some output was read.
+        case read
+        /// The program closed the terminal (it ended, or closed its standard streams).
+        case ended
+        /// `deadline` passed first.
+        case timedOut
+    }
+
+    /// Reads what the program writes next, waiting for it as long as it takes (up to `deadline`).
+    /// A quiet spell is not the end of the output: only the terminal's end is (EIO, or zero bytes,
+    /// once no process holds the terminal open).
+    private func readSome(until deadline: Date) -> ReadOutcome {
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return .timedOut }
+            var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            // Wakes at least once a second, only to look at the deadline.
+            let ready = poll(&descriptor, 1, Int32(min(left, 1) * 1000) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(master, &buffer, buffer.count)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            guard count > 0 else { return .ended }
+            bytes += buffer[0..<count]
+            transcript = String(decoding: bytes, as: UTF8.self)
+            return .read
+        }
     }
 }

@@ -1,5 +1,12 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TestSupport
 
 /// A tmux server of a test's own (a socket in a directory of its own) with one window running a
 /// shell, so a test can start `sectionctl ui` in a real terminal, press keys (`send-keys`) and
@@ -123,8 +130,9 @@ final class Tmux {
         try run(["display-message", "-p", "-t", target, "#{alternate_on}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "1"
     }
 
-    /// Reads the screen until `predicate` holds (returning that screen) or `seconds` pass (nil).
-    func waitFor(seconds: Double = 10, _ predicate: (String) -> Bool) -> String? {
+    /// Reads the screen until `predicate` holds (returning that screen), or (against a hang)
+    /// `seconds` pass (nil).
+    func waitFor(seconds: Double = hangGuardSeconds, _ predicate: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         repeat {
             if let screen = try? screen(), predicate(screen) { return screen }
@@ -134,7 +142,7 @@ final class Tmux {
     }
 
     /// Reads the screen until it contains `text`.
-    func waitFor(_ text: String, seconds: Double = 10) -> String? {
+    func waitFor(_ text: String, seconds: Double = hangGuardSeconds) -> String? {
         waitFor(seconds: seconds) { $0.contains(text) }
     }
 }

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Every file committed at the package's root is one the README's "Layout" section names, and
+/// every root entry it names is committed: a stray file (a command's output, say) fails.
+@Suite("The package's layout")
+struct LayoutTests {
+    /// The package's root, from this file's place in Tests/RepositoryTests.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `git -C root <arguments>`: its status and standard output (nil when git cannot be run).
+    static func git(_ arguments: [String]) -> (status: Int32, output: String)? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", root.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Whether the package is a git checkout (with git installed), whose root is the package's.
+    static let isGitCheckout: Bool = {
+        guard let (status, output) = git(["rev-parse", "--show-toplevel"]), status == 0 else { return false }
+        let top = URL(fileURLWithPath: output.trimmingCharacters(in: .whitespacesAndNewlines)).resolvingSymlinksInPath()
+        return top.path == root.resolvingSymlinksInPath().path
+    }()
+
+    /// The root-level entries the README's Layout section names: in its code block, each line
+    /// that starts at the margin begins with a path (indented lines go on with the line above);
+    /// the path's first component is a root entry.
+    static func namedInReadme() throws -> Set<String> {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n")
+        let heading = try #require(lines.firstIndex(of: "## Layout"), "README.md has no \"## Layout\" section")
+        let open = try #require(lines[heading...].firstIndex { $0.hasPrefix("```") }, "the Layout section has no code block")
+        let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") }, "the Layout section's code block does not end")
+        var names: Set<String> = []
+        for line in lines[(open + 1)..<close] where !line.isEmpty && !line.hasPrefix(" ") {
+            let path = line.prefix { !$0.isWhitespace && $0 != "," }
+            if let first = path.split(separator: "/").first { names.insert(String(first)) }
+        }
+        return names
+    }
+
+    @Test(.enabled(if: isGitCheckout, "not a git checkout (or git is not installed): the committed files cannot be listed"))
+    func everyCommittedRootEntryIsNamedInTheReadmesLayout() throws {
+        let listing = try #require(Self.git(["ls-files", "-z"]))
+        try #require(listing.status == 0, "git ls-files failed")
+        let committed = Set(listing.output.split(separator: "\0").compactMap { $0.split(separator: "/").first.map(String.init) })
+        let named = try Self.namedInReadme()
+        #expect(committed.subtracting(named).isEmpty, "committed at the root but not in the README's Layout: \(committed.subtracting(named).sorted())")
+        #expect(named.subtracting(committed).isEmpty, "in the README's Layout but not committed: \(named.subtracting(committed).sorted())")
+        #expect(named.isSuperset(of: ["Sources", "Tests", "Package.swift", "README.md"]), "the Layout section was read: \(named.sorted())")
+    }
+}
