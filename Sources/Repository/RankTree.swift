@@ -149,7 +149,7 @@ enum RankTree {
         problems += try db.query(
             """
             SELECT s.id, l.level FROM sections AS s,
-                (SELECT 1 AS level UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) AS l
+                (\(levels.map { "SELECT \($0) AS level" }.joined(separator: " UNION ALL "))) AS l
             WHERE NOT EXISTS (SELECT 1 FROM rank_nodes AS n WHERE n.section_id = s.id AND n.level = l.level AND n.first = ?)
             """, origin
         ) { "section #\($0.int64(0)) has no rank node at the start of level \($0.int(1))" }
@@ -177,8 +177,8 @@ enum RankTree {
         ) {
             "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) counts \($0.int(3)) rows, but \($0.int(4)) are in its range"
         }
-        // The fill bounds settle keeps: at most 64 children a node (rows for level 1, nodes of
-        // the level below otherwise), and at least 8, except where a node may be small: the
+        // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for level 1, nodes of
+        // the level below otherwise), and at least `minimumChildren`, except where a node may be small: the
         // only child of its parent (the top level's only node included), the first node of the
         // top level, a section's first node of level 1 (the triggers never note it for merging),
         // and a section's last node of a level, which the migration that built the structure
@@ -213,8 +213,9 @@ enum RankTree {
                 FROM placed AS n
             )
             SELECT section_id, level, first, children FROM sized
-            WHERE children > 64
-                OR (children < 8 AND siblings > 1 AND NOT (first = ? AND level IN (1, 4)) AND node_end < 9223372036854775807)
+            WHERE children > \(maximumChildren)
+                OR (children < \(minimumChildren) AND siblings > 1 AND NOT (first = ? AND level IN (1, \(topLevel)))
+                    AND node_end < 9223372036854775807)
             ORDER BY section_id, level, first
             """, origin, origin
         ) { row in
