@@ -146,83 +146,29 @@ enum RankTree {
     /// - Complexity: O(n log n) in all rows.
     static func problems(_ db: any Database) throws -> [String] {
         var problems: [String] = []
-        problems += try db.query(
-            """
-            SELECT s.id, l.level FROM sections AS s,
-                (\(levels.map { "SELECT \($0) AS level" }.joined(separator: " UNION ALL "))) AS l
-            WHERE NOT EXISTS (SELECT 1 FROM rank_nodes AS n WHERE n.section_id = s.id AND n.level = l.level AND n.first = ?)
-            """, origin
-        ) { "section #\($0.int64(0)) has no rank node at the start of level \($0.int(1))" }
-        problems += try db.query(
-            """
-            SELECT n.section_id, n.level, n.first FROM rank_nodes AS n
-            WHERE n.level > 1 AND NOT EXISTS (
-                SELECT 1 FROM rank_nodes AS c WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first = n.first)
-            """
-        ) { "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) starts no node of the level below" }
-        problems += try db.query(
-            """
-            WITH nodes AS (
-                SELECT section_id, level, first, row_count,
-                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
-                FROM rank_nodes
-            )
-            SELECT section_id, level, first, row_count, actual FROM (
-                SELECT n.*, (SELECT count(*) FROM rows AS r
-                    WHERE r.section_id = n.section_id AND r.position >= n.first
-                    AND r.position < coalesce(n.next, 9223372036854775807)) AS actual
-                FROM nodes AS n) AS counted
-            WHERE actual <> row_count
-            """
-        ) {
-            "section #\($0.int64(0)): rank node \($0.int64(2)) of level \($0.int(1)) counts \($0.int(3)) rows, but \($0.int(4)) are in its range"
+        problems += try db.sectionsMissingRankOrigin().map {
+            "section #\($0.section) has no rank node at the start of level \($0.level)"
         }
-        // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for level 1, nodes of
-        // the level below otherwise), and at least `minimumChildren`, except where a node may be small: the
-        // only child of its parent (the top level's only node included), the first node of the
-        // top level, a section's first node of level 1 (the triggers never note it for merging),
-        // and a section's last node of a level, which the migration that built the structure
-        // for rows already there left with what remained (`rank_layout`).
-        problems += try db.query(
-            """
-            WITH nodes AS (
-                SELECT section_id, level, first,
-                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
-                FROM rank_nodes
-            ),
-            placed AS (
-                SELECT n.section_id, n.level, n.first, coalesce(n.next, 9223372036854775807) AS node_end,
-                    coalesce((SELECT max(p.first) FROM rank_nodes AS p
-                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first <= n.first), ?) AS parent_first,
-                    coalesce((SELECT min(p.first) FROM rank_nodes AS p
-                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first > n.first),
-                        9223372036854775807) AS parent_end
-                FROM nodes AS n
-            ),
-            sized AS (
-                SELECT n.section_id, n.level, n.first, n.node_end,
-                    CASE WHEN n.level = 1
-                        THEN (SELECT count(*) FROM rows AS r
-                            WHERE r.section_id = n.section_id AND r.position >= n.first AND r.position < n.node_end)
-                        ELSE (SELECT count(*) FROM rank_nodes AS c
-                            WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first >= n.first AND c.first < n.node_end)
-                    END AS children,
-                    (SELECT count(*) FROM rank_nodes AS s
-                        WHERE s.section_id = n.section_id AND s.level = n.level
-                        AND s.first >= n.parent_first AND s.first < n.parent_end) AS siblings
-                FROM placed AS n
-            )
-            SELECT section_id, level, first, children FROM sized
-            WHERE children > \(maximumChildren)
-                OR (children < \(minimumChildren) AND siblings > 1 AND NOT (first = ? AND level IN (1, \(topLevel)))
-                    AND node_end < 9223372036854775807)
-            ORDER BY section_id, level, first
-            """, origin, origin
-        ) { row in
-            let (section, level, first, children) = (row.int64(0), row.int(1), row.int64(2), row.int(3))
-            let what = level == 1 ? "rows" : "nodes of level \(level - 1)"
-            let bound = children > 64 ? "more than 64" : "fewer than 8 (and it is neither its parent's only child nor its level's first or last)"
-            return "section #\(section): rank node \(first) of level \(level) holds \(children) \(what), \(bound)"
+        problems += try db.rankNodesStartingNoChild().map {
+            "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below"
+        }
+        problems += try db.rankNodesWithWrongCounts().map {
+            "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range"
+        }
+        // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for
+        // level 1, nodes of the level below otherwise), and at least `minimumChildren`, except
+        // where a node may be small: the only child of its parent (the top level's only node
+        // included), the first node of the top level, a section's first node of level 1 (the
+        // triggers never note it for merging), and a section's last node of a level, which the
+        // migration that built the structure for rows already there left with what remained
+        // (`rank_layout`).
+        problems += try db.rankNodesOutsideFillBounds().map { node in
+            let what = node.level == 1 ? "rows" : "nodes of level \(node.level - 1)"
+            let bound =
+                node.children > maximumChildren
+                ? "more than \(maximumChildren)"
+                : "fewer than \(minimumChildren) (and it is neither its parent's only child nor its level's first or last)"
+            return "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)"
         }
         return problems
     }

@@ -69,4 +69,91 @@ extension Database {
         try run(
             "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?", delta, section, level, first)
     }
+
+    // MARK: - What check() looks for
+
+    /// The (section, level) pairs without the node at the start of the level that every
+    /// section has.
+    package func sectionsMissingRankOrigin() throws -> [(section: Int64, level: Int)] {
+        try query(
+            """
+            SELECT s.id, l.level FROM sections AS s,
+                (\(RankTree.levels.map { "SELECT \($0) AS level" }.joined(separator: " UNION ALL "))) AS l
+            WHERE NOT EXISTS (SELECT 1 FROM rank_nodes AS n WHERE n.section_id = s.id AND n.level = l.level AND n.first = ?)
+            """, RankTree.origin
+        ) { ($0.int64(0), $0.int(1)) }
+    }
+
+    /// The nodes above level 1 whose first starts no node of the level below.
+    package func rankNodesStartingNoChild() throws -> [(section: Int64, level: Int, first: Int64)] {
+        try query(
+            """
+            SELECT n.section_id, n.level, n.first FROM rank_nodes AS n
+            WHERE n.level > 1 AND NOT EXISTS (
+                SELECT 1 FROM rank_nodes AS c WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first = n.first)
+            """
+        ) { ($0.int64(0), $0.int(1), $0.int64(2)) }
+    }
+
+    /// The nodes whose count differs from the rows in their range.
+    package func rankNodesWithWrongCounts() throws -> [(section: Int64, level: Int, first: Int64, stored: Int, actual: Int)] {
+        try query(
+            """
+            WITH nodes AS (
+                SELECT section_id, level, first, row_count,
+                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
+                FROM rank_nodes
+            )
+            SELECT section_id, level, first, row_count, actual FROM (
+                SELECT n.*, (SELECT count(*) FROM rows AS r
+                    WHERE r.section_id = n.section_id AND r.position >= n.first
+                    AND r.position < coalesce(n.next, 9223372036854775807)) AS actual
+                FROM nodes AS n) AS counted
+            WHERE actual <> row_count
+            """
+        ) { ($0.int64(0), $0.int(1), $0.int64(2), $0.int(3), $0.int(4)) }
+    }
+
+    /// The nodes with more children than `RankTree.maximumChildren`, or fewer than
+    /// `RankTree.minimumChildren` where settling would have merged them (see `RankTree.problems`).
+    package func rankNodesOutsideFillBounds() throws -> [(section: Int64, level: Int, first: Int64, children: Int)] {
+        let (origin, maximumChildren, minimumChildren, topLevel) =
+            (RankTree.origin, RankTree.maximumChildren, RankTree.minimumChildren, RankTree.topLevel)
+        return try query(
+            """
+            WITH nodes AS (
+                SELECT section_id, level, first,
+                    lead(first) OVER (PARTITION BY section_id, level ORDER BY first) AS next
+                FROM rank_nodes
+            ),
+            placed AS (
+                SELECT n.section_id, n.level, n.first, coalesce(n.next, 9223372036854775807) AS node_end,
+                    coalesce((SELECT max(p.first) FROM rank_nodes AS p
+                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first <= n.first), ?) AS parent_first,
+                    coalesce((SELECT min(p.first) FROM rank_nodes AS p
+                        WHERE p.section_id = n.section_id AND p.level = n.level + 1 AND p.first > n.first),
+                        9223372036854775807) AS parent_end
+                FROM nodes AS n
+            ),
+            sized AS (
+                SELECT n.section_id, n.level, n.first, n.node_end,
+                    CASE WHEN n.level = 1
+                        THEN (SELECT count(*) FROM rows AS r
+                            WHERE r.section_id = n.section_id AND r.position >= n.first AND r.position < n.node_end)
+                        ELSE (SELECT count(*) FROM rank_nodes AS c
+                            WHERE c.section_id = n.section_id AND c.level = n.level - 1 AND c.first >= n.first AND c.first < n.node_end)
+                    END AS children,
+                    (SELECT count(*) FROM rank_nodes AS s
+                        WHERE s.section_id = n.section_id AND s.level = n.level
+                        AND s.first >= n.parent_first AND s.first < n.parent_end) AS siblings
+                FROM placed AS n
+            )
+            SELECT section_id, level, first, children FROM sized
+            WHERE children > \(maximumChildren)
+                OR (children < \(minimumChildren) AND siblings > 1 AND NOT (first = ? AND level IN (1, \(topLevel)))
+                    AND node_end < 9223372036854775807)
+            ORDER BY section_id, level, first
+            """, origin, origin
+        ) { ($0.int64(0), $0.int(1), $0.int64(2), $0.int(3)) }
+    }
 }
