@@ -41,16 +41,7 @@ extension StoreLocation {
 
     /// A connection for an observer, which only reads.
     func openObserverConnection() throws -> any Database {
-        do {
-            switch self {
-            case .file(let path):
-                return try SQLiteStorage.openReader(path: path, readOnly: true, immutable: false)
-            case .server(let connectionString):
-                return try PostgresDatabase(connectionString: connectionString)
-            }
-        } catch {
-            throw SectionStore.repositoryError(error, location: self)
-        }
+        try openReaderConnection(readOnly: true, immutable: false)
     }
 
     /// The schema version this build brings to databases here: the newest of `Migrations/`
