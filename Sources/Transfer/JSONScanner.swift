@@ -113,9 +113,10 @@ struct JSONScanner {
         }
     }
 
-    /// Scans one complete value, leading whitespace included, and returns its kind.
+    /// Scans one complete value, leading whitespace included, and returns its kind. `depth` is how
+    /// deeply the value is already nested, for `maximumDepth`.
     @discardableResult
-    mutating func scanValue() throws(JSONSyntaxError) -> JSONValueKind {
+    mutating func scanValue(depth: Int = 0) throws(JSONSyntaxError) -> JSONValueKind {
         skipWhitespace()
         let kind = current.flatMap(JSONValueKind.init(firstByte:))
         var open: [UInt8] = []  // the closing bracket each open container is waiting for
@@ -125,7 +126,7 @@ struct JSONScanner {
             guard let byte = current else { throw error("unexpected end of input; expected a value") }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < Self.maximumDepth else {
+                guard depth + open.count < Self.maximumDepth else {
                     throw error("the document is nested deeper than \(Self.maximumDepth) levels")
                 }
                 index += 1
@@ -184,25 +185,33 @@ struct JSONScanner {
         }
     }
 
-    /// Scans `"name" :`, the start of an object member.
-    private mutating func scanMemberName() throws(JSONSyntaxError) {
+    /// Scans `"name" :`, the start of an object member, and returns the name's literal (quotes
+    /// included) and whether it holds escapes.
+    @discardableResult
+    private mutating func scanMemberName() throws(JSONSyntaxError) -> (literal: Range<Int>, escaped: Bool) {
         guard current == UInt8(ascii: "\"") else {
             throw current == nil
                 ? error("unexpected end of input; expected a member name in double quotes")
                 : unexpected("expected a member name in double quotes")
         }
-        try scanString()
+        let start = index
+        let escaped = try scanString()
+        let literal = start..<index
         skipWhitespace()
         guard current == UInt8(ascii: ":") else {
             throw current == nil ? error("unexpected end of input; expected ':'") : unexpected("expected ':' after a member name")
         }
         index += 1
+        return (literal, escaped)
     }
 
-    private mutating func scanString() throws(JSONSyntaxError) {
+    /// Scans a string literal and returns whether it holds escapes.
+    @discardableResult
+    private mutating func scanString() throws(JSONSyntaxError) -> Bool {
         let start = index
         index += 1
         stringHasNUL = false
+        var escaped = false
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -211,8 +220,9 @@ struct JSONScanner {
                     if stringHasNUL { collected?.stringsWithNUL.append((ordinal, start..<index)) }
                     collected?.stringCount = ordinal + 1
                 }
-                return
+                return escaped
             } else if byte == UInt8(ascii: "\\") {
+                escaped = true
                 try scanEscape()
             } else if byte < 0x20 {
                 throw error("a control character (\(Self.scalarName(UInt32(byte)))) inside a string must be escaped")
@@ -483,4 +493,155 @@ struct CheckedJSON {
     /// The strings that hold U+0000, decoded, by their ordinal among all strings (member names
     /// included) in document order.
     var stringsWithNUL: [Int: String]
+}
+
+// MARK: - Nodes
+
+extension JSONScanner {
+    /// What `forEachNode` makes of an array.
+    enum ArrayNodes {
+        /// Its elements are nodes too, after the array's own (whose text is `nil`).
+        case elements
+        /// It is one node, whose text is its JSON text written compactly (strings and numbers
+        /// exactly as in the document, no whitespace between tokens); nothing inside it is a node.
+        case text
+    }
+
+    /// Reads one value, leading whitespace included, and calls `body` with each of its nodes in
+    /// the order SQLite's `json_tree` visits them: parents before children, an object's members
+    /// in the document's order (a name given twice gives two members), each member with its
+    /// name as `key`. Ids count the nodes from 0 in that order. A string's text is decoded
+    /// (U+0000 included); a number's is its text exactly as written; a boolean's is "true" or
+    /// "false".
+    ///
+    /// Checks the syntax as `scanValue` does, with the same errors; `body` may already have seen
+    /// the nodes before the one that is wrong. Never recurses.
+    mutating func forEachNode(arrays: ArrayNodes, _ body: (JSONTreeNode) throws -> Void) throws {
+        var open: [(id: Int64, closing: UInt8)] = []  // each open container and the bracket closing it
+        var nextID: Int64 = 0
+        var key: String?
+        while true {
+            // A value is expected here.
+            skipWhitespace()
+            guard let byte = current else { throw error("unexpected end of input; expected a value") }
+            var node = JSONTreeNode(id: nextID, parent: open.last?.id, kind: .null, key: key, text: nil)
+            nextID += 1
+            key = nil
+            switch byte {
+            case UInt8(ascii: "[") where arrays == .text:
+                let start = index
+                try scanValue(depth: open.count)
+                node.kind = .array
+                node.text = compactText(start..<index)
+                try body(node)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard open.count < Self.maximumDepth else {
+                    throw error("the document is nested deeper than \(Self.maximumDepth) levels")
+                }
+                let isObject = byte == UInt8(ascii: "{")
+                node.kind = isObject ? .object : .array
+                try body(node)
+                index += 1
+                skipWhitespace()
+                let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                if current == closing {
+                    index += 1
+                } else {
+                    open.append((node.id, closing))
+                    if isObject { key = try memberName() }
+                    continue
+                }
+            case UInt8(ascii: "\""):
+                let start = index
+                let escaped = try scanString()
+                node.kind = .string
+                node.text = string(start..<index, escaped: escaped)
+                try body(node)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = index
+                try scanNumber()
+                node.kind = .number
+                node.text = text(start..<index)
+                try body(node)
+            case UInt8(ascii: "t"):
+                try scanLiteral("true")
+                node.kind = .boolean
+                node.text = "true"
+                try body(node)
+            case UInt8(ascii: "f"):
+                try scanLiteral("false")
+                node.kind = .boolean
+                node.text = "false"
+                try body(node)
+            case UInt8(ascii: "n"):
+                try scanLiteral("null")
+                try body(node)
+            default:
+                throw unexpected("expected a value")
+            }
+            // A value ended: close containers, or go on to the next element or member.
+            while let closing = open.last?.closing {
+                skipWhitespace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    if closing == UInt8(ascii: "}") {
+                        skipWhitespace()
+                        key = try memberName()
+                    }
+                    break
+                } else if current == closing {
+                    index += 1
+                    open.removeLast()
+                } else if current == nil {
+                    throw error("unexpected end of input; expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+                } else {
+                    let expected = closing == UInt8(ascii: "}") ? "after an object member" : "after an array element"
+                    throw unexpected("expected ',' or '\(Character(Unicode.Scalar(closing)))' \(expected)")
+                }
+            }
+            if open.isEmpty { return }
+        }
+    }
+
+    /// Reads `"name" :` and returns the name, decoded.
+    private mutating func memberName() throws(JSONSyntaxError) -> String {
+        let name = try scanMemberName()
+        return string(name.literal, escaped: name.escaped)
+    }
+
+    /// The text of the string literal (quotes included) at `literal`, which was scanned.
+    private func string(_ literal: Range<Int>, escaped: Bool) -> String {
+        escaped
+            ? Self.decodeString(UnsafeBufferPointer(rebasing: bytes[literal]))
+            : String(decoding: UnsafeBufferPointer(rebasing: bytes[literal.lowerBound + 1..<literal.upperBound - 1]), as: UTF8.self)
+    }
+
+    /// The scanned value at `range` without the whitespace between its tokens.
+    private func compactText(_ range: Range<Int>) -> String {
+        var compact: [UInt8]?  // set at the first whitespace to drop
+        var inString = false
+        var afterBackslash = false
+        for position in range {
+            let byte = bytes[position]
+            if inString {
+                if afterBackslash {
+                    afterBackslash = false
+                } else if byte == UInt8(ascii: "\\") {
+                    afterBackslash = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                if compact == nil {
+                    compact = Array(UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<position]))
+                    compact?.reserveCapacity(range.count)
+                }
+                continue
+            }
+            compact?.append(byte)
+        }
+        return compact.map { String(decoding: $0, as: UTF8.self) } ?? text(range)
+    }
 }
