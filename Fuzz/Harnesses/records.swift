@@ -3,7 +3,6 @@
 // as a native document and read back, come back byte for byte. The first input byte chooses a
 // template (none, one that lists and drops keys, one with a title pattern) and a title key.
 import Foundation
-import SQLite
 
 @testable import Repository
 @testable import Transfer
@@ -23,11 +22,11 @@ private let titleKeys: [String?] = [nil, "name", "\u{E9}", ""]
 private let roundTrip = ScratchStore("records")
 
 /// Each record's section, as the import would add it.
-private func sections(_ source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> [NativeSection] {
+private func sections(_ source: RecordSource, options: RecordsImportOptions) throws -> [NativeSection] {
     let layout = try RecordLayout(options: options)
     var result: [NativeSection] = []
     try source.forEachRecord { record in
-        let tree = try RecordTree(record, db: db)
+        let tree = try RecordTree(record)
         var section = NativeSection(title: try layout.title(of: tree, number: record.number))
         try layout.forEachRow(of: tree) { section.rows.append($0) }
         result.append(section)
@@ -49,14 +48,13 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Data(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let options = RecordsImportOptions(
         list: "fuzz", titleKey: titleKeys[(choice / templates.count) % titleKeys.count], template: templates[choice % templates.count])
-    let db = try! Connection.scratch()
 
     let fromArray: [NativeSection]
     var recordTexts: [String] = []
     do {
         let source = try RecordSource.checkedArray(input)
-        try source.forEachRecord { recordTexts.append($0.json.json) }
-        fromArray = try sections(source, options: options, db: db)
+        try source.forEachRecord { recordTexts.append($0.json) }
+        fromArray = try sections(source, options: options)
     } catch RepositoryError.invalidData(let message) {
         require(!message.contains("\n"), "an error message is more than one line")
         return 0
@@ -74,7 +72,7 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         try text.write(to: url)
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        fromLines = try sections(.lines(LineReader(handle: handle)), options: options, db: db)
+        fromLines = try sections(.lines(LineReader(handle: handle)), options: options)
     } catch {
         fail("the --nl reader refuses records the array reader accepts: \(error)")
     }

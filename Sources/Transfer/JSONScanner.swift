@@ -59,34 +59,16 @@ enum JSONValueKind: String {
     }
 }
 
-/// Checks JSON text (RFC 8259, UTF-8) without building anything, and finds where it goes wrong.
-///
-/// SQLite's JSON functions do the parsing; this scanner runs first because they cannot say
-/// where a document is malformed. It also notes what SQLite cannot give back exactly, in
-/// document order (the order `json_tree` visits nodes): the text of every number, since SQLite
-/// turns numbers into integers and doubles and would lose `1.50` or `12345678901234567890`;
-/// and the few strings that contain `\u0000`, since SQLite's JSON functions end a string there.
-/// It never recurses: nesting is an explicit stack, refused past `maximumDepth`.
+/// Checks JSON text (RFC 8259, UTF-8) and finds where it goes wrong: `scanValue` builds
+/// nothing, `forEachNode` (below) also hands over each value as a node. It never recurses:
+/// nesting is an explicit stack, refused past `maximumDepth`.
 struct JSONScanner {
-    /// The deepest nesting accepted; SQLite's own parser stops at 2,000.
+    /// The deepest nesting accepted.
     static let maximumDepth = 1_000
-
-    /// What the scanner notes while `collected` is not `nil`.
-    struct Collected {
-        /// The byte range of every number.
-        var numbers: [Range<Int>] = []
-        /// How many strings (member names included) were scanned.
-        var stringCount = 0
-        /// The ordinal among all strings, and the byte range, of each string holding `\u0000`.
-        var stringsWithNUL: [(ordinal: Int, range: Range<Int>)] = []
-    }
 
     let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte to read.
     var index: Int
-    /// When not `nil`, what SQLite cannot give back is noted here.
-    var collected: Collected?
-    private var stringHasNUL = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int = 0) {
         self.bytes = bytes
@@ -210,16 +192,11 @@ struct JSONScanner {
     private mutating func scanString() throws(JSONSyntaxError) -> Bool {
         let start = index
         index += 1
-        stringHasNUL = false
         var escaped = false
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                if let ordinal = collected?.stringCount {
-                    if stringHasNUL { collected?.stringsWithNUL.append((ordinal, start..<index)) }
-                    collected?.stringCount = ordinal + 1
-                }
                 return escaped
             } else if byte == UInt8(ascii: "\\") {
                 escaped = true
@@ -250,7 +227,6 @@ struct JSONScanner {
         case UInt8(ascii: "u"):
             index += 1
             let unit = try hexUnit(escapeStart: start)
-            if unit == 0 { stringHasNUL = true }
             if (0xDC00...0xDFFF).contains(unit) {
                 index = start
                 throw error("\\u\(Self.hex(unit)) is a lone low surrogate; it must follow a high one")
@@ -286,7 +262,6 @@ struct JSONScanner {
     }
 
     private mutating func scanNumber() throws(JSONSyntaxError) {
-        let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, Self.isDigit(first) else {
             throw current == nil ? error("unexpected end of input in a number") : unexpected("expected a digit in a number")
@@ -307,7 +282,6 @@ struct JSONScanner {
             guard let byte = current, Self.isDigit(byte) else { throw unexpectedOrEnd("expected a digit in a number's exponent") }
             while let byte = current, Self.isDigit(byte) { index += 1 }
         }
-        collected?.numbers.append(start..<index)
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -405,8 +379,8 @@ extension JSONScanner {
     struct Document {
         /// The kind of the top-level value.
         var kind: JSONValueKind
-        /// The value's text, with what SQLite cannot give back exactly.
-        var json: CheckedJSON
+        /// The value's text.
+        var json: String
     }
 
     static func scanDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Document {
@@ -414,23 +388,11 @@ extension JSONScanner {
         scanner.skipByteOrderMark()
         scanner.skipWhitespace()
         let start = scanner.index
-        scanner.collected = Collected()
         let kind = try scanner.scanValue()
         let end = scanner.index
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.unexpected("expected the end of the document") }
-        return Document(kind: kind, json: scanner.checkedJSON(start..<end))
-    }
-
-    /// The value scanned at `range`, with what was collected while scanning it.
-    func checkedJSON(_ range: Range<Int>) -> CheckedJSON {
-        let collected = self.collected ?? Collected()
-        var strings: [Int: String] = [:]
-        for string in collected.stringsWithNUL {
-            strings[string.ordinal] = Self.decodeString(UnsafeBufferPointer(rebasing: bytes[string.range]))
-        }
-        return CheckedJSON(
-            json: text(range), numbers: collected.numbers.map(text), stringsWithNUL: strings)
+        return Document(kind: kind, json: scanner.text(start..<end))
     }
 
     /// The bytes in `range` as a string (already checked to be UTF-8).
@@ -482,17 +444,6 @@ extension JSONScanner {
         flush()
         return String(scalars)
     }
-}
-
-/// JSON text that `JSONScanner` found valid, with what SQLite's JSON functions cannot give back
-/// exactly, in the order `json_tree` visits nodes.
-struct CheckedJSON {
-    var json: String
-    /// The text of every number, in document order.
-    var numbers: [String]
-    /// The strings that hold U+0000, decoded, by their ordinal among all strings (member names
-    /// included) in document order.
-    var stringsWithNUL: [Int: String]
 }
 
 // MARK: - Nodes

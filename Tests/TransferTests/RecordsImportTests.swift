@@ -79,8 +79,8 @@ struct RecordsImportTests {
             ])
     }
 
-    /// SQLite's JSON functions end a string at U+0000 and give numbers back as doubles; the
-    /// import must still get every key and value exactly, in the right place.
+    /// U+0000 in names and values, and numbers with digits a double would lose: the import gets
+    /// every key and value exactly, in the right place.
     @Test func nulCharactersAndNumbersStayExactAroundArraysAndNesting() throws {
         let fixture = try TransferFixture()
         let records = #"""
