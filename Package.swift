@@ -49,7 +49,7 @@ let package = Package(
             plugins: ["EmbedMigrations"]
         ),
         // Import and export: the JSON scanner, the native format, records and templates.
-        .target(name: "Transfer", dependencies: ["Repository", "SQLite"]),
+        .target(name: "Transfer", dependencies: ["Repository"]),
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(name: "SectionCLI", dependencies: ["Repository", "Transfer"]),
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),

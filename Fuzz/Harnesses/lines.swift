@@ -75,7 +75,7 @@ public func fuzzLines(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let handle = try! FileHandle(forReadingFrom: url)
     do {
         try Transfer.LineReader(handle: handle, maximumLineLength: limit).forEachRecord { record in
-            records.append(.record(number: record.number, json: Array(record.json.json.utf8)))
+            records.append(.record(number: record.number, json: Array(record.json.utf8)))
         }
     } catch RepositoryError.invalidData(let message) {
         records.append(.failure(message))

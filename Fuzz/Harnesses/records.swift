@@ -2,6 +2,9 @@
 // equal the same records read one per line by the `--nl` reader, and those sections, written
 // as a native document and read back, come back byte for byte. The first input byte chooses a
 // template (none, one that lists and drops keys, one with a title pattern) and a title key.
+// Each record's nodes, as the import reads them (`JSONScanner.forEachNode`, arrays as their
+// text and as elements), must be the nodes SQLite's `json_tree` gives (records-jsontree.swift,
+// shared with the tests).
 import Foundation
 import SQLite
 
@@ -21,13 +24,47 @@ private let templates: [RecordTemplate?] = [
 ]
 private let titleKeys: [String?] = [nil, "name", "\u{E9}", ""]
 private let roundTrip = ScratchStore("records")
+private let reference = try! SQLiteJSONTree()
+
+/// Each node as (ordinal of its parent, key, kind, text), ids aside, in UTF-8 bytes.
+private func shape(_ nodes: [JSONTreeNode]) -> [[UInt8]] {
+    var ordinals: [Int64: Int] = [:]
+    return nodes.enumerated().map { offset, node in
+        ordinals[node.id] = offset
+        let parent = node.parent.flatMap { ordinals[$0] }.map(String.init) ?? "-"
+        return Array("\(parent) \(node.key.map(jsonQuoted) ?? "<none>") \(node.kind) \(node.text.map(jsonQuoted) ?? "<none>")".utf8)
+    }
+}
+
+/// Checks that the import's walk over `record` gives the nodes `json_tree` gives.
+private func compareWithJSONTree(_ record: String) {
+    var text = record
+    text.withUTF8 { bytes in
+        for arrays in [JSONScanner.ArrayNodes.text, .elements] {
+            var scanner = JSONScanner(bytes)
+            var nodes: [JSONTreeNode] = []
+            do {
+                try scanner.forEachNode(arrays: arrays) { nodes.append($0) }
+            } catch {
+                fail("the walk refuses a record the reader accepted: \(error)")
+            }
+            let expected: [JSONTreeNode]
+            do {
+                expected = try arrays == .text ? reference.recordNodes(of: record) : reference.nodes(of: record, arrayText: false)
+            } catch {
+                fail("json_tree refuses a record the reader accepted: \(error)")
+            }
+            require(shape(nodes) == shape(expected), "the walk (\(arrays)) and json_tree disagree on \(jsonQuoted(record))")
+        }
+    }
+}
 
 /// Each record's section, as the import would add it.
-private func sections(_ source: RecordSource, options: RecordsImportOptions, db: Connection) throws -> [NativeSection] {
+private func sections(_ source: RecordSource, options: RecordsImportOptions) throws -> [NativeSection] {
     let layout = try RecordLayout(options: options)
     var result: [NativeSection] = []
     try source.forEachRecord { record in
-        let tree = try RecordTree(record, db: db)
+        let tree = try RecordTree(record)
         var section = NativeSection(title: try layout.title(of: tree, number: record.number))
         try layout.forEachRow(of: tree) { section.rows.append($0) }
         result.append(section)
@@ -49,14 +86,16 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Data(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let options = RecordsImportOptions(
         list: "fuzz", titleKey: titleKeys[(choice / templates.count) % titleKeys.count], template: templates[choice % templates.count])
-    let db = try! Connection.scratch()
 
     let fromArray: [NativeSection]
     var recordTexts: [String] = []
     do {
         let source = try RecordSource.checkedArray(input)
-        try source.forEachRecord { recordTexts.append($0.json.json) }
-        fromArray = try sections(source, options: options, db: db)
+        try source.forEachRecord { record in
+            recordTexts.append(record.json)
+            compareWithJSONTree(record.json)
+        }
+        fromArray = try sections(source, options: options)
     } catch RepositoryError.invalidData(let message) {
         require(!message.contains("\n"), "an error message is more than one line")
         return 0
@@ -74,7 +113,7 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         try text.write(to: url)
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        fromLines = try sections(.lines(LineReader(handle: handle)), options: options, db: db)
+        fromLines = try sections(.lines(LineReader(handle: handle)), options: options)
     } catch {
         fail("the --nl reader refuses records the array reader accepts: \(error)")
     }

@@ -59,34 +59,16 @@ enum JSONValueKind: String {
     }
 }
 
-/// Checks JSON text (RFC 8259, UTF-8) without building anything, and finds where it goes wrong.
-///
-/// SQLite's JSON functions do the parsing; this scanner runs first because they cannot say
-/// where a document is malformed. It also notes what SQLite cannot give back exactly, in
-/// document order (the order `json_tree` visits nodes): the text of every number, since SQLite
-/// turns numbers into integers and doubles and would lose `1.50` or `12345678901234567890`;
-/// and the few strings that contain `\u0000`, since SQLite's JSON functions end a string there.
-/// It never recurses: nesting is an explicit stack, refused past `maximumDepth`.
+/// Checks JSON text (RFC 8259, UTF-8) and finds where it goes wrong: `scanValue` builds
+/// nothing, `forEachNode` (below) also hands over each value as a node. It never recurses:
+/// nesting is an explicit stack, refused past `maximumDepth`.
 struct JSONScanner {
-    /// The deepest nesting accepted; SQLite's own parser stops at 2,000.
+    /// The deepest nesting accepted.
     static let maximumDepth = 1_000
-
-    /// What the scanner notes while `collected` is not `nil`.
-    struct Collected {
-        /// The byte range of every number.
-        var numbers: [Range<Int>] = []
-        /// How many strings (member names included) were scanned.
-        var stringCount = 0
-        /// The ordinal among all strings, and the byte range, of each string holding `\u0000`.
-        var stringsWithNUL: [(ordinal: Int, range: Range<Int>)] = []
-    }
 
     let bytes: UnsafeBufferPointer<UInt8>
     /// The next byte to read.
     var index: Int
-    /// When not `nil`, what SQLite cannot give back is noted here.
-    var collected: Collected?
-    private var stringHasNUL = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int = 0) {
         self.bytes = bytes
@@ -113,9 +95,10 @@ struct JSONScanner {
         }
     }
 
-    /// Scans one complete value, leading whitespace included, and returns its kind.
+    /// Scans one complete value, leading whitespace included, and returns its kind. `depth` is how
+    /// deeply the value is already nested, for `maximumDepth`.
     @discardableResult
-    mutating func scanValue() throws(JSONSyntaxError) -> JSONValueKind {
+    mutating func scanValue(depth: Int = 0) throws(JSONSyntaxError) -> JSONValueKind {
         skipWhitespace()
         let kind = current.flatMap(JSONValueKind.init(firstByte:))
         var open: [UInt8] = []  // the closing bracket each open container is waiting for
@@ -125,7 +108,7 @@ struct JSONScanner {
             guard let byte = current else { throw error("unexpected end of input; expected a value") }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard open.count < Self.maximumDepth else {
+                guard depth + open.count < Self.maximumDepth else {
                     throw error("the document is nested deeper than \(Self.maximumDepth) levels")
                 }
                 index += 1
@@ -184,35 +167,39 @@ struct JSONScanner {
         }
     }
 
-    /// Scans `"name" :`, the start of an object member.
-    private mutating func scanMemberName() throws(JSONSyntaxError) {
+    /// Scans `"name" :`, the start of an object member, and returns the name's literal (quotes
+    /// included) and whether it holds escapes.
+    @discardableResult
+    private mutating func scanMemberName() throws(JSONSyntaxError) -> (literal: Range<Int>, escaped: Bool) {
         guard current == UInt8(ascii: "\"") else {
             throw current == nil
                 ? error("unexpected end of input; expected a member name in double quotes")
                 : unexpected("expected a member name in double quotes")
         }
-        try scanString()
+        let start = index
+        let escaped = try scanString()
+        let literal = start..<index
         skipWhitespace()
         guard current == UInt8(ascii: ":") else {
             throw current == nil ? error("unexpected end of input; expected ':'") : unexpected("expected ':' after a member name")
         }
         index += 1
+        return (literal, escaped)
     }
 
-    private mutating func scanString() throws(JSONSyntaxError) {
+    /// Scans a string literal and returns whether it holds escapes.
+    @discardableResult
+    private mutating func scanString() throws(JSONSyntaxError) -> Bool {
         let start = index
         index += 1
-        stringHasNUL = false
+        var escaped = false
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                if let ordinal = collected?.stringCount {
-                    if stringHasNUL { collected?.stringsWithNUL.append((ordinal, start..<index)) }
-                    collected?.stringCount = ordinal + 1
-                }
-                return
+                return escaped
             } else if byte == UInt8(ascii: "\\") {
+                escaped = true
                 try scanEscape()
             } else if byte < 0x20 {
                 throw error("a control character (\(Self.scalarName(UInt32(byte)))) inside a string must be escaped")
@@ -240,7 +227,6 @@ struct JSONScanner {
         case UInt8(ascii: "u"):
             index += 1
             let unit = try hexUnit(escapeStart: start)
-            if unit == 0 { stringHasNUL = true }
             if (0xDC00...0xDFFF).contains(unit) {
                 index = start
                 throw error("\\u\(Self.hex(unit)) is a lone low surrogate; it must follow a high one")
@@ -276,7 +262,6 @@ struct JSONScanner {
     }
 
     private mutating func scanNumber() throws(JSONSyntaxError) {
-        let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         guard let first = current, Self.isDigit(first) else {
             throw current == nil ? error("unexpected end of input in a number") : unexpected("expected a digit in a number")
@@ -297,7 +282,6 @@ struct JSONScanner {
             guard let byte = current, Self.isDigit(byte) else { throw unexpectedOrEnd("expected a digit in a number's exponent") }
             while let byte = current, Self.isDigit(byte) { index += 1 }
         }
-        collected?.numbers.append(start..<index)
     }
 
     private mutating func scanLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -395,8 +379,8 @@ extension JSONScanner {
     struct Document {
         /// The kind of the top-level value.
         var kind: JSONValueKind
-        /// The value's text, with what SQLite cannot give back exactly.
-        var json: CheckedJSON
+        /// The value's text.
+        var json: String
     }
 
     static func scanDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> Document {
@@ -404,23 +388,11 @@ extension JSONScanner {
         scanner.skipByteOrderMark()
         scanner.skipWhitespace()
         let start = scanner.index
-        scanner.collected = Collected()
         let kind = try scanner.scanValue()
         let end = scanner.index
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.unexpected("expected the end of the document") }
-        return Document(kind: kind, json: scanner.checkedJSON(start..<end))
-    }
-
-    /// The value scanned at `range`, with what was collected while scanning it.
-    func checkedJSON(_ range: Range<Int>) -> CheckedJSON {
-        let collected = self.collected ?? Collected()
-        var strings: [Int: String] = [:]
-        for string in collected.stringsWithNUL {
-            strings[string.ordinal] = Self.decodeString(UnsafeBufferPointer(rebasing: bytes[string.range]))
-        }
-        return CheckedJSON(
-            json: text(range), numbers: collected.numbers.map(text), stringsWithNUL: strings)
+        return Document(kind: kind, json: scanner.text(start..<end))
     }
 
     /// The bytes in `range` as a string (already checked to be UTF-8).
@@ -474,13 +446,153 @@ extension JSONScanner {
     }
 }
 
-/// JSON text that `JSONScanner` found valid, with what SQLite's JSON functions cannot give back
-/// exactly, in the order `json_tree` visits nodes.
-struct CheckedJSON {
-    var json: String
-    /// The text of every number, in document order.
-    var numbers: [String]
-    /// The strings that hold U+0000, decoded, by their ordinal among all strings (member names
-    /// included) in document order.
-    var stringsWithNUL: [Int: String]
+// MARK: - Nodes
+
+extension JSONScanner {
+    /// What `forEachNode` makes of an array.
+    enum ArrayNodes {
+        /// Its elements are nodes too, after the array's own (whose text is `nil`).
+        case elements
+        /// It is one node, whose text is its JSON text written compactly (strings and numbers
+        /// exactly as in the document, no whitespace between tokens); nothing inside it is a node.
+        case text
+    }
+
+    /// Reads one value, leading whitespace included, and calls `body` with each of its nodes in
+    /// the order SQLite's `json_tree` visits them: parents before children, an object's members
+    /// in the document's order (a name given twice gives two members), each member with its
+    /// name as `key`. Ids count the nodes from 0 in that order. A string's text is decoded
+    /// (U+0000 included); a number's is its text exactly as written; a boolean's is "true" or
+    /// "false".
+    ///
+    /// Checks the syntax as `scanValue` does, with the same errors; `body` may already have seen
+    /// the nodes before the one that is wrong. Never recurses.
+    mutating func forEachNode(arrays: ArrayNodes, _ body: (JSONTreeNode) throws -> Void) throws {
+        var open: [(id: Int64, closing: UInt8)] = []  // each open container and the bracket closing it
+        var nextID: Int64 = 0
+        var key: String?
+        while true {
+            // A value is expected here.
+            skipWhitespace()
+            guard let byte = current else { throw error("unexpected end of input; expected a value") }
+            var node = JSONTreeNode(id: nextID, parent: open.last?.id, kind: .null, key: key, text: nil)
+            nextID += 1
+            key = nil
+            switch byte {
+            case UInt8(ascii: "[") where arrays == .text:
+                let start = index
+                try scanValue(depth: open.count)
+                node.kind = .array
+                node.text = compactText(start..<index)
+                try body(node)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard open.count < Self.maximumDepth else {
+                    throw error("the document is nested deeper than \(Self.maximumDepth) levels")
+                }
+                let isObject = byte == UInt8(ascii: "{")
+                node.kind = isObject ? .object : .array
+                try body(node)
+                index += 1
+                skipWhitespace()
+                let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                if current == closing {
+                    index += 1
+                } else {
+                    open.append((node.id, closing))
+                    if isObject { key = try memberName() }
+                    continue
+                }
+            case UInt8(ascii: "\""):
+                let start = index
+                let escaped = try scanString()
+                node.kind = .string
+                node.text = string(start..<index, escaped: escaped)
+                try body(node)
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = index
+                try scanNumber()
+                node.kind = .number
+                node.text = text(start..<index)
+                try body(node)
+            case UInt8(ascii: "t"):
+                try scanLiteral("true")
+                node.kind = .boolean
+                node.text = "true"
+                try body(node)
+            case UInt8(ascii: "f"):
+                try scanLiteral("false")
+                node.kind = .boolean
+                node.text = "false"
+                try body(node)
+            case UInt8(ascii: "n"):
+                try scanLiteral("null")
+                try body(node)
+            default:
+                throw unexpected("expected a value")
+            }
+            // A value ended: close containers, or go on to the next element or member.
+            while let closing = open.last?.closing {
+                skipWhitespace()
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    if closing == UInt8(ascii: "}") {
+                        skipWhitespace()
+                        key = try memberName()
+                    }
+                    break
+                } else if current == closing {
+                    index += 1
+                    open.removeLast()
+                } else if current == nil {
+                    throw error("unexpected end of input; expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+                } else {
+                    let expected = closing == UInt8(ascii: "}") ? "after an object member" : "after an array element"
+                    throw unexpected("expected ',' or '\(Character(Unicode.Scalar(closing)))' \(expected)")
+                }
+            }
+            if open.isEmpty { return }
+        }
+    }
+
+    /// Reads `"name" :` and returns the name, decoded.
+    private mutating func memberName() throws(JSONSyntaxError) -> String {
+        let name = try scanMemberName()
+        return string(name.literal, escaped: name.escaped)
+    }
+
+    /// The text of the string literal (quotes included) at `literal`, which was scanned.
+    private func string(_ literal: Range<Int>, escaped: Bool) -> String {
+        escaped
+            ? Self.decodeString(UnsafeBufferPointer(rebasing: bytes[literal]))
+            : String(decoding: UnsafeBufferPointer(rebasing: bytes[literal.lowerBound + 1..<literal.upperBound - 1]), as: UTF8.self)
+    }
+
+    /// The scanned value at `range` without the whitespace between its tokens.
+    private func compactText(_ range: Range<Int>) -> String {
+        var compact: [UInt8]?  // set at the first whitespace to drop
+        var inString = false
+        var afterBackslash = false
+        for position in range {
+            let byte = bytes[position]
+            if inString {
+                if afterBackslash {
+                    afterBackslash = false
+                } else if byte == UInt8(ascii: "\\") {
+                    afterBackslash = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                if compact == nil {
+                    compact = Array(UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<position]))
+                    compact?.reserveCapacity(range.count)
+                }
+                continue
+            }
+            compact?.append(byte)
+        }
+        return compact.map { String(decoding: $0, as: UTF8.self) } ?? text(range)
+    }
 }

@@ -1,6 +1,5 @@
 import Repository
 import Foundation
-import SQLite
 
 /// Reads a native document from its nodes as they come (`JSONStream`), checking the shape,
 /// naming the JSON path of anything wrong, and handing lists, sections and rows to the importer

@@ -1,5 +1,4 @@
 import Repository
-import SQLite
 
 /// One record as a tree of nodes in flat arrays (no recursion to build it or to free it):
 /// objects with their members in the document's order, as `json_tree` gives them. Whatever is
@@ -17,32 +16,34 @@ struct RecordTree {
 
     private(set) var nodes: [Node] = []
 
-    /// The tree of `record`, read with SQLite's `json_tree`. With `expandingArrays`, the
-    /// elements of arrays are nodes too (their `key` is empty).
-    init(_ record: RecordText, db: Connection, expandingArrays: Bool = false) throws {
+    /// The tree of `record`, read with `JSONScanner.forEachNode`. With `expandingArrays`, the
+    /// elements of arrays are nodes too (their `key` is empty) and arrays carry no text.
+    init(_ record: RecordText, expandingArrays: Bool = false) throws {
+        var nodes: [Node] = []
         var lastChild: [Int] = []
-        var open: [(id: Int64, node: Int)] = []  // the chain of objects and arrays down to the current node
-        do {
-            try JSONTree.forEachNode(in: record.json, arrayText: true, db: db) { node in
-                while let top = open.last, top.id != node.parent { open.removeLast() }
-                let parent = open.last?.node ?? -1
-                guard node.parent == nil || (parent >= 0 && (nodes[parent].kind == .object || expandingArrays)) else {
-                    // Inside an array (or inside something inside one): part of the array's text.
-                    if node.kind == .object || node.kind == .array { open.append((node.id, parent)) }
-                    return
+        var json = record.json
+        try json.withUTF8 { bytes in
+            var scanner = JSONScanner(bytes)
+            do {
+                // The walk numbers its nodes from 0 in the order they come, so a node's id is
+                // its index here.
+                try scanner.forEachNode(arrays: expandingArrays ? .elements : .text) { node in
+                    let index = nodes.count
+                    nodes.append(Node(kind: node.kind, key: node.key ?? "", text: node.text))
+                    lastChild.append(-1)
+                    if let parent = node.parent.map(Int.init) {
+                        if lastChild[parent] < 0 { nodes[parent].firstChild = index } else { nodes[lastChild[parent]].nextSibling = index }
+                        lastChild[parent] = index
+                    }
                 }
-                let index = nodes.count
-                nodes.append(Node(kind: node.kind, key: node.key ?? "", text: node.text))
-                lastChild.append(-1)
-                if parent >= 0 {
-                    if lastChild[parent] < 0 { nodes[parent].firstChild = index } else { nodes[lastChild[parent]].nextSibling = index }
-                    lastChild[parent] = index
-                }
-                if node.kind == .object || node.kind == .array { open.append((node.id, index)) }
+                scanner.skipWhitespace()
+                guard scanner.isAtEnd else { throw scanner.unexpected("expected the end of the record") }
+            } catch let error as JSONSyntaxError {
+                // The record's source checked its syntax already, so this is not expected.
+                throw RecordProblem(message: "invalid JSON at \(TextLocation(of: error.offset, in: bytes)) of the record: \(error.message)")
             }
-        } catch let error as SQLiteError {
-            throw RecordProblem(message: "SQLite could not read it: \(error.message)")
         }
+        self.nodes = nodes
     }
 
     /// The members of the object (or elements of the expanded array) at `index`, in order.

@@ -3,7 +3,7 @@ import Foundation
 
 /// One record's JSON text, checked by `JSONScanner`.
 struct RecordText {
-    var json: CheckedJSON
+    var json: String
     /// 1 for the first record of the import, 2 for the next, …
     var number: Int
 }
@@ -41,8 +41,8 @@ enum RecordSource {
         }
     }
 
-    /// Checks that `bytes` hold one JSON array of objects and calls `body` with each object (with
-    /// its text and numbers when `collecting`).
+    /// Checks that `bytes` hold one JSON array of objects and calls `body` with each object's
+    /// text when `collecting`.
     private static func forEachElement(
         of bytes: UnsafeBufferPointer<UInt8>, collecting: Bool, _ body: (RecordText) throws -> Void
     ) throws {
@@ -70,14 +70,13 @@ enum RecordSource {
                     scanner.skipWhitespace()
                     let start = scanner.index
                     number += 1
-                    scanner.collected = collecting ? JSONScanner.Collected() : nil
                     let kind = try scanner.scanValue()
                     guard kind == .object else {
                         throw RepositoryError.invalidData(
                             "invalid records at \(place(start)): record \(number) is \(kind.rawValue); each record must be an object")
                     }
                     if collecting {
-                        let record = RecordText(json: scanner.checkedJSON(start..<scanner.index), number: number)
+                        let record = RecordText(json: scanner.text(start..<scanner.index), number: number)
                         do {
                             try body(record)
                         } catch let problem as RecordProblem {
@@ -137,7 +136,6 @@ final class LineReader {
             scanner.skipWhitespace()
             if scanner.isAtEnd { return }
             let start = scanner.index
-            scanner.collected = JSONScanner.Collected()
             number += 1
             do {
                 let kind = try scanner.scanValue()
@@ -153,7 +151,7 @@ final class LineReader {
             } catch let error as JSONSyntaxError {
                 throw error.invalidData(in: line, line: lineNumber, baseOffset: lineOffset)
             }
-            let record = RecordText(json: scanner.checkedJSON(start..<scanner.index), number: number)
+            let record = RecordText(json: scanner.text(start..<scanner.index), number: number)
             do {
                 try body(record)
             } catch let problem as RecordProblem {

@@ -1,5 +1,4 @@
 import Repository
-import SQLite
 
 extension SectionStore {
     /// The list named `name`, created (at version 0) when absent.
@@ -110,10 +109,8 @@ extension SectionStore {
         var appender = try BulkAppender(list: list, db: db)
         appender.meter = meter
         let first = appender.sectionCount
-        // Records are read with SQLite's JSON functions, whichever backend stores the list.
-        let parser = try db as? Connection ?? Connection.scratch()
         try source.forEachRecord { record in
-            let tree = try RecordTree(record, db: parser)
+            let tree = try RecordTree(record)
             try appender.appendSection(title: layout.title(of: tree, number: record.number), emptyText: nil)
             try layout.forEachRow(of: tree) { try appender.appendRow($0) }
         }

@@ -1,6 +1,5 @@
 import Repository
 import Foundation
-import SQLite
 
 /// What an import does when a list it fills already has sections.
 public enum ImportConflictPolicy: Sendable, Hashable {

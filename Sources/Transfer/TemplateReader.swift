@@ -1,6 +1,5 @@
 import Repository
 import Foundation
-import SQLite
 
 /// Reads a `RecordTemplate` from its JSON form (see `docs/formats.md`). Templates are written by
 /// hand, so unknown members are refused rather than skipped: a misspelt "lable" is reported.
@@ -22,7 +21,7 @@ enum TemplateReader {
             }
             let tree: RecordTree
             do {
-                tree = try RecordTree(RecordText(json: document.json, number: 0), db: Connection.scratch(), expandingArrays: true)
+                tree = try RecordTree(RecordText(json: document.json, number: 0), expandingArrays: true)
             } catch let problem as RecordProblem {
                 throw invalid(problem.message)
             }

@@ -1,5 +1,4 @@
 import Foundation
-import SQLite
 import TestSupport
 import Testing
 
@@ -253,11 +252,10 @@ struct StreamingTests {
             try fixture.store.exportAllJSON(),
             #"{"a": [1, 1.50, -0.0e+1, 12345678901234567890, true, false, null, {}, [], "\u0000x", {"\u0000": "é"}], "b": {"c": [[]]}}"#,
         ]
+        let sqlite = try SQLiteJSONTree()
         for document in documents {
             let bytes = Array(document.utf8)
-            let checked = try bytes.withUnsafeBufferPointer { try JSONScanner.scanDocument($0).json }
-            var expected: [JSONTreeNode] = []
-            try JSONTree.forEachNode(in: checked, arrayText: false, db: Connection.scratch()) { expected.append($0) }
+            let expected = try sqlite.nodes(of: document, arrayText: false)
             var stream = JSONStream(data: Data(bytes))
             var got: [JSONTreeNode] = []
             try stream.forEachNode { got.append($0) }

@@ -1,0 +1,1 @@
+../../Tests/TransferTests/SQLiteJSONTree.swift
