@@ -1,5 +1,11 @@
 import Foundation
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where the database is: `--db PATH`, else `$SECTIONCTL_DB`, else
 /// `$XDG_DATA_HOME/sectionctl/sections.db`, else `~/.local/share/sectionctl/sections.db`.

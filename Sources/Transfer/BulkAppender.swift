@@ -29,7 +29,7 @@ struct BulkAppender {
         self.list = list
         self.db = db
         sectionCount = try db.sectionCount(of: list)
-        lastSectionPosition = try db.scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
+        lastSectionPosition = try db.lastSectionPosition(of: list)
         rows = try db.makeRowAppender()
     }
 
@@ -37,7 +37,7 @@ struct BulkAppender {
     mutating func appendSection(title: String, emptyText: String?) throws {
         let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
         // Rows still waiting belong to sections already inserted: they can wait for a full batch.
-        sectionID = try db.queryFirst(SectionRecord.insertSQL + " RETURNING id", list.id, position, title, emptyText) { $0.int64(0) }
+        sectionID = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
         lastSectionPosition = position
         sectionCount += 1
         rowCount = 0

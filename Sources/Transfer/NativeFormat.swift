@@ -143,22 +143,15 @@ extension Database {
     func writeExported(_ list: ListRecord, to writer: inout NativeWriter, meter: ProgressMeter? = nil) throws {
         try writer.beginList(list.name)
         var currentSection: Int64?
-        try forEachRow(
-            """
-            SELECT s.id, s.title, s.empty_text, r.kind, r.title, r.value, r.id IS NULL
-            FROM sections AS s LEFT JOIN rows AS r ON r.section_id = s.id
-            WHERE s.list_id = ? ORDER BY s.position, r.position
-            """, arguments: [list.id]) { statement in
-            let sectionID = statement.int64(0)
-            if sectionID != currentSection {
-                currentSection = sectionID
-                try writer.section(title: statement.string(1), emptyText: statement.optionalString(2))
+        try forEachSectionAndRow(of: list) { section, row in
+            if section.id != currentSection {
+                currentSection = section.id
+                try writer.section(title: section.title, emptyText: section.emptyText)
             }
-            if statement.int(6) == 0 {
-                try writer.row(RowContent(statement, from: 3))
+            if let row {
+                try writer.row(row.content)
                 meter?.countRow()
             }
-            return true
         }
         try writer.endList()
     }

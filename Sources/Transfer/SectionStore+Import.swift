@@ -76,9 +76,7 @@ final class NativeImporter {
     /// section's rows).
     func setEmptyText(_ emptyText: String?) throws {
         guard let list else { return }
-        try db.run(
-            "UPDATE sections SET empty_text = ? WHERE id = (SELECT id FROM sections WHERE list_id = ? ORDER BY position DESC LIMIT 1)",
-            emptyText, list.id)
+        try db.setEmptyTextOfLastSection(of: list, to: emptyText)
     }
 
     func appendRow(_ row: RowContent) throws {

@@ -60,7 +60,7 @@ extension SectionStore {
         try withoutActuallyEscaping(write) { write in
             try read { db in
                 let record = try db.listRecord(named: list)
-                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.rowCount(of: record))
+                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.totalRowCount(of: record))
                 var writer = NativeWriter(sink: Self.metered(write, by: meter))
                 try writer.begin()
                 try db.writeExported(record, to: &writer, meter: meter)
@@ -85,7 +85,7 @@ extension SectionStore {
     public func exportAllJSON(progress: ProgressHandler? = nil, to write: (String) throws -> Void) throws {
         try withoutActuallyEscaping(write) { write in
             try read { db in
-                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.rowCount(of: nil))
+                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.totalRowCount(of: nil))
                 var writer = NativeWriter(sink: Self.metered(write, by: meter))
                 try writer.begin()
                 for list in try db.listRecords() {
@@ -193,12 +193,4 @@ extension SectionStore {
     }
 }
 
-extension Database {
-    /// The rows of a list (of every list for `nil`), from the sections' counts.
-    func rowCount(of list: ListRecord?) throws -> Int {
-        if let list {
-            return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections WHERE list_id = ?", list.id) ?? 0)
-        }
-        return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections") ?? 0)
-    }
-}
+

@@ -33,8 +33,7 @@ package struct SectionRecord {
     }
 }
 
-/// The `sections` table: every read and write of it goes through here (the bulk appender's
-/// prepared statements use `SectionRecord.insertSQL`).
+/// The `sections` table: every read and write of it goes through here.
 extension Database {
     package func sectionCount(of list: ListRecord) throws -> Int {
         Int(try scalarInt("SELECT count(*) FROM sections WHERE list_id = ?", list.id) ?? 0)
@@ -139,9 +138,27 @@ extension Database {
     }
 }
 
-extension SectionRecord {
-    /// The insert the bulk appender prepares once: list, position, title, empty text.
-    package static let insertSQL = "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?)"
+/// The `sections` table as bulk work reads and writes it.
+extension Database {
+    /// The position of the list's last section; `nil` when it has none.
+    package func lastSectionPosition(of list: ListRecord) throws -> Int64? {
+        try scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
+    }
+
+    /// Sets the empty text of the list's last section.
+    package func setEmptyTextOfLastSection(of list: ListRecord, to emptyText: String?) throws {
+        try run(
+            "UPDATE sections SET empty_text = ? WHERE id = (SELECT id FROM sections WHERE list_id = ? ORDER BY position DESC LIMIT 1)",
+            emptyText, list.id)
+    }
+
+    /// The rows of a list (of every list for `nil`), from the sections' counts.
+    package func totalRowCount(of list: ListRecord?) throws -> Int {
+        if let list {
+            return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections WHERE list_id = ?", list.id) ?? 0)
+        }
+        return Int(try scalarInt("SELECT coalesce(sum(row_count), 0) FROM sections") ?? 0)
+    }
 }
 
 /// The `sections` table as undo writes it back: sections as a log kept them, whole.

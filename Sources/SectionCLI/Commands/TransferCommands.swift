@@ -335,25 +335,3 @@ final class OutputFile {
         CLIError("\(message): \(String(cString: strerror(errno)))")
     }
 }
-
-// `OutputFile` has a `write` and an `open` of its own: the system's are called by these names.
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #elseif canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-    #endif
-}
-
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    #if canImport(Glibc)
-    Glibc.open(path, flags, mode)
-    #elseif canImport(Musl)
-    Musl.open(path, flags, mode)
-    #elseif canImport(Darwin)
-    Darwin.open(path, flags, mode)
-    #endif
-}

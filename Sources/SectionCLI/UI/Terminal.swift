@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The terminal in full-screen mode: raw input (no echo, no line editing, Ctrl-C as a key), the
@@ -101,7 +107,7 @@ final class Terminal {
         let ready = poll(&descriptor, 1, milliseconds)
         guard ready > 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+        let count = buffer.withUnsafeMutableBytes { systemRead(input, $0.baseAddress, $0.count) }
         return count > 0 ? Array(buffer[..<count]) : []
     }
 
@@ -111,7 +117,7 @@ final class Terminal {
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Glibc.write(output, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = systemWrite(output, bytes.baseAddress! + offset, bytes.count - offset)
                 if written < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }
                     return
@@ -156,7 +162,7 @@ private enum CrashRestore {
         for number in fatalSignals {
             signal(number) { number in
                 if CrashRestore.input >= 0 {
-                    _ = Glibc.write(CrashRestore.output, CrashRestore.leave.utf8Start, CrashRestore.leave.utf8CodeUnitCount)
+                    _ = systemWrite(CrashRestore.output, CrashRestore.leave.utf8Start, CrashRestore.leave.utf8CodeUnitCount)
                     tcsetattr(CrashRestore.input, TCSANOW, &CrashRestore.settings)
                 }
                 signal(number, SIG_DFL)
