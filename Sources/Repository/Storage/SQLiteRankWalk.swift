@@ -4,7 +4,10 @@ import SQLite
 /// (see `RankTree`). A server runs the same walks as functions of its own, in one round trip.
 extension Connection {
     package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
-        try rankedRowWithContent(at: index, inSection: section).map { ($0.id, $0.position) }
+        // Only the id and position: the (section_id, position) index holds both, so the row
+        // itself is not read.
+        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, inSection: section) else { return nil }
+        return try rowPlace(ofSection: section, from: low, to: high, offset: remaining)
     }
 
     package func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)? {

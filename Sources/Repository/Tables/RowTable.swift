@@ -111,6 +111,15 @@ extension Database {
         Int(try scalarInt("SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, high) ?? 0)
     }
 
+    /// The id and position of the row at 0-based `offset` among the section's rows in
+    /// `low..<high` (read from the `(section_id, position)` index alone).
+    package func rowPlace(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (id: Int64, position: Int64)? {
+        try queryFirst(
+            "SELECT id, position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?",
+            section, low, high, offset
+        ) { ($0.int64(0), $0.int64(1)) }
+    }
+
     /// The row at 0-based `offset` among the section's rows in `low..<high`, with its content.
     package func row(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (id: Int64, position: Int64, content: RowContent)? {
         try queryFirst(
