@@ -45,41 +45,43 @@ private func checkRefusal(_ error: CLIError) {
 public func fuzzAddresses(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let word = String(validating: UnsafeBufferPointer(start: data, count: size), as: UTF8.self) else { return 0 }
 
-    let section = Address.section(word)
-    require(same(Address.section(text(section)), section), "section \(word) → \(section) does not read back")
+    let section = SectionAddress(word)
+    require(section.literal == word, "section \(word) does not keep the word it was read from")
+    require(same(SectionAddress(text(section.reference)).reference, section.reference), "section \(word) → \(section) does not read back")
 
-    do {
-        let row = try Address.row(word)
+    do throws(CLIError) {
+        let row = try RowAddress(word)
+        require(row.literal == word, "row \(word) does not keep the word it was read from")
         let written: String
-        switch row {
+        switch row.reference {
         case .id(let id): written = "#\(id)"
         case .path(let section, let index): written = text(section) + ":" + text(index)
         }
-        let again = try Address.row(written)
-        require(same(again, row), "row \(word) → \(row) does not read back from \(written)")
+        let again = try RowAddress(written)
+        require(same(again.reference, row.reference), "row \(word) → \(row) does not read back from \(written)")
     } catch {
         checkRefusal(error)
     }
 
-    do {
-        let destination = try Address.destination(word)
+    do throws(CLIError) {
+        let destination = try DestinationAddress(word).destination
         let written = text(destination.section) + ":" + text(destination.index)
-        let again = try Address.destination(written)
+        let again = try DestinationAddress(written).destination
         require(same(again.section, destination.section) && again.index == destination.index, "destination \(word) does not read back")
     } catch {
         checkRefusal(error)
     }
 
-    do {
-        let index = try Address.rowIndex(word)
-        let again = try Address.rowIndex(text(index))
+    do throws(CLIError) {
+        let index = try RowIndexAddress(word).index
+        let again = try RowIndexAddress(text(index)).index
         require(again == index, "row index \(word) does not read back")
     } catch {
         checkRefusal(error)
     }
-    do {
-        let index = try Address.sectionIndex(word)
-        let again = try Address.sectionIndex("\(index)")
+    do throws(CLIError) {
+        let index = try SectionIndexAddress(word).index
+        let again = try SectionIndexAddress("\(index)").index
         require(again == index, "section index \(word) does not read back")
     } catch {
         checkRefusal(error)
