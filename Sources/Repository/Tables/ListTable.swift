@@ -101,3 +101,19 @@ extension Database {
         return (version, journaled)
     }
 }
+
+/// Naming a state no changeset describes.
+extension Database {
+    /// Gives the list a new version journaled as a reload, so that every view of it and every
+    /// `changes --since` reads it afresh: what plain SQL's triggers do for a write made outside
+    /// sectionctl, and what `repair` does for a list it mended.
+    /// - Returns: the new version, or `nil` when no list has this id.
+    @discardableResult
+    package func markListForReload(id: Int64) throws -> Int64? {
+        guard let version = try queryFirst("UPDATE lists SET version = version + 1 WHERE id = ? RETURNING version", id, row: { $0.int64(0) })
+        else { return nil }
+        try run("DELETE FROM journal WHERE list_id = ? AND version = ?", id, version)
+        try appendJournalEntry(list: id, version: version, changes: Journal.reloadJSON)
+        return version
+    }
+}
