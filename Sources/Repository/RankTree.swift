@@ -47,10 +47,14 @@ enum RankTree {
     /// On a server, where writers to other lists run at once, a node noted by someone else's
     /// plain SQL may belong to another list: its list's row is locked first, as a write to that
     /// list would, so that nobody reshapes a section another writer is changing.
+    ///
+    /// An entry for a section that is gone (plain SQL deleted it with foreign keys off) is
+    /// dropped; a section whose structure is missing a level is `RepositoryError.inconsistent`.
     static func settle(_ db: any Database) throws {
         while let (section, first) = try db.firstPendingRankNode() {
             try db.lockList(holdingSection: section)
             try db.clearPendingRankNode(section: section, first: first)
+            guard try db.listID(ofSection: section) != nil else { continue }
             try rebalance(section: section, around: first, level: 1, db: db)
         }
     }
@@ -64,7 +68,9 @@ enum RankTree {
 
     /// The node on `level` of `section` whose range holds `position`.
     private static func node(holding position: Int64, level: Int, section: Int64, db: any Database) throws -> Node {
-        let (first, count) = try db.rankNode(holding: position, level: level, section: section)!
+        guard let (first, count) = try db.rankNode(holding: position, level: level, section: section) else {
+            throw RepositoryError.inconsistent("section #\(section) has no rank node at the start of level \(level)")
+        }
         return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, section: section))
     }
 

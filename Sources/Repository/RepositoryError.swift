@@ -72,6 +72,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case unavailable(server: String, reason: String)
     /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
     case server(sqlState: String, message: String)
+    /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
+    /// the rank structure, a position out of range, a journal entry): the text says what was
+    /// found. Nothing was written; `check()` names the damage and `repair()` mends it.
+    case inconsistent(String)
 
     public var description: String {
         switch self {
@@ -147,6 +151,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "the PostgreSQL server at \(server) is unavailable: \(reason); try again"
         case .server(let state, let message):
             return "PostgreSQL error \(state): \(message)"
+        case .inconsistent(let detail):
+            return "the database disagrees with itself: \(detail); nothing was written"
         }
     }
 }

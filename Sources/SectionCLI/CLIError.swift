@@ -58,6 +58,8 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError(error.description, hint: "create it with: sectionctl\(option) init", exitCode: .noInput)
         case .busy, .conflict, .unavailable:
             return CLIError(error.description, exitCode: .temporaryFailure)
+        case .inconsistent:
+            return CLIError(error.description + " (sectionctl check names the damage, sectionctl repair mends it)")
         // The library says what was refused; the command line says which option would do it.
         case .listNotEmpty(let name, let count):
             return CLIError("list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content")

@@ -59,7 +59,9 @@ extension Connection {
     /// The mark is the one row of `journal_writer`: writers take turns, so no other connection
     /// ever sees it set. Its `step` numbers the transaction's entries in `undo_log`.
     package func beginWriterMark() throws {
-        try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
+        guard try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1") == 1 else {
+            throw RepositoryError.inconsistent("journal_writer has lost its row")
+        }
     }
 
     package func endWriterMark() throws {
