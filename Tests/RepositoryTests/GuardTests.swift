@@ -181,10 +181,10 @@ struct GuardTests {
             let journal = try fixture.plainInt("SELECT count(*) FROM journal")
             // What it names depends on where the walk meets the damage: the position itself, or a
             // row the rank structure counts and cannot reach (a position past its range).
-            #expect(performing: { try fixture.store.apply(edit) }, throws: { error in
+            #expect("position \(position)", performing: { try fixture.store.apply(edit) }, throws: { error in
                 guard case RepositoryError.inconsistent(let detail) = error else { return false }
                 return detail.contains("position \(position)") || detail.contains("but none is at index")
-            }, "position \(position)")
+            })
             #expect(try fixture.store.snapshot() == before, "position \(position): nothing written")
             #expect(try fixture.plainInt("SELECT count(*) FROM journal") == journal)
         }
