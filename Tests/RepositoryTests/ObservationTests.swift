@@ -110,6 +110,24 @@ struct ObservationTests {
         #expect(try watcher.poll().isEmpty)
     }
 
+    @Test(arguments: Backend.all) func aPlainStatementWritingManyRowsArrivesAsOneReload(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        for index in 0..<5 { try store.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
+        let watcher = try ListWatcher(location: fixture.location, list: "default")
+        #expect(try watcher.poll().isEmpty)
+        try fixture.plainSQL("UPDATE rows SET title = title || '!'")
+        try store.apply(.addRow(.text("after"), to: .at(0, 0)))
+        let latest = try store.outline().version
+        // Wait for both commits: the plain one and sectionctl's.
+        var updates: [ListUpdate] = []
+        #expect(try waitUntil { updates += try watcher.poll(waitingUpTo: 1); return updates.last?.version == latest })
+        #expect(updates.map(\.isReload) == [true, false], "one reload for the statement, then the change: \(updates.map(\.version))")
+        #expect(updates.first?.version == latest - 1)
+        #expect(updates.last?.changeset?.insertedRows == [RowPath(section: 0, row: 0)])
+    }
+
     @Test(arguments: Backend.all) func catchingUpFromAPrunedVersionIsAReload(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
