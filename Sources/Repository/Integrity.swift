@@ -21,7 +21,7 @@ enum Integrity {
         do {
             try found.readTables(db)
         } catch where !found.engine.pages.isEmpty {
-            found.unreadable = "\(error)"
+            found.unreadable = String("\(error)".prefix { $0 != "\n" })
         }
         return found
     }
@@ -61,6 +61,10 @@ struct IntegrityFindings: Sendable {
     var undoPastVersion: [VersionGroup] = []
     var redoPastVersion: [VersionGroup] = []
     var stepsFiledTwice: [(list: Int64, step: Int64, versions: [Int64])] = []
+    /// The steps of undo log entries that name no list.
+    var stepsOfOrphanUndoLog: [Int64] = []
+    /// The lists plain SQL changed since their last version.
+    var listsChangedOutsideSectionctl: [Int64] = []
 
     init(atRest: Bool) {
         self.atRest = atRest
@@ -90,6 +94,8 @@ struct IntegrityFindings: Sendable {
         undoPastVersion = try db.historyStepsPastListVersion(.undo)
         redoPastVersion = try db.historyStepsPastListVersion(.redo)
         stepsFiledTwice = try db.historyStepsFiledTwice()
+        stepsOfOrphanUndoLog = try db.stepsOfUndoLogEntriesOfMissingLists()
+        listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
     }
 
     /// `list #ID ("name")`, or `list #ID` for a list that does not exist.
@@ -110,7 +116,7 @@ struct IntegrityFindings: Sendable {
         func add(_ kind: IntegrityProblem.Kind, _ message: String, repairable: Bool = true) {
             problems.append(IntegrityProblem(kind: kind, message: message, isRepairable: repairable))
         }
-        for line in engine.pages { add(.engine, "quick_check: \(line)", repairable: false) }
+        for line in engine.pages { add(.engine, line, repairable: false) }
         if let unreadable { add(.engine, "the tables could not be read through: \(unreadable)", repairable: false) }
 
         for difference in engine.schema {

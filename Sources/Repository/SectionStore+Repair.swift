@@ -11,7 +11,7 @@ extension SectionStore {
     ///   when everything agrees. `repair()` mends those that are `isRepairable`.
     /// - Complexity: O(n log n) in all rows: it reads the whole database.
     public func check() throws -> [IntegrityProblem] {
-        try read { db in try Integrity.findings(db, atRest: true).problems }
+        try findingsAtRest().problems
     }
 
     /// Mends what `check()` finds, in one transaction, keeping every id, title and order:
@@ -51,10 +51,7 @@ extension SectionStore {
     public func repair() throws -> RepairReport {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
         // At rest first: inside the write, the writer mark is the transaction's own.
-        let atRest = try read { db in
-            let found = try Integrity.findings(db, atRest: true)
-            return (problems: found.problems, mark: found.engine.writerMark)
-        }
+        let atRest = try findingsAtRest()
         guard !atRest.problems.isEmpty else { return RepairReport() }
         try refuseUnrepairable(atRest.problems)
         do {
@@ -75,6 +72,22 @@ extension SectionStore {
             }
         } catch is NothingToRepair {
             return RepairReport()
+        }
+    }
+
+    /// What a check finds, read outside any write, and the writer mark as it was there.
+    private func findingsAtRest() throws -> (problems: [IntegrityProblem], mark: WriterMark?) {
+        var found: (problems: [IntegrityProblem], mark: WriterMark?)?
+        do {
+            return try read { db in
+                let findings = try Integrity.findings(db, atRest: true)
+                found = (findings.problems, findings.engine.writerMark)
+                return found!
+            }
+        } catch let error as RepositoryError where found?.problems.contains(where: { $0.kind == .engine }) == true {
+            // Damaged pages can fail even the end of the read (`error`): what it found stands.
+            _ = error
+            return found!
         }
     }
 
@@ -107,6 +120,10 @@ private struct Repair {
     }
 
     mutating func run() throws {
+        // Plain SQL changed these lists since their last version: their damage may be what is
+        // mended here, so the mended state gets a version of its own.
+        changedLists.formUnion(found.listsChangedOutsideSectionctl)
+        try distrustAfterTriggerChanges()
         try mendWriterMark()
         for line in try db.mendSchema(found.engine.schema, phase: .beforeData) { note(.schema, line) }
         try removeOrphans()
@@ -140,7 +157,35 @@ private struct Repair {
         }
     }
 
+    /// A trigger missing, changed or unknown may have let writes go unnoticed (every list is
+    /// marked for reload) or unlogged (a trigger that logs for undo, or one that could do
+    /// anything: every list's undo history is dropped).
+    private mutating func distrustAfterTriggerChanges() throws {
+        let triggers = found.engine.schema.filter { $0.type == "trigger" }
+        guard !triggers.isEmpty else { return }
+        changedLists.formUnion(found.listNames.keys)
+        for trigger in triggers {
+            let reason: String
+            switch trigger.change {
+            case .missing where trigger.pristineSQL?.contains("undo_log") == true:
+                reason = "trigger \(trigger.name), which logs writes for undo, was missing"
+            case .altered:
+                reason = "trigger \(trigger.name) was defined differently"
+            case .unknown:
+                reason = "trigger \(trigger.name), which the schema does not have, was on table \(trigger.table)"
+            default:
+                continue
+            }
+            for list in found.listNames.keys where untrustedHistory[list] == nil { untrustedHistory[list] = reason }
+        }
+    }
+
     private mutating func removeOrphans() throws {
+        for step in found.stepsOfOrphanUndoLog {
+            for list in try db.lists(filingStep: step) where untrustedHistory[list] == nil {
+                untrustedHistory[list] = "entries of its step \(step) named a list that does not exist"
+            }
+        }
         for group in found.sectionsOfMissingLists {
             let count = try db.deleteSections(ofMissingList: group.parent)
             note(.orphan, "deleted \(plural(count, "section")) of list #\(group.parent), which does not exist, with their rows: \(ids(group))")

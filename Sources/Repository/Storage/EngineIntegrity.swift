@@ -2,7 +2,8 @@
 /// it can read — its pages, its catalog of schema objects, its writer mark — and the foreign
 /// keys its own check finds broken where the shared checks do not look.
 package struct EngineIntegrity: Sendable {
-    /// What the engine's page check says is wrong (SQLite's `quick_check`), one line each.
+    /// What the engine's page check says is wrong (SQLite's `quick_check`), one line each, and
+    /// where reading the pages failed.
     package var pages: [String] = []
     /// The schema version the objects were compared against.
     package var schemaVersion = 0

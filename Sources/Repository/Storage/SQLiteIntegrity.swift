@@ -8,15 +8,22 @@ import SQLite
 extension Connection {
     package func engineIntegrity() throws -> EngineIntegrity {
         var found = EngineIntegrity()
-        found.pages = try query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
-        found.schemaVersion = try schemaVersion()
-        found.schema = try SchemaCatalog(reading: self).differences(from: SchemaCatalog.pristine(version: found.schemaVersion))
-        // The rest reads the tables: only where they are the schema's.
-        guard found.schema.allSatisfy(\.isRepairable) else { return found }
-        found.otherOrphans = try brokenForeignKeys(outside: Integrity.tablesWithNamedOrphanChecks)
-        let mark = try queryFirst("SELECT active, step FROM journal_writer WHERE id = 1") { ($0.int64(0), $0.int64(1)) }
-        found.writerMark = WriterMark(
-            isPresent: mark != nil, isActive: (mark?.0 ?? 0) != 0, step: mark?.1 ?? 0, highestStepInUse: try highestStepInUse())
+        do {
+            // One result row may hold many lines, under a header naming the database.
+            found.pages = try query("PRAGMA quick_check") { $0.string(0) }.flatMap { $0.split(separator: "\n") }
+                .filter { $0 != "ok" && !$0.hasPrefix("*** in database ") }.map { "quick_check: \($0)" }
+            found.schemaVersion = try schemaVersion()
+            found.schema = try SchemaCatalog(reading: self).differences(from: SchemaCatalog.pristine(version: found.schemaVersion))
+            // The rest reads the tables: only where they are the schema's.
+            guard found.schema.allSatisfy(\.isRepairable) else { return found }
+            found.otherOrphans = try brokenForeignKeys(outside: Integrity.tablesWithNamedOrphanChecks)
+            let mark = try queryFirst("SELECT active, step FROM journal_writer WHERE id = 1") { ($0.int64(0), $0.int64(1)) }
+            found.writerMark = WriterMark(
+                isPresent: mark != nil, isActive: (mark?.0 ?? 0) != 0, step: mark?.1 ?? 0, highestStepInUse: try highestStepInUse())
+        } catch let error as SQLiteError where error.isCorrupt || !found.pages.isEmpty {
+            // Pages too damaged to be read through: that is what the check says.
+            found.pages.append("reading the file stopped: \(error.message)")
+        }
         return found
     }
 

@@ -39,6 +39,22 @@ extension Database {
         ) { ($0.int64(0), $0.int(1)) }
     }
 
+    /// The steps of the undo log entries that name a list that does not exist (the lists that
+    /// file those steps cannot trust what undoing them would replay).
+    package func stepsOfUndoLogEntriesOfMissingLists() throws -> [Int64] {
+        try query(
+            """
+            SELECT DISTINCT e.step FROM undo_log AS e
+            WHERE e.list_id <> -1 AND NOT EXISTS (SELECT 1 FROM lists AS l WHERE l.id = e.list_id) ORDER BY e.step
+            """
+        ) { $0.int64(0) }
+    }
+
+    /// The lists plain SQL changed since their last version (`journaled` = 0).
+    package func listsChangedOutsideSectionctl() throws -> [Int64] {
+        try query("SELECT id FROM lists WHERE journaled = 0 ORDER BY id") { $0.int64(0) }
+    }
+
     /// Deletes the entries of `table` that belong to `list`, which does not exist.
     @discardableResult
     package func deleteEntries(ofMissingList list: Int64, in table: ListKeyedTable) throws -> Int {

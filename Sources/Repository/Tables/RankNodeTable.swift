@@ -81,11 +81,11 @@ extension Database {
     package func rebuildRankNodes(sections: [Int64]) throws -> [Int64: Int] {
         var nodes: [Int64: Int] = [:]
         for start in stride(from: 0, to: sections.count, by: Self.rebuildBatch) {
-            let batch = Array(sections[start..<min(start + Self.rebuildBatch, sections.count)])
+            let batch: [(any SQLArgument)?] = sections[start..<min(start + Self.rebuildBatch, sections.count)].map { $0 }
             let list = Array(repeating: "?", count: batch.count).joined(separator: ", ")
             try run("DELETE FROM rank_nodes WHERE section_id IN (\(list))", arguments: batch)
             try run("DELETE FROM rank_pending WHERE section_id IN (\(list))", arguments: batch)
-            for section in batch {
+            for section in sections[start..<min(start + Self.rebuildBatch, sections.count)] {
                 for level in RankTree.levels {
                     try insertRankNode(section: section, level: level, first: RankTree.origin, rowCount: 0)
                 }
