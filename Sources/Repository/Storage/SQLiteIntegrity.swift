@@ -178,7 +178,7 @@ struct SchemaCatalog {
         var output: [Character] = []
         var characters = Array(sql)[...]
         func pushSpace() {
-            if let last = output.last, last != " " { output.append(" ") }
+            if let last = output.last, !" (),;".contains(last) { output.append(" ") }
         }
         while let character = characters.popFirst() {
             switch character {
