@@ -147,19 +147,19 @@ enum RankTree {
 
     // MARK: - Checking
 
-    /// Every way the structure disagrees with the rows, one sentence each; empty when it is
-    /// consistent.
+    /// Every way the structure disagrees with the rows, one sentence each with the section it
+    /// is about; empty when it is consistent.
     /// - Complexity: O(n log n) in all rows.
-    static func problems(_ db: any Database) throws -> [String] {
-        var problems: [String] = []
+    static func problems(_ db: any Database) throws -> [(section: Int64, message: String)] {
+        var problems: [(section: Int64, message: String)] = []
         problems += try db.sectionsMissingRankOrigin().map {
-            "section #\($0.section) has no rank node at the start of level \($0.level)"
+            ($0.section, "section #\($0.section) has no rank node at the start of level \($0.level)")
         }
         problems += try db.rankNodesStartingNoChild().map {
-            "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below"
+            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below")
         }
         problems += try db.rankNodesWithWrongCounts().map {
-            "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range"
+            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range")
         }
         // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for
         // level 1, nodes of the level below otherwise), and at least `minimumChildren`, except
@@ -174,7 +174,7 @@ enum RankTree {
                 node.children > maximumChildren
                 ? "more than \(maximumChildren)"
                 : "fewer than \(minimumChildren) (and it is neither its parent's only child nor its level's first or last)"
-            return "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)"
+            return (node.section, "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)")
         }
         return problems
     }

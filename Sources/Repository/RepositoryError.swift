@@ -59,6 +59,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case readOnly(path: String)
     /// The database file is damaged.
     case corrupt(path: String, detail: String)
+    /// `repair()` found problems it cannot mend safely (`IntegrityProblem.isRepairable` is
+    /// false: the engine's page check failed, a table is missing or changed); `problems` names
+    /// them. Nothing was written.
+    case cannotRepair(path: String, problems: [String])
     /// A value the caller passed is not acceptable; the text says which and why.
     case invalidInput(String)
     /// Data to import is malformed (bad JSON, wrong shape, invalid UTF-8); the text says where
@@ -143,6 +147,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "\(path) is read-only; it can be shown and exported, not changed"
         case .corrupt(let path, let detail):
             return "\(path) is damaged: \(detail)"
+        case .cannotRepair(let path, let problems):
+            let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+            return "cannot repair \(path) safely: \(shown); nothing was written"
         case .invalidInput(let text), .invalidData(let text):
             return text
         case .database(let code, let message):

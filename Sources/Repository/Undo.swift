@@ -73,7 +73,7 @@ extension SectionStore {
                 guard try db.reverse(entry) == 1 else { throw refuse("a row or section it needs is gone") }
             }
         } catch where error.isConstraintViolation {
-            throw refuse("the list no longer has room for it (\(error))")
+            throw refuse("the list as it is now does not allow it (\(error))")
         }
         return changeset.inverted()
     }

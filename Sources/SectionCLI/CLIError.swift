@@ -56,6 +56,9 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             // A server's connection string may hold a password: the hint shows it masked.
             let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
             return CLIError(error.description, hint: "create it with: sectionctl\(option) init", exitCode: .noInput)
+        case .cannotRepair:
+            let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
+            return CLIError(error.description, hint: RepairCommand.copyAdvice(database: option))
         case .busy, .conflict, .unavailable:
             return CLIError(error.description, exitCode: .temporaryFailure)
         case .inconsistent:

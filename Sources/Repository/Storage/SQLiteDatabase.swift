@@ -76,10 +76,6 @@ extension Connection {
         return version.number
     }
 
-    package func engineIntegrityProblems() throws -> [String] {
-        try query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
-    }
-
     package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {
         DataVersionSignal(connection: self)
     }

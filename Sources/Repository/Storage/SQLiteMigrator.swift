@@ -56,12 +56,13 @@ enum Migrator {
         return .ours(version: version)
     }
 
-    /// Applies every migration newer than the database's version. Safe to run from several
-    /// processes at once: each migration re-reads the version inside its write transaction.
-    static func migrate(_ db: Connection, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws {
+    /// Applies every migration newer than the database's version, up to `last` (this build's
+    /// newest unless told). Safe to run from several processes at once: each migration re-reads
+    /// the version inside its write transaction.
+    static func migrate(_ db: Connection, through last: Int = latestVersion, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws {
         try db.execute(script: "PRAGMA foreign_keys = OFF")
         defer { try? db.execute(script: "PRAGMA foreign_keys = ON") }
-        for migration in EmbeddedMigration.all {
+        for migration in EmbeddedMigration.all where migration.version <= last {
             try db.inTransaction(.immediate) {
                 try db.execute(
                     script: """
