@@ -10,6 +10,10 @@ struct CompletionScripts {
     /// The shells there are scripts for.
     static let shells = ["bash", "zsh", "fish"]
 
+    /// The line by which a script's tables say "complete file names here" (so no list or
+    /// section is offered as this word).
+    static let filesMarker = "@files"
+
     let parser: ArgumentParser
     /// The hidden command that prints list names or section titles, one a line.
     let listing: String
@@ -92,6 +96,48 @@ struct CompletionScripts {
             .joined(separator: "*")
     }
 
+    /// `text` in single quotes for fish, which reads `\\` and `\'` inside them as escapes.
+    private func fishQuoted(_ text: String) -> String {
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
+    }
+
+    // MARK: - Reading a typed word without running it
+
+    // A word typed for --db or --list is read as the shell will read it, by eval, but only when
+    // it is made of plain characters, backslash escapes, quotes, variables and a leading tilde:
+    // no command substitution, arithmetic, glob, brace, history or process expansion, and no
+    // blank or operator that would make it more than one word.
+
+    /// The words bash and zsh may read (a POSIX extended regular expression). `!` is left out
+    /// except inside single quotes (history expansion), `[` inside double quotes (a zsh
+    /// subscript), and a leading `#` or `=` is refused before (a comment; zsh's `=command`).
+    static let posixSafeWord: String = {
+        let name = "[A-Za-z_][A-Za-z0-9_]*"
+        let variable = #"\$"# + name + #"|\$\{"# + name + #"\}"#
+        let plain = #"[^][:space:]"'\$`;&|<>(){}*?#~^!]"#
+        let escape = #"\\."#
+        let singleQuoted = "'[^']*'"
+        let doubleQuoted = #""([^"\$`![]|\\.|"# + variable + #")*""#
+        return "^(~[A-Za-z0-9._-]*)?(" + [plain, escape, singleQuoted, doubleQuoted, variable].joined(separator: "|") + ")*$"
+    }()
+
+    /// The words fish may read (a PCRE2 expression): a variable may not be followed by `[` (an
+    /// index, which may hold a command substitution); `$(` is one inside double quotes too.
+    static let fishSafeWord: String = {
+        let variable = #"\$[A-Za-z0-9_]+(?![A-Za-z0-9_\[])"#
+        let plain = #"[^\s'"\\$(){}\[\]*?~%#;&|<>^]"#
+        let escape = #"\\."#
+        let singleQuoted = #"'(?:[^'\\]|\\.)*'"#
+        let doubleQuoted = #""(?:[^"\\$]|\\.|"# + variable + #")*""#
+        return "^(?:~[A-Za-z0-9._-]*)?(?:" + [plain, escape, singleQuoted, doubleQuoted, variable].joined(separator: "|") + ")*$"
+    }()
+
+    /// One word of a fish command line as typed (a PCRE2 expression): quotes, escapes and a
+    /// command substitution (one level of nesting) keep blanks inside it; a quote or parenthesis
+    /// may be left open at the end.
+    static let fishTypedWord =
+        #"(?:[^\s'"\\()]|\\.|\\$|'(?:[^'\\]|\\.)*(?:'|$)|"(?:[^"\\]|\\.)*(?:"|$)|\((?:[^()]|\([^()]*\))*(?:\)|$))+"#
+
     /// A pattern for fish's `switch`.
     private func fish(_ pattern: String) -> String { shellQuoted(pattern) }
 
@@ -165,7 +211,7 @@ struct CompletionScripts {
     private func posixValues(_ completion: ValueCompletion) -> String {
         switch completion {
         case .none: return ":"
-        case .files: return "echo @files"
+        case .files: return "echo " + Self.filesMarker
         case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
         case .lists: return "\(prefix)_dynamic lists"
         case .sections: return "\(prefix)_dynamic sections"
@@ -224,12 +270,45 @@ struct CompletionScripts {
                 esac
             }
 
-            # List names or section titles ($1: lists or sections) of the database and list on the line.
+            # The words to offer for list names or sections ($1: lists or sections) of the database and
+            # list on the line, one a line: the word, then a tab and what it stands for when that is
+            # not the word itself. Nothing when --db or --list was typed in a way that cannot be read
+            # without running something.
             \(prefix)_dynamic() {
+                [ -n "$\(prefix)_unknown" ] && return
                 set -- \(listing) "$1"
                 [ -n "$\(prefix)_list" ] && set -- --list "$\(prefix)_list" "$@"
                 [ -n "$\(prefix)_db" ] && set -- --db "$\(prefix)_db" "$@"
                 command \(program) "$@" 2>/dev/null </dev/null
+            }
+
+            # The word $1 as the shell passes it to a command, in $expanded: quotes and backslashes
+            # taken away, a leading ~ or ~user and $NAME or ${NAME} expanded. Only a word made of
+            # these and of plain characters is read (by eval, which then has nothing to run); the
+            # function fails for any other (a command substitution, a glob, a word that is empty or
+            # splits in two).
+            \(prefix)_expand() {
+                [ -n "${ZSH_VERSION:-}" ] && emulate -L zsh
+                local safe=\(ShellWords.quote(Self.posixSafeWord))
+                case $1 in '' | '#'* | '='*) return 1 ;; esac
+                [[ $1 =~ $safe ]] || return 1
+                eval "set -- $1" 2>/dev/null || return 1
+                [ "$#" -eq 1 ] && [ -n "$1" ] || return 1
+                expanded=$1
+            }
+
+            # Records the value of --db or --list ($1: db or list) from the word $2, as the shell
+            # passes it, after the option's own --db= or --list= ($3) when the two are one word.
+            \(prefix)_set() {
+                local expanded=
+                if \(prefix)_expand "$2" && [ -n "${expanded#"$3"}" ]; then
+                    case $1 in
+                        db) \(prefix)_db=${expanded#"$3"} ;;
+                        list) \(prefix)_list=${expanded#"$3"} ;;
+                    esac
+                else
+                    \(prefix)_unknown=1
+                fi
             }
 
 
@@ -248,7 +327,7 @@ struct CompletionScripts {
             local -a words
             words=("$@")
             cur=${words[current]}
-            \(prefix)_db= \(prefix)_list=
+            \(prefix)_db= \(prefix)_list= \(prefix)_unknown=
             while [ "$index" -lt "$current" ]; do
                 word=${words[index]}
                 if [ -z "$ended" ] && [ "x$word" = "x--" ]; then
@@ -260,11 +339,14 @@ struct CompletionScripts {
                         break
                     fi
                     case $word in
-                        --db) \(prefix)_db=${words[index]} ;;
-                        --list) \(prefix)_list=${words[index]} ;;
+                        --db) \(prefix)_set db "${words[index]}" ;;
+                        --list) \(prefix)_set list "${words[index]}" ;;
                     esac
                 elif [ -z "$ended" ] && [ "${word#-}" != "$word" ] && [ "x$word" != "x-" ]; then
-                    :
+                    case $word in
+                        --db=*) \(prefix)_set db "$word" --db= ;;
+                        --list=*) \(prefix)_set list "$word" --list= ;;
+                    esac
                 elif [ "$count" -eq 0 ] && \(prefix)_is_command "$chosen" "$word"; then
                     chosen=${chosen:+$chosen }$word
                 else
@@ -289,43 +371,119 @@ struct CompletionScripts {
     }
 
     private func bashGlue() -> String {
-        """
-        \(prefix)() {
-            local cur=${COMP_WORDS[COMP_CWORD]} candidate
-            COMPREPLY=()
-            while IFS= read -r candidate; do
-                if [ "$candidate" = @files ]; then
-                    compopt -o filenames 2>/dev/null
-                    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$cur")
-                elif [[ $candidate == "$cur"* ]]; then
-                    COMPREPLY+=("$(printf '%q' "$candidate")")
-                fi
-            done < <(\(prefix)_candidates "$COMP_CWORD" "${COMP_WORDS[@]}")
+        #"""
+        # The word $1 with its quotes and backslashes taken away, nothing expanded, in $unquoted;
+        # the quote it leaves open, if any, in $open.
+        \#(prefix)_unquote() {
+            local word=$1 char
+            unquoted= open=
+            while [ -n "$word" ]; do
+                char=${word:0:1} word=${word:1}
+                case $open$char in
+                    "''" | '""') open= ;;
+                    "'"?) unquoted+=$char ;;
+                    '"\')
+                        case ${word:0:1} in
+                            '"' | '\' | '$' | '`') unquoted+=${word:0:1} word=${word:1} ;;
+                            *) unquoted+=$char ;;
+                        esac
+                        ;;
+                    '"'?) unquoted+=$char ;;
+                    '\') unquoted+=${word:0:1} word=${word:1} ;;
+                    "'" | '"') open=$char ;;
+                    *) unquoted+=$char ;;
+                esac
+            done
         }
-        complete -F \(prefix) \(program)
 
-        """
+        \#(prefix)() {
+            local line=${COMP_LINE:0:COMP_POINT} word blanks index candidate
+            local cur replaced kept unquoted open typed insert
+            local -a words
+            COMPREPLY=()
+            # COMP_WORDS is split at the characters of COMP_WORDBREAKS too (= and : among them):
+            # pieces with no blank between them are one word.
+            for ((index = 0; index <= COMP_CWORD; index++)); do
+                word=${COMP_WORDS[index]}
+                blanks=${line%%[![:space:]]*}
+                line=${line#"$blanks"}
+                if ((index > 0)) && [ -z "$blanks" ]; then
+                    words[${#words[@]} - 1]+=$word
+                else
+                    words+=("$word")
+                fi
+                line=${line#"$word"}
+            done
+            cur=${words[${#words[@]} - 1]}
+            # What readline replaces: the text after a quote left open, else the last piece (none
+            # when that piece is a word break itself, as = is in --db=).
+            \#(prefix)_unquote "$cur"
+            typed=$unquoted
+            if [ -n "$open" ]; then
+                replaced=${cur##*"$open"}
+            else
+                replaced=${COMP_WORDS[COMP_CWORD]}
+                [ -z "${replaced//[$COMP_WORDBREAKS]/}" ] && replaced=
+            fi
+            \#(prefix)_unquote "${cur%"$replaced"}"
+            kept=$unquoted
+            while IFS= read -r candidate; do
+                if [ "$candidate" = \#(Self.filesMarker) ]; then
+                    compopt -o filenames 2>/dev/null
+                    while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(compgen -f -- "$typed")
+                    continue
+                fi
+                candidate=${candidate%%$'\t'*}
+                [[ $candidate == "$typed"* && $candidate == "$kept"* ]] || continue
+                insert=${candidate#"$kept"}
+                # Quoted to be read back as it is: inside the quote left open, or with backslashes.
+                case $open in
+                    "'") insert=${insert//"'"/"'\''"} ;;
+                    '"')
+                        [[ $insert == *'!'* ]] && continue
+                        insert=${insert//'\'/'\\'} insert=${insert//'"'/'\"'}
+                        insert=${insert//'$'/'\$'} insert=${insert//'`'/'\`'}
+                        ;;
+                    *) printf -v insert '%q' "$insert" ;;
+                esac
+                COMPREPLY+=("$insert")
+            done < <(\#(prefix)_candidates $((${#words[@]} - 1)) "${words[@]}")
+        }
+        complete -F \#(prefix) \#(program)
+
+        """#
     }
 
     private func zshGlue() -> String {
-        """
-        \(prefix)() {
-            local -a candidates
-            candidates=("${(@f)$(\(prefix)_candidates $((CURRENT - 1)) "${words[@]}")}")
-            if (( ${candidates[(I)@files]} )); then
-                _files
+        #"""
+        \#(prefix)() {
+            local -a lines candidates shown
+            local line described=
+            lines=("${(@f)$(\#(prefix)_candidates $((CURRENT - 1)) "${words[@]}")}")
+            for line in "${lines[@]}"; do
+                if [[ $line == \#(Self.filesMarker) ]]; then
+                    _files
+                elif [[ $line == *$'\t'* ]]; then
+                    candidates+=("${line%%$'\t'*}") shown+=("${line%%$'\t'*} -- ${line#*$'\t'}") described=1
+                elif [[ -n $line ]]; then
+                    candidates+=("$line") shown+=("$line")
+                fi
+            done
+            (( ${#candidates} )) || return
+            if [[ -n $described ]]; then
+                compadd -l -d shown -a candidates
+            else
+                compadd -a candidates
             fi
-            candidates=(${candidates:#@files})
-            (( ${#candidates} )) && compadd -a candidates
         }
 
-        if [ "$funcstack[1]" = "\(prefix)" ]; then
-            \(prefix) "$@"
+        if [ "$funcstack[1]" = "\#(prefix)" ]; then
+            \#(prefix) "$@"
         else
-            compdef \(prefix) \(program)
+            compdef \#(prefix) \#(program)
         fi
 
-        """
+        """#
     }
 
     // MARK: - fish
@@ -333,7 +491,7 @@ struct CompletionScripts {
     private func fishValues(_ completion: ValueCompletion) -> String {
         switch completion {
         case .none: return "true"
-        case .files: return "echo @files"
+        case .files: return "echo " + Self.filesMarker
         case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
         case .lists: return "_\(prefix)_dynamic lists"
         case .sections: return "_\(prefix)_dynamic sections"
@@ -396,20 +554,61 @@ struct CompletionScripts {
                 end
             end
 
-            # List names or section titles ($argv[1]: lists or sections) of the database and list on the line.
+            # The words to offer for list names or sections ($argv[1]: lists or sections) of the database
+            # and list on the line, one a line: the word, then a tab and what it stands for when that is
+            # not the word itself. Nothing when --db or --list was typed in a way that cannot be read
+            # without running something.
             function \(f)_dynamic
+                test -n "$\(f)_unknown"; and return
                 set -l options
                 test -n "$\(f)_db"; and set options $options --db $\(f)_db
                 test -n "$\(f)_list"; and set options $options --list $\(f)_list
                 command \(program) $options \(listing) $argv[1] 2>/dev/null </dev/null
             end
 
+            # The word $argv[1] as the shell passes it to a command, in $\(f)_expanded: quotes and
+            # backslashes taken away, a leading ~ or ~user and $NAME expanded. Only a word made of
+            # these and of plain characters is read (by eval, which then has nothing to run); the
+            # function fails for any other (a command substitution, a glob, a word that is empty or
+            # makes more than one).
+            function \(f)_expand
+                set -g \(f)_expanded
+                string match -qr -- \(fishQuoted(Self.fishSafeWord)) $argv[1]; or return 1
+                eval "set -g \(f)_expanded $argv[1]" 2>/dev/null; or return 1
+                test (count $\(f)_expanded) -eq 1; and test -n "$\(f)_expanded"
+            end
+
+            # Records the value of --db or --list ($argv[1]: db or list) from the word $argv[2], as
+            # the shell passes it, after the option's own --db= or --list= ($argv[3]) when the two are
+            # one word.
+            function \(f)_set
+                set -l value
+                if \(f)_expand $argv[2]
+                    set value $\(f)_expanded
+                    if test -n "$argv[3]"
+                        string match -q -- "$argv[3]*" $value
+                        and set value (string sub -s (math (string length -- $argv[3]) + 1) -- $value)
+                        or set value ''
+                    end
+                end
+                if test -n "$value"
+                    set -g \(f)_$argv[1] $value
+                else
+                    set -g \(f)_unknown 1
+                end
+            end
+
             # The candidates for the word being typed, one a line; @files stands for file names.
             function \(f)_candidates
-                set -l tokens (commandline -opc)
+                # The words before it as typed (commandline -o would take quotes away without
+                # saying which $ and ~ they kept from being expanded).
+                set -l typed (commandline -pc | string collect)
+                set -l tokens (string match -ra -- \(fishQuoted(Self.fishTypedWord)) $typed)
                 set -l cur (commandline -ct)
+                test -n "$cur"; and set -e tokens[-1]
                 set -g \(f)_db ''
                 set -g \(f)_list ''
+                set -g \(f)_unknown ''
                 set -l chosen ''
                 set -l arguments ''
                 set -l count 0
@@ -419,6 +618,7 @@ struct CompletionScripts {
                 set -l total (count $tokens)
                 while test $index -le $total
                     set -l word $tokens[$index]
+                    \(f)_expand $word; and set word $\(f)_expanded
                     if test $ended = 0; and test "x$word" = "x--"
                         set ended 1
                     else if test $ended = 0; and \(f)_takes_value "$chosen" "$word"
@@ -429,12 +629,18 @@ struct CompletionScripts {
                         end
                         switch $word
                             case --db
-                                set -g \(f)_db $tokens[$index]
+                                \(f)_set db $tokens[$index]
                             case --list
-                                set -g \(f)_list $tokens[$index]
+                                \(f)_set list $tokens[$index]
                         end
                     else if test $ended = 0; and string match -q -- '-?*' "$word"
                         # a flag, or an option with its value after '='
+                        switch $word
+                            case '--db=*'
+                                \(f)_set db $tokens[$index] --db=
+                            case '--list=*'
+                                \(f)_set list $tokens[$index] --list=
+                        end
                     else if test $count = 0; and \(f)_is_command "$chosen" "$word"
                         set chosen (string trim -- "$chosen $word")
                     else
@@ -457,10 +663,10 @@ struct CompletionScripts {
 
             function \(f)_complete
                 for candidate in (\(f)_candidates)
-                    if test "$candidate" = @files
+                    if test "$candidate" = \(Self.filesMarker)
                         __fish_complete_path (commandline -ct)
                     else
-                        echo $candidate
+                        printf '%s\\n' $candidate
                     end
                 end
             end
