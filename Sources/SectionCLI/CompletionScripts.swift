@@ -378,10 +378,11 @@ struct CompletionScripts {
     private func bashGlue() -> String {
         #"""
         # The word $1 with its quotes and backslashes taken away, nothing expanded, in $unquoted;
-        # the quote it leaves open, if any, in $open.
+        # the quote it leaves open, if any, in $open, and what follows that quote as typed in
+        # $quoted.
         \#(prefix)_unquote() {
             local word=$1 char
-            unquoted= open=
+            unquoted= open= quoted=
             while [ -n "$word" ]; do
                 char=${word:0:1} word=${word:1}
                 case $open$char in
@@ -395,7 +396,7 @@ struct CompletionScripts {
                         ;;
                     '"'?) unquoted+=$char ;;
                     '\') unquoted+=${word:0:1} word=${word:1} ;;
-                    "'" | '"') open=$char ;;
+                    "'" | '"') open=$char quoted=$word ;;
                     *) unquoted+=$char ;;
                 esac
             done
@@ -403,7 +404,7 @@ struct CompletionScripts {
 
         \#(prefix)() {
             local line=${COMP_LINE:0:COMP_POINT} word blanks index candidate
-            local cur replaced kept unquoted open typed insert
+            local cur replaced kept unquoted open quoted typed insert
             local -a words
             COMPREPLY=()
             # COMP_WORDS is split at the characters of COMP_WORDBREAKS too (= and : among them):
@@ -425,7 +426,7 @@ struct CompletionScripts {
             \#(prefix)_unquote "$cur"
             typed=$unquoted
             if [ -n "$open" ]; then
-                replaced=${cur##*"$open"}
+                replaced=$quoted
             else
                 replaced=${COMP_WORDS[COMP_CWORD]}
                 [ -z "${replaced//[$COMP_WORDBREAKS]/}" ] && replaced=
@@ -608,9 +609,9 @@ struct CompletionScripts {
                 # The words before it as typed (commandline -o would take quotes away without
                 # saying which $ and ~ they kept from being expanded).
                 set -l typed (commandline -pc | string collect)
-                set -l tokens (string match -ra -- \(fishQuoted(Self.fishTypedWord)) $typed)
+                set -l tokens (string match -ra -- \(fishQuoted(Self.fishTypedWord)) "$typed")
                 set -l cur (commandline -ct)
-                test -n "$cur"; and set -e tokens[-1]
+                test -n "$cur"; and set -q tokens[1]; and set -e tokens[-1]
                 set -g \(f)_db ''
                 set -g \(f)_list ''
                 set -g \(f)_unknown ''

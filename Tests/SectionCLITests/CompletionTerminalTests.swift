@@ -117,6 +117,31 @@ struct CompletionTerminalTests {
         #expect(!FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("pwned").path), "\(shell) ran a title")
     }
 
+    /// A title partly typed, in quotes or with backslashes, and completed with one Tab: the line
+    /// names that section (run on a copy of its own, it deletes that section and no other).
+    @Test(arguments: CompletionScripts.shells)
+    func aPartlyTypedTitleIsCompletedToTheSameSection(shell: String) throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        let titles = ["a\"bc", "it's", "x$y", "b\\s", "a:b c", "To do", "wow!", "#1"]
+        for title in titles { try cli.ok(["section", "add", "--", title]) }
+        let sections = try HostileNames.sections(in: cli.databasePath)
+        let typed: [(prefix: String, title: String)] = [
+            (#""a\"b"#, "a\"bc"), ("'it", "it's"), (#"it\'"#, "it's"), (#""x"#, "x$y"), (#""b\\"#, "b\\s"), ("a:", "a:b c"),
+            (#""a:"#, "a:b c"), (#"To\ d"#, "To do"), ("'To", "To do"), ("wo", "wow!"), ("\\#", "#1"),
+        ]
+        for (k, _) in typed.enumerated() { _ = try CompleteListingTests.copy(cli, to: "copy-\(k).db") }
+        guard let terminal = try InteractiveShell(shell, in: cli.directory) else { return }
+        for (k, entry) in typed.enumerated() {
+            try terminal.complete("sectionctl --db copy-\(k).db section delete \(entry.prefix)", taps: 1, then: " 2>err-\(k)")
+            try terminal.run("")
+            let gone = try CompleteListingTests.deleted(from: sections, at: cli.directory.appendingPathComponent("copy-\(k).db").path)
+            let expected = sections.filter { $0.title == entry.title }.map(\.id)
+            let error = (try? String(contentsOf: cli.directory.appendingPathComponent("err-\(k)"), encoding: .utf8)) ?? ""
+            #expect(gone == expected, "\(shell): \(entry.prefix) + Tab: \(error)")
+        }
+    }
+
     /// The same for list names after `--list`: each candidate, run, shows the list it names.
     @Test(arguments: CompletionScripts.shells)
     func everyListCandidateNamesItsList(shell: String) throws {
