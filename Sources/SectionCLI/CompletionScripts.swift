@@ -126,15 +126,16 @@ struct CompletionScripts {
         return "^(~[A-Za-z0-9._-]*)?(" + [plain, escape, singleQuoted, doubleQuoted, variable].joined(separator: "|") + ")*$"
     }()
 
-    /// The words fish may read (a PCRE2 expression): a variable may not be followed by `[` (an
-    /// index, which may hold a command substitution); `$(` is one inside double quotes too.
+    /// The words fish may read (a PCRE2 expression, anchored at the very end: `$` would let a
+    /// final line break through): a variable may not be followed by `[` (an index, which may hold
+    /// a command substitution); `$(` is one inside double quotes too.
     static let fishSafeWord: String = {
         let variable = #"\$[A-Za-z0-9_]+(?![A-Za-z0-9_\[])"#
         let plain = #"[^\s'"\\$(){}\[\]*?~%#;&|<>^]"#
         let escape = #"\\."#
         let singleQuoted = #"'(?:[^'\\]|\\.)*'"#
         let doubleQuoted = #""(?:[^"\\$]|\\.|"# + variable + #")*""#
-        return "^(?:~[A-Za-z0-9._-]*)?(?:" + [plain, escape, singleQuoted, doubleQuoted, variable].joined(separator: "|") + ")*$"
+        return #"\A(?:~[A-Za-z0-9._-]*)?(?:"# + [plain, escape, singleQuoted, doubleQuoted, variable].joined(separator: "|") + #")*\z"#
     }()
 
     /// One word of a fish command line as typed (a PCRE2 expression): quotes, escapes and a
