@@ -241,7 +241,8 @@ enum HostileNames {
         try cli.ok(["section", "add", "Inbox"])
         let holder = try Connection(path: cli.databasePath, mode: .readWrite)
         try holder.execute(script: "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE lists SET name = name;")
-        let result = try Self.complete(cli, ["--db", cli.databasePath, "__complete", "sections"])
+        let result = try Self.complete(
+            cli, ["--db", cli.databasePath, "__complete", "sections"], environment: ["SECTIONCTL_COMPLETE_SECONDS": "1"])
         #expect(result?.status == 0 && result?.stdout == "" && result?.stderr == "")
         try holder.execute(script: "ROLLBACK;")
     }

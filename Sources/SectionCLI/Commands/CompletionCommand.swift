@@ -52,7 +52,12 @@ enum ValuesCommand {
     static let what = ArgumentSpec("WHAT", help: "lists or sections", completion: .choices(ValuesArguments.What.allCases.map(\.rawValue)))
 
     /// How long completion may take before it answers nothing: a person pressing Tab is waiting.
-    static let timeLimit: DispatchTimeInterval = .seconds(1)
+    /// One second, or the whole seconds `SECTIONCTL_COMPLETE_SECONDS` gives (1…3600), for a
+    /// machine so loaded that reading a list's titles takes longer.
+    static var timeLimit: DispatchTimeInterval {
+        let given = ProcessInfo.processInfo.environment["SECTIONCTL_COMPLETE_SECONDS"].flatMap { Int($0) }
+        return .seconds(given.map { min(max($0, 1), 3600) } ?? 1)
+    }
 
     static let command = Command<Context>(
         CommandSpec(
