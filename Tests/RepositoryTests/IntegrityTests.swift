@@ -32,13 +32,7 @@ struct IntegrityTests {
     /// without the schema's guards (any trigger named `guard_…` is dropped first, and CHECK
     /// constraints are ignored), so that the damage is made whatever the schema refuses.
     static func tamper(_ fixture: StoreFixture, _ sql: String) throws {
-        let db = try Connection(path: fixture.path, mode: .readWrite)
-        try db.execute(script: "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON")
-        let guards = try db.query("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'guard\\_%' ESCAPE '\\'") {
-            $0.string(0)
-        }
-        for name in guards { try db.execute(script: "DROP TRIGGER \"\(name)\"") }
-        try db.execute(script: sql)
+        try TestSupport.tamper(path: fixture.path, sql)
     }
 
     /// Every list by name: its sections in order, each with its id, title and rows (id, title) in
@@ -77,7 +71,8 @@ struct IntegrityTests {
             sql: "DELETE FROM sections WHERE id = 2",
             found: [(.orphan, "3 rows of section #2, which does not exist: #101, #102, #103"), (.orphan, "4 rank nodes of section #2")],
             done: [(.orphan, "deleted 3 rows of section #2, which does not exist: #101, #102, #103"), (.orphan, "deleted 4 rank nodes of section #2")],
-            reloaded: ["default"]),
+            // The delete made a reload version of its own: the rows repair deletes are no list's.
+            reloaded: []),
         Damage(
             name: "a list deleted with foreign keys off leaves its sections, journal and undo steps",
             sql: "DELETE FROM lists WHERE name = 'other'",
@@ -96,7 +91,7 @@ struct IntegrityTests {
                 """,
             found: [(.pending, "of section #2, which does not exist"), (.orphan, "303 rows of section #2")],
             done: [(.pending, "cleared 1 rank_pending note"), (.orphan, "deleted 303 rows of section #2")],
-            reloaded: ["default"]),
+            reloaded: []),
         Damage(
             name: "a rank_pending note naming a node a live section does not have",
             sql: "INSERT INTO rank_pending (section_id, first) VALUES (1, 12345)",
@@ -222,6 +217,8 @@ struct IntegrityTests {
         let store = fixture.store
         let before = try Self.versions(store)
         try Self.tamper(fixture, damage.sql)
+        // Plain SQL the triggers still notice has made versions of its own already.
+        let damaged = try Self.versions(store)
         let shape = try Self.shape(store)
 
         let problems = try store.check()
@@ -246,11 +243,10 @@ struct IntegrityTests {
             #expect(try store.changes(of: list.name, since: old).isReload, "changes since \(old) of \(list.name)")
         }
         for (name, version) in after where !damage.reloaded.contains(name) {
-            #expect(version == before[name], "\(name) was not changed")
+            #expect(version == damaged[name], "\(name) was not changed")
         }
 
-        // The repaired file takes writes, and undoes them. (The first change after plain SQL is
-        // journaled as a reload, as ever; the one after it is journaled as it is.)
+        // The repaired file takes writes, journals them as they are, and undoes them.
         for list in try store.lists() {
             guard let first = try store.outline(of: list.name).sections.first else { continue }
             for title in ["after", "again"] {
@@ -392,14 +388,19 @@ struct SharedIntegrityTests {
         let fixture = try IntegrityTests.seeded(backend)
         let store = fixture.store
         let before = try IntegrityTests.versions(store)["default"]!
-        try fixture.plainSQL(
-            """
+        let damage = """
             UPDATE sections SET row_count = 7 WHERE id = 2;
             UPDATE rank_nodes SET row_count = row_count + 5 WHERE section_id = 1 AND level = 3;
             UPDATE rows SET position = 0 WHERE id = 102;
             INSERT INTO journal (list_id, version, changes) VALUES (1, 900, '{"reload":true}');
             INSERT INTO undo_steps (list_id, version, step) VALUES (1, 950, 0);
-            """)
+            """
+        // Past the guards that would refuse it: on a server, with every trigger off for the session.
+        if backend == .sqlite {
+            try IntegrityTests.tamper(fixture, damage)
+        } else {
+            try fixture.plainSQL("SET session_replication_role = replica; " + damage)
+        }
         let shape = try IntegrityTests.shape(store)
         let kinds = Set(try store.check().map(\.kind))
         #expect(kinds == [.rowCount, .rank, .position, .journal, .undo])

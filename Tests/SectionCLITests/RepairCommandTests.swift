@@ -8,6 +8,7 @@ import Darwin
 #endif
 import SQLite
 import Testing
+import TestSupport
 
 /// `check` and `repair` through the built binary, on a file damaged with plain SQL: what each
 /// prints, as text and as JSON, and its exit status.
@@ -25,13 +26,7 @@ import Testing
     /// Runs `sql` on the database as the `sqlite3` shell would (foreign keys off), past the
     /// schema's guards (triggers named `guard_…` dropped, CHECK constraints ignored).
     func tamper(_ cli: Sectionctl, _ sql: String) throws {
-        let db = try Connection(path: cli.databasePath, mode: .readWrite)
-        try db.execute(script: "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON")
-        let guards = try db.query("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'guard\\_%' ESCAPE '\\'") {
-            $0.string(0)
-        }
-        for name in guards { try db.execute(script: "DROP TRIGGER \"\(name)\"") }
-        try db.execute(script: sql)
+        try TestSupport.tamper(path: cli.databasePath, sql)
     }
 
     @Test func checkNamesEachProblemAndRepairMendsThem() throws {
