@@ -267,6 +267,18 @@ struct UITests {
         try screen.quit()
     }
 
+    @Test func invisibleCharactersAreEscaped() throws {
+        let screen = try Screen(environment: ["NO_COLOR": "1"], seed: false)
+        try screen.cli.ok(["section", "add", "Hidden\u{200B}space"])
+        try screen.cli.ok(["row", "add", "0", "left\u{200E}mark\u{202E}txt\u{E0041}"])
+        try screen.cli.ok(["row", "add", "0", "\u{1F469}\u{200D}\u{1F4BB} Dev"])
+        let shown = try screen.open()
+        #expect(shown.contains("Hidden\\u{200B}space"), "\(shown)")
+        #expect(shown.contains("left\\u{200E}mark\\u{202E}txt\\u{E0041}"), "\(shown)")
+        #expect(shown.contains("\u{1F469}\u{200D}\u{1F4BB} Dev"), "an emoji sequence displays as itself: \(shown)")
+        try screen.quit()
+    }
+
     /// `ESC [` and 19 digits or more overflowed the parameter's arithmetic, a trap; a sequence of
     /// thousands of bytes, or one cut short by malformed UTF-8, must not stop the keys after it.
     @Test func hostileEscapeSequencesAreIgnoredAndTheKeysAfterThemWork() throws {

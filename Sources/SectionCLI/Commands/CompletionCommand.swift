@@ -30,8 +30,8 @@ enum CompletionCommand {
 /// The hidden `__complete lists|sections`: list names, or the section titles of `--list`, one a
 /// line, for completion scripts. Quick (no rows are read) and silent: a missing database or list
 /// prints nothing and exits 0, and nothing is ever created or written. Titles that completion
-/// could not offer as typed — an all-digit title, which reads as an index, or one with a control
-/// character — are left out.
+/// could not offer as typed — an all-digit title, which reads as an index, or one that is
+/// printed escaped (`TextEscaping`) — are left out.
 enum ValuesCommand {
     static let name = "__complete"
     static let what = ArgumentSpec("WHAT", help: "lists or sections", completion: .choices(ValuesArguments.What.allCases.map(\.rawValue)))
@@ -56,13 +56,9 @@ enum ValuesCommand {
         } catch {
             return
         }
-        for name in names where !name.isEmpty && !name.allSatisfy(\.isASCIIDigit) && !name.unicodeScalars.contains(where: isControl) {
+        for name in names where !name.isEmpty && !name.allSatisfy(\.isASCIIDigit) && TextEscaping.escaped(name) == name {
             context.console.writeLine(name)
         }
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
     }
 }
 
