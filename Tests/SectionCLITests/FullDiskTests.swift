@@ -54,7 +54,10 @@ import Testing
         let disk = try SmallFileSystem()
         let cli = try Sectionctl()
         let database = disk.directory.appendingPathComponent("full.db").path
-        func run(_ arguments: [String]) throws -> RunResult { try cli.run(["--db", database] + arguments, database: false) }
+        // SQLite's temporary files on the full disk too.
+        func run(_ arguments: [String]) throws -> RunResult {
+            try cli.run(["--db", database] + arguments, environment: ["SQLITE_TMPDIR": disk.directory.path], database: false)
+        }
         try Self.populate(run)
         let before = try Self.reads.map(run)
         for (arguments, result) in zip(Self.reads, before) { #expect(result.status == 0, "\(arguments): \(result.stderr)") }

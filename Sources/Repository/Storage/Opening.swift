@@ -63,8 +63,8 @@ enum SQLiteStorage {
     /// immutable instead.
     ///
     /// On a full disk, where there is no room for the `-shm` file either, the connection keeps
-    /// the WAL index in its own memory (exclusive locking mode): reads work, so the data can be
-    /// shown and exported; a write fails with `RepositoryError.diskFull` and writes nothing;
+    /// the WAL index and its temporary tables in its own memory (exclusive locking mode): reads
+    /// work, so the data can be shown and exported; a write fails with `RepositoryError.diskFull` and writes nothing;
     /// other processes wait until the store is closed. A read-only connection, which cannot take
     /// that lock, reads the file as immutable.
     static func openStore(path: String, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?) throws
@@ -96,8 +96,9 @@ enum SQLiteStorage {
         if isOutOfRoom && !wasReadOnly {
             let exclusive = try Connection(path: path, mode: mode)
             exclusive.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
-            // Before the first read, or SQLite would use the `-shm` file after all.
-            try exclusive.execute(script: "PRAGMA locking_mode = EXCLUSIVE;")
+            // Before the first read, or SQLite would use the `-shm` file after all; and sorts
+            // in memory, since the temporary directory may be on the same full disk.
+            try exclusive.execute(script: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;")
             try prepare(exclusive, path: path, create: create, progress: progress)
             heldExclusively.withLock { $0[path] = HeldConnection(connection: exclusive) }
             return exclusive
