@@ -106,7 +106,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError("row index \(row) is out of range for section \(section) (valid: \(rangeText(valid)))")
         case .sectionNotFound(.id(let id), let list, let titles):
             guard let section = written({ if case .sectionID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
-            let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
+            let choices = titles.isEmpty ? "it has no sections" : "sections: " + listed(titles)
             return CLIError("no section \(section) in list \(quoted(list)) (\(choices))")
         case .rowNotFound(let id, let list):
             guard let row = written({ if case .rowID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
