@@ -165,12 +165,14 @@ BEGIN
     ASSERT NOT EXISTS (SELECT 1 FROM sectionctl.undo_log WHERE list_id = v_list OR (list_id = -1 AND step = v_step)),
         'the list left undo entries';
     ASSERT pg_temp.problems() = 0, 'counts disagree after the list went';
+    -- (Made with plain SQL, the jump is a plain write too: it may add a reload version past it.)
     INSERT INTO sectionctl.lists (name) VALUES ('scratch');
-    ASSERT (SELECT version FROM sectionctl.lists WHERE name = 'scratch') = 6, 'a list made under a retired name did not start past it';
+    ASSERT (SELECT version FROM sectionctl.lists WHERE name = 'scratch') > 5, 'a list made under a retired name did not start past it';
     DELETE FROM sectionctl.lists WHERE name = 'scratch';
     INSERT INTO sectionctl.lists (name, version) VALUES ('other', 1);
     UPDATE sectionctl.lists SET name = 'scratch' WHERE name = 'other';
-    ASSERT (SELECT version FROM sectionctl.lists WHERE name = 'scratch') = 7, 'a list renamed onto a retired name did not jump past it';
+    ASSERT (SELECT version FROM sectionctl.lists WHERE name = 'scratch') > (SELECT last_version FROM sectionctl.retired_lists WHERE name = 'scratch'),
+        'a list renamed onto a retired name did not jump past it';
 END $$;
 SELECT 'ok: deleted lists';
 
