@@ -9,7 +9,8 @@ import Foundation
 
 /// Checks the shape of a normalized text, walking its quoted text as the normalizer does.
 private func checkShape(_ text: String, of input: String) {
-    let characters = Array(text)
+    // Scalar by scalar, as the normalizer reads: a combining mark may follow a space.
+    let characters = Array(text.unicodeScalars)
     require(characters.first != " " && characters.last != " ", "spaces at an end: \(text.debugDescription) from \(input.debugDescription)")
     var index = 0
     var inQuote = false
@@ -22,13 +23,13 @@ private func checkShape(_ text: String, of input: String) {
         } else if character == "'" {
             inQuote = true
         } else {
-            require(!character.isWhitespace || character == " ", "whitespace \(character.debugDescription) in \(text.debugDescription)")
+            require(!character.properties.isWhitespace || character == " ", "whitespace \(character.debugDescription) in \(text.debugDescription)")
             if character == " " {
-                let next = index + 1 < characters.count ? characters[index + 1] : "x"
-                require(next != " " && !"(),;".contains(next), "a space before \(next) in \(text.debugDescription)")
-                require(index == 0 || !"(),;".contains(characters[index - 1]), "a space after a bracket in \(text.debugDescription)")
+                let next: Unicode.Scalar = index + 1 < characters.count ? characters[index + 1] : "x"
+                require(next != " " && !"(),;".unicodeScalars.contains(next), "a space before \(next) in \(text.debugDescription)")
+                require(index == 0 || !"(),;".unicodeScalars.contains(characters[index - 1]), "a space after a bracket in \(text.debugDescription)")
             }
-            require(String(character) == String(character).lowercased(), "upper case \(character) in \(text.debugDescription)")
+            require(character.properties.lowercaseMapping == String(character), "upper case \(character) in \(text.debugDescription)")
         }
         index += 1
     }

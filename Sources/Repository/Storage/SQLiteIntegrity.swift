@@ -173,47 +173,50 @@ struct SchemaCatalog {
     }
 
     /// `sql` without comments and quotes around names, lowercased (quoted text aside), each run
-    /// of spaces one space, none next to brackets, commas and semicolons.
+    /// of spaces one space, none next to brackets, commas and semicolons. Read scalar by scalar,
+    /// so that a mark combining with a space it follows cannot hide whitespace in a character.
     static func normalized(_ sql: String) -> String {
-        var output: [Character] = []
-        var characters = Array(sql)[...]
+        var output = String.UnicodeScalarView()
+        var scalars = Array(sql.unicodeScalars)[...]
         func pushSpace() {
-            if let last = output.last, !" (),;".contains(last) { output.append(" ") }
+            if let last = output.last, !" (),;".unicodeScalars.contains(last) { output.append(" ") }
         }
-        while let character = characters.popFirst() {
-            switch character {
+        while let scalar = scalars.popFirst() {
+            switch scalar {
             case "'":
-                output.append(character)
-                while let next = characters.popFirst() {
+                output.append(scalar)
+                while let next = scalars.popFirst() {
                     output.append(next)
                     if next == "'" {
-                        if characters.first == "'" { output.append(characters.removeFirst()) } else { break }
+                        if scalars.first == "'" { output.append(scalars.removeFirst()) } else { break }
                     }
                 }
-            case "-" where characters.first == "-":
-                while let next = characters.popFirst(), next != "\n" {}
+            case "-" where scalars.first == "-":
+                while let next = scalars.popFirst(), next != "\n" {}
                 pushSpace()
-            case "/" where characters.first == "*":
-                characters.removeFirst()
-                while let next = characters.popFirst() {
-                    if next == "*" && characters.first == "/" {
-                        characters.removeFirst()
+            case "/" where scalars.first == "*":
+                scalars.removeFirst()
+                while let next = scalars.popFirst() {
+                    if next == "*" && scalars.first == "/" {
+                        scalars.removeFirst()
                         break
                     }
                 }
                 pushSpace()
             case "\"", "`", "[", "]":
                 break
-            case _ where character.isWhitespace:
+            case _ where scalar.properties.isWhitespace:
                 pushSpace()
             case "(", ")", ",", ";":
                 if output.last == " " { output.removeLast() }
-                output.append(character)
-                while characters.first?.isWhitespace == true { characters.removeFirst() }
+                output.append(scalar)
+                while scalars.first?.properties.isWhitespace == true { scalars.removeFirst() }
             default:
-                output.append(contentsOf: character.lowercased())
+                output.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
             }
         }
-        return String(output).trimmingCharacters(in: .whitespaces)
+        while output.first == " " { output.removeFirst() }
+        while output.last == " " { output.removeLast() }
+        return String(output)
     }
 }
