@@ -17,9 +17,15 @@ extension SectionStore {
             if error.isCannotOpen { return RepositoryError.cannotOpen(path: path, reason: error.message) }
             return RepositoryError.database(code: error.extendedCode, message: error.message)
         case let error as PostgresError:
-            // libpq's own messages may echo the connection string: mask what it says too.
-            let message = maskedConnectionString(error.message)
-            if error.isConnectionFailure || error.sqlState?.hasPrefix("57P") == true {
+            // libpq's and the server's messages may echo parts of the connection string: mask
+            // every secret value libpq parsed from it.
+            let secrets = location.serverConnectionString.flatMap { try? ConnectionString(parsing: $0) }
+            let message = secrets?.maskingSecrets(in: error.message) ?? error.message
+            if error.stage == .commitInDoubt { return RepositoryError.commitOutcomeUnknown(server: path, reason: message) }
+            if error.isAuthenticationFailure { return RepositoryError.authenticationFailed(server: path, reason: message) }
+            if error.sqlState == "3D000" { return RepositoryError.serverDatabaseMissing(server: path, reason: message) }
+            if error.sqlState == "42501" { return RepositoryError.permissionDenied(server: path, reason: message) }
+            if error.isConnectionFailure || transientStates.contains(error.sqlState ?? "") {
                 return RepositoryError.unavailable(server: path, reason: message)
             }
             if error.isRetryable {
@@ -32,9 +38,24 @@ extension SectionStore {
                 return RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
             }
             return RepositoryError.server(sqlState: error.sqlState ?? "", message: message)
+        case let error as MalformedConnectionString:
+            return RepositoryError.malformedConnectionString(reason: error.reason)
         default:
             return error
         }
+    }
+}
+
+/// The SQLSTATEs of a server that may take the same request a moment later: shutting down,
+/// starting up or restarting (`57P01`–`57P03`), an idle session ended (`57P05`), out of
+/// connections or memory (`53300`, `53200`, `53000`).
+private let transientStates: Set<String> = ["57P01", "57P02", "57P03", "57P05", "53000", "53200", "53300"]
+
+extension StoreLocation {
+    /// The connection string of a server location; `nil` for a file.
+    var serverConnectionString: String? {
+        if case .server(let connectionString) = self { return connectionString }
+        return nil
     }
 }
 
