@@ -52,9 +52,19 @@ public struct ConnectionString: Hashable, Sendable {
             if let message { PQfreemem(message) }
             throw MalformedConnectionString(reason: reason)
         }
-        defer { PQconninfoFree(parsed) }
+        options = Self.options(takingOwnershipOf: parsed)
+        form = scheme.map { .uri(scheme: $0) } ?? .keywordValue
+        if let scheme { try Self.checkAuthority(Array(text.utf8.dropFirst(scheme.utf8.count + 3))) }
+        if let port = value("port"), !Self.isPortList(port) {
+            throw MalformedConnectionString(reason: "a port that is not a number from 1 to 65535")
+        }
+    }
+
+    /// The options of a libpq option array that have a value, in its order; frees the array.
+    static func options(takingOwnershipOf array: UnsafeMutablePointer<PQconninfoOption>) -> [Option] {
+        defer { PQconninfoFree(array) }
         var options: [Option] = []
-        var entry = parsed
+        var entry = array
         while let keyword = entry.pointee.keyword {
             if let value = entry.pointee.val {
                 let display = entry.pointee.dispchar.map { String(cString: $0) } ?? ""
@@ -62,12 +72,7 @@ public struct ConnectionString: Hashable, Sendable {
             }
             entry += 1
         }
-        self.options = options
-        form = scheme.map { .uri(scheme: $0) } ?? .keywordValue
-        if let scheme { try Self.checkAuthority(Array(text.utf8.dropFirst(scheme.utf8.count + 3))) }
-        if let port = value("port"), !Self.isPortList(port) {
-            throw MalformedConnectionString(reason: "a port that is not a number from 1 to 65535")
-        }
+        return options
     }
 
     /// The value of the option `keyword`, if the string sets it.
@@ -98,6 +103,11 @@ public struct ConnectionString: Hashable, Sendable {
     /// server about this connection. A secret that `masked` shows anyway (a password equal to
     /// the user name) is left alone, since masking it would tell what it is.
     public func maskingSecrets(in message: String) -> String {
+        Self.masking(secrets, in: message, shown: masked)
+    }
+
+    /// `message` with every value of `secrets` that `shown` does not hold replaced by `***`.
+    static func masking(_ secrets: [String], in message: String, shown masked: String) -> String {
         // Byte for byte: a secret that is a combining mark is inside a character of the text.
         let shown = Array(masked.utf8)
         let hidden = secrets.map { Array($0.utf8) }.filter { !$0.isEmpty && shown.firstRange(of: $0) == nil }

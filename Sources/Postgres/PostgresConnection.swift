@@ -6,7 +6,8 @@ import Foundation
 /// a time; the layer above serialises access, as `SectionStore` does for SQLite.
 public final class PostgresConnection {
     private let handle: OpaquePointer
-    /// The connection string as given, with any password masked: what errors may show.
+    /// The connection string as `ConnectionString.masked` shows it, every password `***`: what
+    /// errors may show.
     public let maskedTarget: String
 
     /// Connects with a libpq connection string: a `postgresql://` URI or `key=value` pairs; the
@@ -36,9 +37,11 @@ public final class PostgresConnection {
         PQsetErrorVerbosity(handle, PQERRORS_VERBOSE)
         func failure(_ libpqMessage: String? = nil) -> PostgresError {
             let (state, message) = connectionFailure(libpqMessage ?? String(cString: PQerrorMessage(handle)))
+            // The string's secrets, and those libpq took from elsewhere (`PGPASSWORD`).
+            let secrets = parsed.secrets + effectiveOptions(handle).filter(\.isSecret).map(\.value)
             let error = PostgresError(
-                sqlState: state, message: parsed.maskingSecrets(in: message), context: context, stage: .connecting,
-                needsPassword: PQconnectionNeedsPassword(handle) == 1)
+                sqlState: state, message: ConnectionString.masking(secrets, in: message, shown: parsed.masked), context: context,
+                stage: .connecting, needsPassword: PQconnectionNeedsPassword(handle) == 1)
             PQfinish(handle)
             return error
         }
@@ -91,24 +94,21 @@ public final class PostgresConnection {
         }
     }
 
+    /// The options the connection uses: the string's, the `PG*` variables' and libpq's defaults.
+    private static func effectiveOptions(_ handle: OpaquePointer) -> [ConnectionString.Option] {
+        PQconninfo(handle).map(ConnectionString.options(takingOwnershipOf:)) ?? []
+    }
+
     /// The connect timeout libpq would use, in seconds (0: none): the string's or
     /// `PGCONNECT_TIMEOUT`'s, at least 2 when set.
     private static func connectTimeout(_ handle: OpaquePointer) throws(MalformedConnectionString) -> Int {
-        guard let options = PQconninfo(handle) else { return 0 }
-        defer { PQconninfoFree(options) }
-        var entry = options
-        while let keyword = entry.pointee.keyword {
-            if String(cString: keyword) == "connect_timeout", let value = entry.pointee.val {
-                let text = String(cString: value).trimmingCharacters(in: .whitespaces)
-                if text.isEmpty { return 0 }
-                guard let seconds = Int(text) else {
-                    throw MalformedConnectionString(reason: "connect_timeout (or PGCONNECT_TIMEOUT) is not a whole number of seconds")
-                }
-                return seconds <= 0 ? 0 : max(seconds, 2)
-            }
-            entry += 1
+        guard let value = effectiveOptions(handle).first(where: { $0.keyword == "connect_timeout" })?.value else { return 0 }
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if text.isEmpty { return 0 }
+        guard let seconds = Int(text) else {
+            throw MalformedConnectionString(reason: "connect_timeout (or PGCONNECT_TIMEOUT) is not a whole number of seconds")
         }
-        return 0
+        return seconds <= 0 ? 0 : max(seconds, 2)
     }
 
     /// The SQLSTATE in libpq's verbose message about a failed connection (the server's

@@ -1,4 +1,12 @@
+import Foundation
+import TestSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @testable import Postgres
 
@@ -148,6 +156,43 @@ import Testing
     @Test func aMalformedStringIsRefusedBeforeAnythingIsSent() {
         #expect(throws: MalformedConnectionString.self) {
             _ = try PostgresConnection(connectionString: "postgresql://ada@host2:Secret@127.0.0.1:1/db")
+        }
+    }
+}
+
+/// Connecting, without a server of the tests' own: libpq's connect loop as `PQconnectdb` runs it.
+@Suite struct PostgresConnectTests {
+    @Test func aServerThatNeverAnswersIsGivenUpAfterConnectTimeout() throws {
+        // A Unix socket that listens and never accepts: the kernel takes the connection, and
+        // nothing ever answers libpq's startup message.
+        let directory = try TemporaryDirectory()
+        let path = directory.path(".s.PGSQL.5432")
+        #if canImport(Glibc)
+        let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+        let stream = SOCK_STREAM
+        #endif
+        let listener = socket(AF_UNIX, stream, 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.enumerated() { bytes[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        #expect(bound == 0 && listen(listener, 4) == 0)
+        #expect {
+            _ = try PostgresConnection(connectionString: "host=\(directory.url.path) user=ada password=s3cret connect_timeout=2")
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.stage == .connecting && error.isConnectionFailure && error.message == "timeout expired"
+                && !error.description.contains("s3cret")
+        }
+        #expect(throws: MalformedConnectionString(reason: "connect_timeout (or PGCONNECT_TIMEOUT) is not a whole number of seconds")) {
+            _ = try PostgresConnection(connectionString: "host=\(directory.url.path) connect_timeout=soon")
         }
     }
 }
