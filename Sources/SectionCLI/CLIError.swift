@@ -73,9 +73,8 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
                 error.description, hint: "see the list's version with: sectionctl\(option) list ls, and what changed with: changes --since V",
                 exitCode: .temporaryFailure)
         case .malformedConnectionString:
-            let source = databaseOption == nil ? "SECTIONCTL_DB" : Catalog.database.name
             return CLIError(
-                error.description, hint: "\(source) takes a file path, a postgresql:// URI or a libpq key=value string",
+                error.description, hint: "a file whose name has an = is written ./NAME; a password can go in PGPASSWORD or ~/.pgpass, unencoded",
                 exitCode: databaseOption == nil ? .failure : .usage)
         case .authenticationFailed:
             return CLIError(error.description, hint: "check the user name; a password goes in PGPASSWORD or ~/.pgpass, or in the URI")

@@ -31,7 +31,7 @@ private func errorLine(_ result: RunResult) -> String {
             // From the environment it is not a command line: refused, exit 1.
             let environment = try cli.run(["show"], environment: ["SECTIONCTL_DB": text], database: false)
             #expect(environment.status == 1 && !environment.stderr.contains(password), "\(environment.stderr)")
-            #expect(environment.stderr.contains("hint: SECTIONCTL_DB takes"), "\(environment.stderr)")
+            #expect(environment.stderr.contains("hint: a file whose name has an = is written ./NAME"), "\(environment.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy { !$0.contains("=") }, "no file was made")
     }
