@@ -1,7 +1,8 @@
 // Shell words and arguments: whatever `ShellWords.split` makes of a line, quoting the words
 // and splitting again gives them back byte for byte; so does quoting any list of words (the
 // input read as words separated by NUL). The words then go through the command-line and the
-// session parsers, whose errors, as reported, must stay one short line.
+// session parsers, whose errors, as reported, must stay one short line. Escaping the input as
+// text leaves nothing a terminal would act on or hide, and escaping that again changes nothing.
 @testable import Repository
 @testable import Transfer
 @testable import SectionCLI
@@ -28,9 +29,18 @@ private func checkParsers(_ words: [String]) {
     }
 }
 
+/// What is printed of user text: nothing a terminal acts on or hides, and escaping it again
+/// changes nothing.
+private func checkEscaping(_ text: String) {
+    let shown = TextEscaping.escaped(text)
+    require(!shown.unicodeScalars.contains(where: TextEscaping.needsEscape), "an unsafe scalar left in \(shown.debugDescription)")
+    require(TextEscaping.escaped(shown) == shown, "escaping twice changed \(shown.debugDescription)")
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
+    checkEscaping(String(decoding: input, as: UTF8.self))
     if let line = String(validating: input, as: UTF8.self), let words = try? ShellWords.split(line) {
         checkRoundTrip(words)
         checkParsers(words)

@@ -153,8 +153,9 @@ public final class EditSession {
                 for step in steps {
                     try replay.write(step)
                 }
-            } catch Replay.Mismatch.mismatch {
-                // What the session saw is gone: changed by SQL that did not bump the version.
+            } catch let error where error is Replay.Mismatch || error.isConstraintViolation {
+                // What the session saw is gone, or its place taken: changed by SQL that did not bump
+                // the version (triggers dropped, or a file older than the guards).
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list.version)
             }
             store.countPositionWrites(replay.positionWrites)

@@ -104,7 +104,9 @@ public final class ListWatcher {
                 // Pruned away, or a gap: the journal cannot say what happened.
                 updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
             } else {
-                updates += entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: try? Changeset(json: $0.1)) }
+                let read = entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: try? Changeset(json: $0.1)) }
+                // Plain SQL makes a version a row it writes: of reloads in a row, the last says it all.
+                updates += read.indices.filter { !(read[$0].isReload && $0 + 1 < read.count && read[$0 + 1].isReload) }.map { read[$0] }
             }
             version = latest
             reportedPlainWrite = false

@@ -47,10 +47,14 @@ enum RankTree {
     /// On a server, where writers to other lists run at once, a node noted by someone else's
     /// plain SQL may belong to another list: its list's row is locked first, as a write to that
     /// list would, so that nobody reshapes a section another writer is changing.
+    ///
+    /// An entry for a section that is gone (plain SQL deleted it with foreign keys off) is
+    /// dropped; a section whose structure is missing a level is `RepositoryError.inconsistent`.
     static func settle(_ db: any Database) throws {
         while let (section, first) = try db.firstPendingRankNode() {
             try db.lockList(holdingSection: section)
             try db.clearPendingRankNode(section: section, first: first)
+            guard try db.listID(ofSection: section) != nil else { continue }
             try rebalance(section: section, around: first, level: 1, db: db)
         }
     }
@@ -64,7 +68,9 @@ enum RankTree {
 
     /// The node on `level` of `section` whose range holds `position`.
     private static func node(holding position: Int64, level: Int, section: Int64, db: any Database) throws -> Node {
-        let (first, count) = try db.rankNode(holding: position, level: level, section: section)!
+        guard let (first, count) = try db.rankNode(holding: position, level: level, section: section) else {
+            throw RepositoryError.inconsistent("section #\(section) has no rank node at the start of level \(level)")
+        }
         return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, section: section))
     }
 
@@ -141,19 +147,19 @@ enum RankTree {
 
     // MARK: - Checking
 
-    /// Every way the structure disagrees with the rows, one sentence each; empty when it is
-    /// consistent.
+    /// Every way the structure disagrees with the rows, one sentence each with the section it
+    /// is about; empty when it is consistent.
     /// - Complexity: O(n log n) in all rows.
-    static func problems(_ db: any Database) throws -> [String] {
-        var problems: [String] = []
+    static func problems(_ db: any Database) throws -> [(section: Int64, message: String)] {
+        var problems: [(section: Int64, message: String)] = []
         problems += try db.sectionsMissingRankOrigin().map {
-            "section #\($0.section) has no rank node at the start of level \($0.level)"
+            ($0.section, "section #\($0.section) has no rank node at the start of level \($0.level)")
         }
         problems += try db.rankNodesStartingNoChild().map {
-            "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below"
+            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below")
         }
         problems += try db.rankNodesWithWrongCounts().map {
-            "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range"
+            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range")
         }
         // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for
         // level 1, nodes of the level below otherwise), and at least `minimumChildren`, except
@@ -168,7 +174,7 @@ enum RankTree {
                 node.children > maximumChildren
                 ? "more than \(maximumChildren)"
                 : "fewer than \(minimumChildren) (and it is neither its parent's only child nor its level's first or last)"
-            return "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)"
+            return (node.section, "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)")
         }
         return problems
     }

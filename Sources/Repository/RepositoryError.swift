@@ -59,6 +59,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case readOnly(path: String)
     /// The database file is damaged.
     case corrupt(path: String, detail: String)
+    /// `repair()` found problems it cannot mend safely (`IntegrityProblem.isRepairable` is
+    /// false: the engine's page check failed, a table is missing or changed); `problems` names
+    /// them. Nothing was written.
+    case cannotRepair(path: String, problems: [String])
     /// A value the caller passed is not acceptable; the text says which and why.
     case invalidInput(String)
     /// Data to import is malformed (bad JSON, wrong shape, invalid UTF-8); the text says where
@@ -93,11 +97,15 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case commitOutcomeUnknown(server: String, reason: String)
     /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
     case server(sqlState: String, message: String)
+    /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
+    /// the rank structure, a position out of range, a journal entry): the text says what was
+    /// found. Nothing was written; `check()` names the damage and `repair()` mends it.
+    case inconsistent(String)
 
     public var description: String {
         switch self {
         case .listNotFound(let name, let available):
-            return "no list named \(quoted(name)) (lists: \(available.map(quoted).joined(separator: ", ")))"
+            return "no list named \(quoted(name)) (lists: \(listed(available)))"
         case .listExists(let name):
             return "a list named \(quoted(name)) already exists"
         case .listNotEmpty(let name, let count):
@@ -105,14 +113,14 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
         case .importIntoNonEmptyList(let name, let count):
             return "list \(quoted(name)) already has \(plural(count, "section")); an import into it must replace them or append after them"
         case .sectionNotFound(let ref, let list, let titles):
-            let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
+            let choices = titles.isEmpty ? "it has no sections" : "sections: " + listed(titles)
             switch ref {
             case .title(let title): return "no section titled \(quoted(title)) in list \(quoted(list)) (\(choices))"
             case .id(let id): return "no section #\(id) in list \(quoted(list)) (\(choices))"
             case .index(let index): return "no section \(index) in list \(quoted(list)) (\(choices))"
             }
         case .ambiguousSectionTitle(let title, let ids):
-            return "\(ids.count) sections are titled \(quoted(title)) (\(ids.map { "#\($0)" }.joined(separator: ", "))); name one by index or #ID"
+            return "\(ids.count) sections are titled \(quoted(title)) (\(listed(ids.map { "#\($0)" }, quoting: false))); name one by index or #ID"
         case .rowNotFound(let id, let list):
             return "no row #\(id) in list \(quoted(list))"
         case .sectionIndexOutOfRange(let index, let valid):
@@ -160,6 +168,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "\(path) is read-only; it can be shown and exported, not changed"
         case .corrupt(let path, let detail):
             return "\(path) is damaged: \(detail)"
+        case .cannotRepair(let path, let problems):
+            let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
+            return "cannot repair \(path) safely: \(shown); nothing was written"
         case .invalidInput(let text), .invalidData(let text):
             return text
         case .database(let code, let message):
@@ -181,6 +192,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "it may or may not have been saved; look at the list's version, or at the changes since the version you had, before trying again"
         case .server(let state, let message):
             return "PostgreSQL error \(state): \(message)"
+        case .inconsistent(let detail):
+            return "the database disagrees with itself: \(detail); nothing was written"
         }
     }
 }
@@ -200,6 +213,31 @@ package func quoted(_ text: String) -> String { "\"\(text)\"" }
 /// The valid indexes of a range as messages give them: `3`, or `0…4`.
 package func rangeText(_ range: ClosedRange<Int>) -> String {
     range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
+}
+
+/// How many names a message lists before it says how many more there are.
+package let listedNamesLimit = 10
+
+/// Names as a message lists them: the first `listedNamesLimit`, each quoted and cut to
+/// `excerpt(_:)`'s length, then "and N more", so that a list of 20,000 sections still makes one
+/// short line: `"A", "B" and 19998 more`.
+package func listed(_ names: [String], quoting: Bool = true) -> String {
+    let shown = names.prefix(listedNamesLimit).map { quoting ? quoted(excerpt($0, limit: 40)) : $0 }.joined(separator: ", ")
+    return names.count > listedNamesLimit ? "\(shown) and \(names.count - listedNamesLimit) more" : shown
+}
+
+/// `text` cut to at most `limit` UTF-8 bytes, between two Unicode scalars, with "…" after it
+/// when it was cut.
+package func excerpt(_ text: String, limit: Int) -> String {
+    guard text.utf8.count > limit else { return text }
+    var result = String.UnicodeScalarView()
+    var length = 0
+    for scalar in text.unicodeScalars {
+        length += UTF8.width(scalar)
+        if length > limit { break }
+        result.append(scalar)
+    }
+    return String(result) + "…"
 }
 
 /// A count with its noun, plural unless it is 1: `1 row`, `3 rows`.

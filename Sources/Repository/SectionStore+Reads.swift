@@ -100,19 +100,3 @@ extension SectionStore {
     }
 }
 
-
-extension SectionStore {
-    /// Verifies what the database keeps beside the rows: each section's row count, and every
-    /// node of the rank structure (present on every level, nested, counting exactly the rows in
-    /// its range). On a SQLite file, also runs SQLite's own `PRAGMA quick_check`.
-    /// - Returns: one sentence per problem found; empty when everything agrees.
-    /// - Complexity: O(n log n) in all rows: it reads the whole database.
-    public func check() throws -> [String] {
-        try read { db in
-            var problems = try db.engineIntegrityProblems()
-            problems += try db.sectionsWithWrongRowCounts().map { "section #\($0.id) says it has \($0.stored) rows, but \($0.actual) are in it" }
-            problems += try RankTree.problems(db)
-            return problems
-        }
-    }
-}

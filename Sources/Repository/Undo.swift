@@ -58,6 +58,10 @@ extension SectionStore {
         guard try db.isJournaled(listID: list.id) else {
             throw refuse("the list was changed outside sectionctl since its last change")
         }
+        let barrier = try db.plainVersion(ofList: list.id)
+        guard version > barrier else {
+            throw refuse("version \(version) came before version \(barrier), made outside sectionctl (plain SQL, or a repair)")
+        }
         guard let json = try db.journalEntry(list: list.id, version: version),
             let changeset = try? Changeset(json: json)
         else { throw refuse("what version \(version) changed is not known (it followed a change made outside sectionctl)") }
@@ -65,16 +69,34 @@ extension SectionStore {
         let entries = try db.undoLog(step: step, list: list.id)
         do {
             for entry in entries {
+                guard try db.belongs(entry, to: list.id) else { throw refuse("its history names a row or section of another list") }
                 guard try db.reverse(entry) == 1 else { throw refuse("a row or section it needs is gone") }
             }
         } catch where error.isConstraintViolation {
-            throw refuse("the list no longer has room for it (\(error))")
+            throw refuse("the list as it is now does not allow it (\(error))")
         }
         return changeset.inverted()
     }
 }
 
 extension Database {
+    /// Whether reversing `entry` writes only into `list`: the row or section it names (where it
+    /// exists now) and the section or list it puts it back in are the list's. Rows and sections
+    /// never move between lists, so a log naming another list's is not this list's history.
+    fileprivate func belongs(_ entry: UndoLogEntry, to list: Int64) throws -> Bool {
+        switch entry.target {
+        case "row":
+            if entry.action != "delete", let owner = try listID(ofRow: entry.itemID), owner != list { return false }
+            if let section = entry.parentID, let owner = try listID(ofSection: section), owner != list { return false }
+            return true
+        case "section":
+            if entry.action != "delete", let owner = try listID(ofSection: entry.itemID), owner != list { return false }
+            return entry.parentID.map { $0 == list } ?? true
+        default:
+            return entry.itemID == list
+        }
+    }
+
     /// Writes the reverse of a logged write. Returns how many rows it changed (1 when it applied).
     fileprivate func reverse(_ entry: UndoLogEntry) throws -> Int {
         switch (entry.target, entry.action) {

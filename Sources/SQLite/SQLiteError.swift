@@ -37,6 +37,14 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isReadOnly: Bool { code == SQLITE_READONLY }
     /// The file could not be opened at all.
     public var isCannotOpen: Bool { code == SQLITE_CANTOPEN }
+    /// The disk had no room for what a connection needs beside a WAL database before it can
+    /// even read: its `-shm` file could not be made or grown (`SQLITE_IOERR_SHMOPEN`,
+    /// `SQLITE_IOERR_SHMSIZE`, `SQLITE_IOERR_SHMMAP`), or a write found the disk full.
+    public var isOutOfRoom: Bool {
+        // The extended codes are macros of other macros, which Swift does not import.
+        let sharedMemory: [Int32] = [18, 19, 21].map { SQLITE_IOERR | ($0 << 8) }
+        return isDiskFull || sharedMemory.contains(extendedCode)
+    }
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"

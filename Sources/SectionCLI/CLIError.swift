@@ -66,6 +66,8 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError(
                 error.description, hint: "create the database on the server (createdb NAME), then run: sectionctl\(option) init",
                 exitCode: .noInput)
+        case .cannotRepair:
+            return CLIError(error.description, hint: RepairCommand.copyAdvice(database: option))
         case .busy, .conflict, .unavailable:
             return CLIError(error.description, exitCode: .temporaryFailure)
         case .commitOutcomeUnknown:
@@ -80,6 +82,8 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError(error.description, hint: "check the user name; a password goes in PGPASSWORD or ~/.pgpass, or in the URI")
         case .permissionDenied:
             return CLIError(error.description, hint: "the server's administrator can grant it, or connect as a user who has it")
+        case .inconsistent:
+            return CLIError(error.description + " (sectionctl check names the damage, sectionctl repair mends it)")
         // The library says what was refused; the command line says which option would do it.
         case .listNotEmpty(let name, let count):
             return CLIError("list \(quoted(name)) has \(plural(count, "section")); use --force to delete it with its content")
@@ -123,7 +127,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError("row index \(row) is out of range for section \(section) (valid: \(rangeText(valid)))")
         case .sectionNotFound(.id(let id), let list, let titles):
             guard let section = written({ if case .sectionID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
-            let choices = titles.isEmpty ? "it has no sections" : "sections: " + titles.map(quoted).joined(separator: ", ")
+            let choices = titles.isEmpty ? "it has no sections" : "sections: " + listed(titles)
             return CLIError("no section \(section) in list \(quoted(list)) (\(choices))")
         case .rowNotFound(let id, let list):
             guard let row = written({ if case .rowID(id, let literal) = $0 { literal } else { nil } }) else { return nil }

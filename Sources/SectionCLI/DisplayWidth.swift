@@ -14,7 +14,9 @@ import Synchronization
 /// Uses glibc's `wcwidth` when the `LC_CTYPE` locale is UTF-8 (call `useEnvironmentLocale()`
 /// once at start-up), and a built-in table otherwise. Widths are summed per grapheme cluster and
 /// a cluster takes at most 2 cells, so `e` + U+0301 is 1 cell and an emoji sequence joined with
-/// U+200D is 2.
+/// U+200D is 2. Measure text as it is printed, escaped (`TextEscaping.escaped(_:)`): what that
+/// escapes is measured as its escape, and what it keeps (joiners and selectors in emoji and in
+/// scripts that need them) adds no cell of its own.
 public enum DisplayWidth {
     /// The cells `text` takes. Control characters count as 0: escape them first
     /// (`TextEscaping.escaped(_:)`).
@@ -31,9 +33,12 @@ public enum DisplayWidth {
         let scalars = character.unicodeScalars
         if scalars.count == 1 { return width(of: scalars.first!) }
         var sum = 0
+        let isEmoji = scalars.first!.properties.isEmoji
         for scalar in scalars {
             sum += width(of: scalar)
-            if scalar.value == 0xFE0F { sum = max(sum, 2) }  // emoji presentation selector
+            // The emoji presentation selector makes an emoji wide; after other text it is
+            // escaped (`TextEscaping`) or selects a glyph of the same width.
+            if scalar.value == 0xFE0F && isEmoji { sum = max(sum, 2) }
         }
         return min(sum, 2)
     }

@@ -214,6 +214,44 @@ enum JSONShapes {
         .verbatim(changeset.json)
     }
 
+    /// `check`: `{"database", "ok", "problems": [{"kind", "message", "repairable"}]}`.
+    static func check(_ problems: [IntegrityProblem], database: String) -> JSONValue {
+        .object([
+            ("database", .string(database)),
+            ("ok", .bool(problems.isEmpty)),
+            (
+                "problems",
+                .array(
+                    problems.map { problem in
+                        .object([
+                            ("kind", .string(problem.kind.rawValue)),
+                            ("message", .string(problem.message)),
+                            ("repairable", .bool(problem.isRepairable)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    /// `repair`: `{"database", "repaired", "changes": [{"kind", "message"}], "lists": [{"id",
+    /// "list", "version"}]}`; `repaired` is false, and both arrays empty, when there was nothing
+    /// to repair.
+    static func repair(_ report: RepairReport, database: String) -> JSONValue {
+        .object([
+            ("database", .string(database)),
+            ("repaired", .bool(!report.isEmpty)),
+            (
+                "changes",
+                .array(report.actions.map { .object([("kind", .string($0.kind.rawValue)), ("message", .string($0.message))]) })
+            ),
+            (
+                "lists",
+                .array(
+                    report.reloadedLists.map { .object([("id", .int($0.id)), ("list", .string($0.name)), ("version", .int($0.version))]) })
+            ),
+        ])
+    }
+
     /// `{"lists": [{"id", "name", "version", "sections", "rows"}]}`
     static func lists(_ lists: [ListSummary]) -> JSONValue {
         .object([

@@ -4,7 +4,8 @@
 ///
 /// Text is escaped for roff (backslashes, a leading dot or quote, dashes of options) and every
 /// character outside ASCII is written as a named or numbered glyph, so that `groff -man -ww`
-/// reads it without a warning whatever its input encoding.
+/// reads it without a warning whatever its input encoding. Only words of plain prose may
+/// hyphenate: options, commands, names, paths and addresses stay whole at the end of a line.
 struct ManualPage {
     let parser: ArgumentParser
     let version: String
@@ -70,7 +71,72 @@ struct ManualPage {
         ]
         lines += examples(parser.root.examples)
         lines += [".SH SEE ALSO", ".BR sqlite3 (1)"]
-        return lines.joined(separator: "\n") + "\n"
+        // The edit session's commands are named in its prose too.
+        let commandWords = Set([program] + Self.commandNames(parser.root) + Self.commandNames(Catalog.sessionParser.root))
+        return lines.map { Self.keepingWordsWhole($0, commandWords: commandWords) }.joined(separator: "\n") + "\n"
+    }
+
+    /// Every command's name, at any depth.
+    private static func commandNames(_ spec: CommandSpec) -> [String] {
+        spec.subcommands.flatMap { [$0.name] + commandNames($0) }
+    }
+
+    /// `line` with `\%` before every word that is not plain prose, so that roff never hyphenates
+    /// an option, a command, an argument's or variable's name, a path or an address at the end
+    /// of a line (`--ver‐sion`). Plain prose is a word of letters only, not in capitals and not a
+    /// command's name. Headings and requests without text are left as they are.
+    static func keepingWordsWhole(_ line: String, commandWords: Set<String>) -> String {
+        let textRequests = [".B ", ".I ", ".BR "]
+        let request = textRequests.first { line.hasPrefix($0) }
+        guard request != nil || !line.hasPrefix(".") else { return line }
+        let text = line.dropFirst(request?.count ?? 0)
+        let words = text.split(separator: " ", omittingEmptySubsequences: false).map { word -> String in
+            guard !word.isEmpty, !word.hasPrefix("\\%"), !isProse(visible(word), commandWords: commandWords) else { return String(word) }
+            return "\\%" + word
+        }
+        return (request ?? "") + words.joined(separator: " ")
+    }
+
+    /// Whether a word, as printed, may hyphenate.
+    private static func isProse(_ word: String, commandWords: Set<String>) -> Bool {
+        let punctuation = Set("()[]{},.;:!?\"'…—–")
+        let core = String(word.drop { punctuation.contains($0) }.reversed().drop { punctuation.contains($0) }.reversed())
+        guard core.count > 1 else { return true }
+        return core.allSatisfy(\.isLetter) && core.contains(where: \.isLowercase) && !commandWords.contains(core)
+    }
+
+    /// A word of roff source as it prints: font changes, `\&` and `\%` dropped, `\-` a dash,
+    /// `\e` a backslash, named glyphs a dash, numbered ones their character.
+    private static func visible<S: StringProtocol>(_ word: S) -> String {
+        var result = ""
+        var rest = Substring(word)
+        while let first = rest.first {
+            rest = rest.dropFirst()
+            guard first == "\\", let escape = rest.first else {
+                result.append(first)
+                continue
+            }
+            rest = rest.dropFirst()
+            switch escape {
+            case "f":
+                if rest.first == "[" { rest = rest.drop { $0 != "]" }.dropFirst() } else { rest = rest.dropFirst() }
+            case "-": result.append("-")
+            case "e": result.append("\\")
+            case "(":
+                rest = rest.dropFirst(2)
+                result.append("—")
+            case "[":
+                let name = rest.prefix { $0 != "]" }
+                rest = rest.dropFirst(name.count + 1)
+                if name.hasPrefix("u"), let value = UInt32(name.dropFirst(), radix: 16), let scalar = Unicode.Scalar(value) {
+                    result.unicodeScalars.append(scalar)
+                } else {
+                    result.append("—")
+                }
+            default: break  // \& and \%: nothing printed
+            }
+        }
+        return result
     }
 
     /// The synopsis of the command at `path`: its words in bold, arguments in italics.

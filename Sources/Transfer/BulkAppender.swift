@@ -29,7 +29,7 @@ struct BulkAppender {
         self.list = list
         self.db = db
         sectionCount = try db.sectionCount(of: list)
-        lastSectionPosition = try db.lastSectionPosition(of: list)
+        lastSectionPosition = try OrderedTable.sections.checked(db.lastSectionPosition(of: list), of: list.id)
         rows = try db.makeRowAppender()
     }
 

@@ -48,23 +48,29 @@ struct JournalTests {
         #expect((try? Changeset(json: journal[1].changes)) == saved.changeset)
     }
 
-    @Test(arguments: Backend.all) func aPlainSQLChangeMakesTheNextEntryAReload(backend: Backend) throws {
+    @Test(arguments: Backend.all) func aPlainSQLChangeMakesANewVersionJournaledAsAReload(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))
-        let journaled = { try store.read { db in try db.scalarInt("SELECT journaled FROM lists WHERE id = 1") } }
-        #expect(try journaled() == 1)
-        // What someone types into the sqlite3 shell.
+        let version = { try store.outline().version }
+        let before = try version()
+        // What someone types into the sqlite3 shell: the state it makes has a version of its own.
         try fixture.plainSQL("UPDATE rows SET title = 'changed behind its back'")
-        #expect(try journaled() == 0)
+        #expect(try version() == before + 1)
+        var journal = try entries(store)
+        #expect(journal.last?.version == before + 1 && journal.last?.changes == Journal.reloadJSON)
+        #expect(try store.changes(since: before).isReload)
+        #expect(try store.changes(since: before + 1).changeset == Changeset())
+        // The next change of sectionctl's own starts from that named state: an ordinary changeset.
         let next = try store.apply(.addRow(.text("b"), to: .at(0, 1)))
-        #expect(try journaled() == 1)
-        let journal = try entries(store)
+        #expect(next.version == before + 2)
+        journal = try entries(store)
         #expect(journal.last?.version == next.version)
-        #expect(journal.last?.changes == Journal.reloadJSON)
-        #expect((try? Changeset(json: journal[journal.count - 2].changes)) != nil)
-        // Every kind of plain write is noticed: sections, and the list row itself.
+        #expect((try? Changeset(json: journal.last!.changes)) == next.changeset)
+        #expect(try store.changes(since: before + 1).changeset == next.changeset)
+        #expect(try store.changes(since: before).isReload)
+        // Every kind of plain write is noticed: rows, sections, and the list row itself.
         for script in [
             "INSERT INTO sections (list_id, position, title) VALUES (1, 99, 'x')",
             "UPDATE sections SET title = 'y' WHERE position = 99",
@@ -73,9 +79,12 @@ struct JournalTests {
             "UPDATE lists SET name = 'renamed' WHERE id = 1",
         ] {
             try store.apply(.renameSection(.index(0), title: "t \(script.count)"))
-            #expect(try journaled() == 1)
+            let current = try fixture.plainInt("SELECT version FROM lists WHERE id = 1")!
             try fixture.plainSQL(script)
-            #expect(try journaled() == 0, "\(script)")
+            #expect(try fixture.plainInt("SELECT version FROM lists WHERE id = 1")! > current, "\(script)")
+            #expect(
+                try fixture.plainInt("SELECT count(*) FROM journal WHERE list_id = 1 AND version = (SELECT version FROM lists WHERE id = 1) AND changes = '{\"reload\":true}'") == 1,
+                "\(script)")
             try fixture.plainSQL("UPDATE lists SET name = 'default' WHERE id = 1")
         }
     }
@@ -160,13 +169,17 @@ struct JournalTests {
         #expect(try store.changes(since: 3).isReload, "a version newer than the list")
         #expect(try store.changes(since: -1).isReload)
         #expect(try store.changes(since: 0).changeset?.insertedSections == [0, 1])
+        // (A version a row written on SQLite, where triggers run per row; one a statement on a server.)
         try fixture.plainSQL("UPDATE sections SET title = 'plain'")
+        let plain = try store.outline().version
+        #expect(plain > 2)
         #expect(try store.changes(since: 2).isReload, "plain SQL since the last version")
         try store.apply(.addSection(title: "C"))
         #expect(try store.changes(since: 1).isReload, "plain SQL between the two versions")
-        #expect(try store.changes(since: 3).changeset?.isEmpty == true)
+        #expect(try store.changes(since: plain).changeset?.insertedSections == [2], "from the state plain SQL made")
+        #expect(try store.changes(since: plain + 1).changeset?.isEmpty == true)
         for index in 0..<1_001 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
-        #expect(try store.changes(since: 3).isReload, "older than the journal keeps")
-        #expect(try store.changes(since: 4).changeset?.updatedSections == [0])
+        #expect(try store.changes(since: plain + 1).isReload, "older than the journal keeps")
+        #expect(try store.changes(since: plain + 2).changeset?.updatedSections == [0])
     }
 }

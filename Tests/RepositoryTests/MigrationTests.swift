@@ -47,6 +47,7 @@ struct MigrationTests {
         "rank_levels": "4", "rank_fanout": "32", "rank_maximum_children": "64", "rank_minimum_children": "8",
         "journal_kept_versions": "1000", "journal_reload": #"{"reload":true}"#, "undo_kept_steps": "100",
         "rank_level_list": "1, 2, 3, 4", "rank_spans": "(1, 32), (2, 1024), (3, 32768), (4, 1048576)",
+        "position_minimum": "1", "position_maximum": "4611686018427387903", "position_parking": "-1",
     ]
 
     static func writingConstants(into sql: String) -> String {
@@ -64,6 +65,9 @@ struct MigrationTests {
         #expect(SchemaConstants.journalKeptVersions == 1_000)
         #expect(SchemaConstants.journalReload == #"{"reload":true}"#)
         #expect(SchemaConstants.undoKeptSteps == 100)
+        #expect(SchemaConstants.positionMinimum == 1)
+        #expect(SchemaConstants.positionMaximum == (1 << 62) - 1)
+        #expect(SchemaConstants.positionParking == -1)
     }
 
     @Test func reopeningIsIdempotent() throws {

@@ -94,17 +94,38 @@ struct ObservationTests {
         try fixture.plainSQL("UPDATE sections SET title = 'B'")
         let reload = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(reload.map(\.isReload) == [true])
-        #expect(reload.first?.version == 1)
+        #expect(reload.first?.version == 2, "plain SQL made a version of its own")
         #expect(try watcher.poll().isEmpty, "the same plain change is reported once")
+        try fixture.plainSQL("UPDATE sections SET title = 'B2'")
+        let second = try watcher.poll(waitingUpTo: hangGuardSeconds)
+        #expect(second.map(\.version) == [3] && second.first?.isReload == true, "a second plain change is reported too")
         try store.apply(.addSection(title: "C"))
         let next = try watcher.poll(waitingUpTo: hangGuardSeconds)
-        #expect(next.map(\.version) == [2] && next.first?.isReload == true, "the change after plain SQL is a reload too")
+        #expect(next.map(\.version) == [4] && next.first?.changeset?.insertedSections == [1], "the change after plain SQL has its changeset")
         try store.apply(.addSection(title: "D"))
         #expect(try watcher.poll(waitingUpTo: hangGuardSeconds).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
         let deleted = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(deleted.map(\.isDeleted) == [true])
         #expect(try watcher.poll().isEmpty)
+    }
+
+    @Test(arguments: Backend.all) func aPlainStatementWritingManyRowsArrivesAsOneReload(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        try store.apply(.addSection(title: "A"))
+        for index in 0..<5 { try store.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
+        let watcher = try ListWatcher(location: fixture.location, list: "default")
+        #expect(try watcher.poll().isEmpty)
+        try fixture.plainSQL("UPDATE rows SET title = title || '!'")
+        try store.apply(.addRow(.text("after"), to: .at(0, 0)))
+        let latest = try store.outline().version
+        // Wait for both commits: the plain one and sectionctl's.
+        var updates: [ListUpdate] = []
+        #expect(try waitUntil { updates += try watcher.poll(waitingUpTo: 1); return updates.last?.version == latest })
+        #expect(updates.map(\.isReload) == [true, false], "one reload for the statement, then the change: \(updates.map(\.version))")
+        #expect(updates.first?.version == latest - 1)
+        #expect(updates.last?.changeset?.insertedRows == [RowPath(section: 0, row: 0)])
     }
 
     @Test(arguments: Backend.all) func catchingUpFromAPrunedVersionIsAReload(backend: Backend) throws {

@@ -162,7 +162,10 @@ struct RankTests {
         #expect(try store.check().isEmpty)
         try fixture.plainSQL("UPDATE rank_nodes SET row_count = 5 WHERE section_id = 1 AND level = 2")
         let problems = try store.check()
-        #expect(problems == ["section #1: rank node -9223372036854775808 of level 2 counts 5 rows, but 1 are in its range"])
+        #expect(
+            problems == [
+                IntegrityProblem(kind: .rank, message: "section #1: rank node -9223372036854775808 of level 2 counts 5 rows, but 1 are in its range")
+            ])
     }
 
     @Test func theMigrationBuildsTheStructureForRowsAlreadyThere() throws {

@@ -256,7 +256,8 @@ struct ServerOfflineTests {
         #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
         #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")
         #expect(mapped("22021") == .invalidInput(SectionStore.nulOnServerMessage))
-        #expect(mapped("23505", "duplicate key") == .server(sqlState: "23505", message: "duplicate key"))
+        #expect(mapped("23505", "duplicate key") == .inconsistent("the schema refused a write (duplicate key)"))
+        #expect(mapped("42P01", "no such table") == .server(sqlState: "42P01", message: "no such table"))
         #expect(!(mapped(nil, "password=s3cret rejected")?.description.contains("s3cret") ?? true), "a password in libpq's message is masked too")
     }
 }

@@ -124,10 +124,10 @@ struct SessionTests {
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         try session.apply(.deleteRow(.at(0, 0)))
-        // SQL written outside sectionctl does not bump the version.
+        // SQL written outside sectionctl makes a version of its own.
         try fixture.plainSQL("DELETE FROM rows WHERE title = 'a'")
         let changed = try fixture.store.snapshot()
-        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 5)) { try session.save() }
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) { try session.save() }
         #expect(try fixture.store.snapshot() == changed, "the move before the failing step was rolled back too")
     }
 

@@ -103,9 +103,17 @@ struct UndoTests {
         try fixture.plainSQL("UPDATE rows SET title = 'b'")
         let before = try store.snapshot()
         #expect(
-            throws: RepositoryError.cannotUndo(list: "default", reason: "the list was changed outside sectionctl since its last change")
+            throws: RepositoryError.cannotUndo(
+                list: "default", reason: "version 2 came before version 3, made outside sectionctl (plain SQL, or a repair)")
         ) { try store.undo() }
         #expect(try store.snapshot() == before)
+        // Nor across it once sectionctl changed the list again: the change after it can be undone,
+        // the one before it cannot.
+        try store.apply(.addRow(.text("c"), to: .at(0, 1)))
+        try store.undo()
+        #expect(try store.snapshot().sections[0].rows.map(\.title) == ["b"])
+        #expect(throws: RepositoryError.self) { try store.undo() }
+        #expect(try store.snapshot().sections[0].rows.map(\.title) == ["b"])
     }
 
     @Test(arguments: Backend.all) func aNewChangeClearsRedoAndAtLeastAHundredStepsAreKept(backend: Backend) throws {

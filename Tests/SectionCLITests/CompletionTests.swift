@@ -34,7 +34,7 @@ import Testing
     }
 
     /// A database with two lists; the default list has sections "To do", "Done" and "2024" (an
-    /// all-digit title, which reads as an index, so completion leaves it out).
+    /// all-digit title, which reads as an index, so completion offers its id, #3).
     private func fixture() throws -> Sectionctl {
         let cli = try Sectionctl()
         try cli.initialize()
@@ -54,7 +54,7 @@ import Testing
             Probe(["row", "add", "--k"], ["--kind"]),
             Probe(["row", "add", "--kind", ""], ["text", "topic", "field"]),
             Probe(["--db", database, "--list", ""], ["default", "work"]),
-            Probe(["--db", database, "row", "add", ""], ["To do", "Done"], bash: ["To\\ do", "Done"]),
+            Probe(["--db", database, "row", "add", ""], ["To do", "Done", "#3"], bash: ["To\\ do", "Done", "\\#3"]),
             Probe(["--db", database, "--list", "work", "section", "rename", "I"], ["Inbox"]),
             Probe(["--db", "missing.db", "row", "add", ""], []),
             Probe(["--db", "missing.db", "--list", ""], []),
@@ -99,14 +99,15 @@ import Testing
         case "bash":
             lines = [
                 "source <(sectionctl completion bash) || exit 1",
-                #"probe() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _sectionctl; printf '@%s\n' "$(printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort | paste -sd '\t' -)"; }"#,
+                // As bash sets them: the words as typed, the line, the cursor at its end.
+                #"probe() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}; COMPREPLY=(); _sectionctl; printf '@%s\n' "$(printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort | paste -sd '\t' -)"; }"#,
             ]
         case "zsh":
             lines = [
                 "autoload -Uz compinit && compinit -u -D",
                 "source <(sectionctl completion zsh) || exit 1",
                 #"[[ $_comps[sectionctl] == _sectionctl ]] || { print 'not registered with compdef'; exit 1 }"#,
-                #"compadd() { local c; for c in "${(@P)2}"; do [[ $c == "$PREFIX"* ]] && print -r -- "$c"; done }"#,
+                #"compadd() { local name c; while (( $# )); do [[ $1 == -a ]] && name=$2; shift; done; for c in "${(@P)name}"; do [[ $c == "$PREFIX"* ]] && print -r -- "$c"; done }"#,
                 #"_files() { print -r -- '<files>' }"#,
                 #"probe() { local words CURRENT PREFIX; words=("$@"); CURRENT=$#words; PREFIX=$words[CURRENT]; print -r -- "@$(_sectionctl | LC_ALL=C sort | paste -sd '\t' -)" }"#,
             ]
@@ -121,7 +122,8 @@ import Testing
             if shell == "fish" {
                 lines.append("probe " + quoted(typed.joined(separator: " "), for: "fish"))
             } else {
-                lines.append("probe " + probe.words.map { quoted($0, for: shell) }.joined(separator: " "))
+                // The words before the last as typed (quoted), as bash and zsh give them.
+                lines.append("probe " + typed.map { quoted($0, for: shell) }.joined(separator: " "))
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -179,6 +179,47 @@ import Testing
         for code in ManualPage.exitStatuses { #expect(text.contains("       \(code.0.rawValue)")) }
     }
 
+    /// At a narrow width roff breaks words at line ends; it may hyphenate prose, never an
+    /// option (`--ver‐sion`), a command, an argument's or variable's name, or a path.
+    @Test func theManualPageHyphenatesOnlyProse() throws {
+        let cli = try Sectionctl()
+        let page = cli.directory.appendingPathComponent("sectionctl.1")
+        try Data(try cli.run(["help", "--man"], database: false).stdout.utf8).write(to: page)
+        var commandWords: Set<String> = ["sectionctl"]
+        func visit(_ spec: CommandSpec) {
+            for sub in spec.subcommands {
+                commandWords.insert(sub.name)
+                visit(sub)
+            }
+        }
+        visit(Catalog.parser.root)
+        visit(Catalog.sessionParser.root)
+        let renderings = [30, 40, 60].map { ("groff at \($0) columns", "groff -man -Tutf8 -rLL=\($0)n sectionctl.1") }
+            + [("man -l at 40 columns", "MANWIDTH=40 MANPAGER=cat man -l sectionctl.1")]
+        for (name, command) in renderings {
+            guard let result = try Shell.run("bash", command, in: cli.directory) else { return }
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let text = result.stdout.replacing(/.\u{8}/, with: "")
+            let lines = text.split(separator: "\n").map(String.init)
+            var hyphenated: [String] = []
+            for (line, next) in zip(lines, lines.dropFirst()) where line.hasSuffix("\u{2010}") {
+                let start = line.split(separator: " ").last.map { String($0.dropLast()) } ?? ""
+                hyphenated.append(start + (next.split(separator: " ").first.map(String.init) ?? ""))
+            }
+            #expect(!hyphenated.isEmpty, "\(name): prose hyphenates (the page was rendered narrow)")
+            let punctuation = Set("()[]{},.;:!?\"'")
+            for word in hyphenated {
+                let core = String(word.drop { punctuation.contains($0) }.reversed().drop { punctuation.contains($0) }.reversed())
+                let isProse = core.allSatisfy(\.isLetter) && core.contains(where: \.isLowercase) && !commandWords.contains(core)
+                #expect(isProse, "\(name): \"\(word)\" is broken across lines")
+            }
+            let words = Set(text.split(whereSeparator: \.isWhitespace).map { String($0.drop { punctuation.contains($0) }) })
+            for option in Self.knownOptions where option.hasPrefix("--") {
+                #expect(words.contains { $0.hasPrefix(option) }, "\(name): \(option) appears whole")
+            }
+        }
+    }
+
     @Test func helpManTakesNoCommand() throws {
         let result = try Sectionctl().run(["help", "row", "--man"], database: false)
         #expect(result.status == 2)

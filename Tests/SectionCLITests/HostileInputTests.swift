@@ -161,6 +161,42 @@ import Testing
         #expect(address.stderr.utf8.count < 600)
     }
 
+    /// An error that lists the sections or lists there are names the first few and counts the
+    /// rest: 20,000 titles made a message of megabytes.
+    @Test func anErrorListsAFewNamesAndCountsTheRest() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        let long = String(repeating: "t", count: 5_000)
+        let sections = (0..<20_000).map { index in
+            let title = index == 1 ? long : "Title \(index)"
+            return #"{"title": "\#(title)", "rows": []}"#
+        }
+        let same = (0..<20_000).map { _ in #"{"title": "Same", "rows": []}"# }
+        let document = #"{"format": "sectionctl", "version": 1, "lists": [{"name": "many", "sections": [\#(sections.joined(separator: ","))]},"#
+            + #" {"name": "same", "sections": [\#(same.joined(separator: ","))]}]}"#
+        let path = cli.directory.appendingPathComponent("many.json")
+        try Data(document.utf8).write(to: path)
+        try cli.ok(["import", path.path])
+        for (arguments, start) in [
+            (["--list", "many", "section", "rename", "Nope", "x"], #"no section titled "Nope" in list "many" (sections: "Title 0", "ttttt"#),
+            (["--list", "many", "section", "delete", "#99999"], #"no section #99999 in list "many" (sections: "Title 0", "ttttt"#),
+            (["--list", "same", "section", "delete", "Same"], "20000 sections are titled \"Same\" (#"),
+        ] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 1, "\(arguments)")
+            let message = try #require(result.stderr.split(separator: "\n").first.map(String.init))
+            #expect(result.stderr == message + "\n", "one line: \(arguments)")
+            #expect(message.hasPrefix("sectionctl: error: " + start), "\(message)")
+            #expect(message.contains(" and 19990 more"), "\(message)")
+            #expect(message.utf8.count < 600, "\(message.utf8.count) bytes: \(message)")
+        }
+        let titles = try cli.run(["--list", "many", "section", "rename", "Nope", "x"]).stderr
+        #expect(titles.contains(#""Title 9" and 19990 more)"#), "the first ten, in order: \(titles)")
+        #expect(titles.contains(#""tttttttttttttttttttttttttttttttttttttttt…""#), "a long title is cut: \(titles)")
+        let lists = try cli.run(["--list", "nope", "show"])
+        #expect(lists.stderr == #"sectionctl: error: no list named "nope" (lists: "default", "many", "same")"# + "\n")
+    }
+
     // MARK: Names
 
     @Test func importRefusesNulInAListNameWithItsPath() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SectionCLI
@@ -44,6 +45,78 @@ import Testing
         let session = try cli.run(["edit"], input: "section delete '\(Self.hostile)'\n")
         #expect(session.stderr.hasPrefix("sectionctl: error: line 1: no section titled \"\\e]0;pwned"))
         #expect(!session.stderr.unicodeScalars.contains { TextEscaping.needsEscape($0) && $0 != "\n" })
+    }
+
+    /// Marks, zero-width and tag characters: printed raw, they hide text or reorder the line.
+    static let invisible = "a\u{200E}b\u{200F}c\u{61C}d\u{200B}e\u{AD}f\u{E0041}\u{E0042}g\u{2060}h\u{FEFF}i\u{202E}j\u{3164}"
+    static let invisibleEscaped = #"a\u{200E}b\u{200F}c\u{61C}d\u{200B}e\u{AD}f\u{E0041}\u{E0042}g\u{2060}h\u{FEFF}i\u{202E}j\u{3164}"#
+    /// A title with an emoji sequence (a joiner) and a selector: printed as written.
+    static let emoji = "\u{1F469}\u{200D}\u{1F4BB} and \u{2764}\u{FE0F}"
+
+    /// Whether `output` holds a Bidi_Control or Default_Ignorable_Code_Point code point other
+    /// than those of `emoji`.
+    static func hasRawInvisible(_ output: String) -> Bool {
+        output.unicodeScalars.contains { scalar in
+            (scalar.properties.isBidiControl || scalar.properties.isDefaultIgnorableCodePoint) && scalar != "\u{200D}" && scalar != "\u{FE0F}"
+        }
+    }
+
+    @Test func invisibleCharactersAreEscapedWhereverUserTextIsPrinted() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", Self.invisible])
+        try cli.ok(["row", "add", "0", Self.invisible])
+        try cli.ok(["row", "add", "0", Self.invisible, "--kind", "field", "--value", Self.invisible])
+        try cli.ok(["row", "add", "0", Self.emoji])
+        try cli.ok(["list", "add", Self.invisible])
+        for arguments in [
+            ["show"], ["show", "--editing"], ["show", "--from", "0:1", "--limit", "1"], ["row", "get", "0:0"], ["row", "get", "0:1"],
+            ["list", "ls"], ["--list", Self.invisible, "section", "add", Self.invisible],
+            ["--list", Self.invisible, "changes", "--since", "0"],
+        ] {
+            let output = try cli.ok(arguments)
+            #expect(!Self.hasRawInvisible(output), "\(arguments): \(output.debugDescription)")
+            #expect(output.contains(Self.invisibleEscaped), "\(arguments): \(output)")
+        }
+        try cli.ok(["section", "rename", "0", Self.invisible + "!"])
+        let listing = try cli.ok(["show"])
+        #expect(listing.contains(Self.emoji), "an emoji sequence displays as itself: \(listing)")
+        // Errors quoting titles, lists and what was typed.
+        for arguments in [
+            ["section", "delete", Self.invisible], ["--list", Self.invisible + "?", "show"], ["row", "move", Self.invisible, "0:0"],
+            ["section", "rename", Self.invisible, "x"],
+        ] {
+            let result = try cli.run(arguments)
+            #expect(result.status != 0)
+            #expect(!Self.hasRawInvisible(result.stderr), "\(arguments): \(result.stderr.debugDescription)")
+            #expect(result.stderr.contains(Self.invisibleEscaped), "\(arguments): \(result.stderr)")
+        }
+        // In an edit session.
+        let session = try cli.run(["edit"], input: "show\nsection delete '\(Self.invisible)?'\ncancel\n")
+        #expect(!Self.hasRawInvisible(session.stdout + session.stderr))
+        #expect(session.stdout.contains(Self.invisibleEscaped) && session.stderr.contains(Self.invisibleEscaped))
+        // Completion offers no title that would print escaped, and does offer the emoji one.
+        let offered = try cli.ok(["__complete", "sections"])
+        #expect(!Self.hasRawInvisible(offered), "\(offered.debugDescription)")
+        // JSON keeps the text exact: valid JSON, the same scalars.
+        let json = try cli.snapshot()
+        let sections = try #require(json["sections"] as? [[String: Any]])
+        #expect(sections.first?["title"] as? String == Self.invisible + "!")
+        #expect((sections.first?["rows"] as? [[String: Any]])?.compactMap { $0["value"] as? String } == [Self.invisible])
+    }
+
+    @Test func watchEscapesTheListsName() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["list", "add", Self.invisible])
+        let watch = try cli.launch(["--list", Self.invisible, "watch"])
+        #expect(try waitUntil { try WatchTests.outputLines(watch).count == 1 || !watch.process.isRunning })
+        try cli.ok(["--list", Self.invisible, "section", "add", Self.invisible])
+        try cli.ok(["list", "delete", Self.invisible, "--force"])
+        let result = try watch.finish()
+        #expect(result.status == 0)
+        #expect(result.lines.count == 3 && result.lines.allSatisfy { $0.contains(Self.invisibleEscaped) }, "\(result.lines)")
+        #expect(!Self.hasRawInvisible(result.stdout), "\(result.stdout.debugDescription)")
     }
 
     @Test func wideLabelsAlignByDisplayCells() throws {

@@ -76,13 +76,18 @@ import Testing
 
     @Test func checkSaysOkOrNamesEachProblem() throws {
         let cli = try seeded()
-        #expect(try cli.ok(["check"]) == "ok: row counts, order and the rank structure agree with the rows\n")
+        #expect(try cli.ok(["check"]) == "ok: row counts, order, the rank structure, the journal and undo history agree with the rows\n")
         // Damage one count behind sectionctl's back.
         let db = try Connection(path: cli.databasePath, mode: .readWrite)
         try db.execute(script: "UPDATE rank_nodes SET row_count = 7 WHERE section_id = 1 AND level = 3")
         let damaged = try cli.run(["check"])
         #expect(damaged.status == 1)
-        #expect(damaged.stdout == "section #1: rank node -9223372036854775808 of level 3 counts 7 rows, but 3 are in its range\n")
+        #expect(
+            damaged.stdout == """
+                rank: section #1: rank node -9223372036854775808 of level 3 counts 7 rows, but 3 are in its range
+                to mend it, keeping ids, titles and order: sectionctl --db \(cli.databasePath) repair
+
+                """)
         #expect(damaged.stderr == "sectionctl: error: the database disagrees with itself in 1 place\n")
         let json = try cli.run(["--json", "check"])
         #expect(json.status == 1)

@@ -48,6 +48,7 @@ struct ServerTests {
         (["--json", "list", "ls"], ""),
         (["list", "delete", "Shopping", "--force"], ""),
         (["check"], ""),
+        (["repair"], ""),
         (["export"], ""),
     ]
 

@@ -267,6 +267,31 @@ struct UITests {
         try screen.quit()
     }
 
+    @Test func invisibleCharactersAreEscaped() throws {
+        let screen = try Screen(environment: ["NO_COLOR": "1"], seed: false)
+        try screen.cli.ok(["section", "add", "Hidden\u{200B}space"])
+        try screen.cli.ok(["row", "add", "0", "left\u{200E}mark\u{202E}txt\u{E0041}"])
+        try screen.cli.ok(["row", "add", "0", "\u{1F469}\u{200D}\u{1F4BB} Dev"])
+        let shown = try screen.open()
+        #expect(shown.contains("Hidden\\u{200B}space"), "\(shown)")
+        #expect(shown.contains("left\\u{200E}mark\\u{202E}txt\\u{E0041}"), "\(shown)")
+        #expect(shown.contains("\u{1F469}\u{200D}\u{1F4BB} Dev"), "an emoji sequence displays as itself: \(shown)")
+        try screen.quit()
+    }
+
+    /// `ESC [` and 19 digits or more overflowed the parameter's arithmetic, a trap; a sequence of
+    /// thousands of bytes, or one cut short by malformed UTF-8, must not stop the keys after it.
+    @Test func hostileEscapeSequencesAreIgnoredAndTheKeysAfterThemWork() throws {
+        let screen = try Screen()
+        _ = try screen.open()
+        try screen.tmux.send(bytes: Array(("\u{1B}[" + String(repeating: "9", count: 19) + "~").utf8))
+        try screen.tmux.send(bytes: Array(("\u{1B}[" + String(repeating: "1", count: 40) + ";" + String(repeating: "7", count: 4_000) + "A").utf8))
+        try screen.tmux.send(bytes: [0x1B, 0x5B, 0x35, 0xFF, 0xC3, 0x1B, 0x5B, 0x3F, 0xF0, 0x9F])
+        try screen.press("j", until: { $0.contains("> 0:1  Cell001") }, "j still moves the cursor")
+        #expect(screen.tmux.shown.contains("BROWSE"))
+        try screen.quit()
+    }
+
     @Test func helpKeyShowsTheKeys() throws {
         let screen = try Screen()
         _ = try screen.open()

@@ -89,6 +89,21 @@ package struct StoreFixture {
     }
 }
 
+/// Runs `sql` on the database file at `path` as a user of the `sqlite3` shell would (foreign keys
+/// off), past the schema's guards: the triggers named `guard_…` are dropped for it and put back
+/// after, and CHECK constraints are ignored, so that the damage is made whatever the schema
+/// refuses — and only that damage (the guards are whole again afterwards).
+package func tamper(path: String, _ sql: String) throws {
+    let db = try Connection(path: path, mode: .readWrite)
+    try db.execute(script: "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON")
+    let guards = try db.query("SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE 'guard\\_%' ESCAPE '\\'") {
+        ($0.string(0), $0.string(1))
+    }
+    for (name, _) in guards { try db.execute(script: "DROP TRIGGER \"\(name)\"") }
+    try db.execute(script: sql)
+    for (_, definition) in guards { try db.execute(script: definition) }
+}
+
 /// A small, fast, seedable generator (SplitMix64), so a failing run can be repeated.
 package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64

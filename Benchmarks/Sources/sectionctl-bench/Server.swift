@@ -142,7 +142,7 @@ extension Benchmark {
         let repositoryMove = Measurement.median(samples.repository)
         let baselineMove = Measurement.median(samples.baseline)
         if let problems = try? store.check(), !problems.isEmpty {
-            throw BenchmarkError("after the moves, check() reports: \(problems.prefix(3).joined(separator: "; "))")
+            throw BenchmarkError("after the moves, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
         }
         var rows: [ResultRow] = [
             .atMost(
@@ -219,7 +219,7 @@ extension Benchmark {
                     if repetition == 0 {
                         let problems = try store.check()
                         guard problems.isEmpty else {
-                            throw BenchmarkError("after importJSON, check() reports: \(problems.prefix(3).joined(separator: "; "))")
+                            throw BenchmarkError("after importJSON, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
                         }
                     }
                 } else {
@@ -430,7 +430,7 @@ extension Benchmark {
             return "\(after.count) rows for \(before.count) (\(lost) lost, \(after.count - Set(after).count) duplicated)"
         }
         let problems = try store.check()
-        if !problems.isEmpty { return "check(): \(problems.prefix(3).joined(separator: "; "))" }
+        if !problems.isEmpty { return "check(): \(problems.prefix(3).map(\.description).joined(separator: "; "))" }
         if let gap = journal.gap { return gap }
         guard final.version == first.version + Int64(journal.entries.count) else {
             return "the list is at version \(final.version), but the journal holds \(first.version)+\(journal.entries.count)"

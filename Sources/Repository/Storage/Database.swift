@@ -6,7 +6,7 @@
 /// both engines speak (`?` placeholders, `RETURNING`, window functions, `ON CONFLICT`). The
 /// semantic half is the work each engine does its own way — the rank walks, marking a write as
 /// sectionctl's, a commit's journal and undo bookkeeping, locking a list, the engine's own
-/// integrity check, waiting for a commit, bulk appends — so that nothing outside `Storage/`
+/// integrity checks, waiting for a commit, bulk appends — so that nothing outside `Storage/`
 /// asks which engine it has.
 ///
 /// Not `Sendable`: one thread uses a connection at a time (`SectionStore` holds it in a mutex).
@@ -80,9 +80,27 @@ package protocol Database: AnyObject {
     /// - Returns: the new version.
     func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64
 
-    /// The engine's own integrity check of the stored pages (SQLite's `quick_check`), one
-    /// sentence per problem; empty when it finds none or the engine has no such check.
-    func engineIntegrityProblems() throws -> [String]
+    /// The engine's own side of `check()`: its page check (SQLite's `quick_check`), its schema
+    /// objects against those of a new database of the same schema version, the foreign keys it
+    /// finds broken in tables the shared checks do not cover, and its writer mark where that is
+    /// a row (`journal_writer`). Empty where the engine checks none of it itself (a server
+    /// checks its own pages, its schema objects are its owner's, and its writer mark is the
+    /// transaction's own).
+    func engineIntegrity() throws -> EngineIntegrity
+
+    /// Puts the writer mark of the open write transaction back where it is a row: the row
+    /// there, marked active, its step past `highestStepInUse` so that this transaction's undo
+    /// log is its own. Returns one line per thing it changed.
+    func restoreWriterMark(pastStep highestStepInUse: Int64?) throws -> [String]
+
+    /// Mends, in the open write transaction, the schema objects of `differences` that
+    /// `phase` mends (see `SchemaMendPhase`), from the SQL of a new database. Returns one line
+    /// per object it changed.
+    func mendSchema(_ differences: [SchemaDifference], phase: SchemaMendPhase) throws -> [String]
+
+    /// The step number of the open write transaction (the key of its undo log entries); `nil`
+    /// when the writer mark holds none.
+    func writerStep() throws -> Int64?
 
     /// Starts noticing commits made anywhere to the database, for an observer on this
     /// connection: what `CommitSignal.wait(upTo:)` waits for.

@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import Synchronization
 
 /// Opening a location: the one place that picks the backend a `StoreLocation` names.
 extension StoreLocation {
@@ -71,6 +72,12 @@ enum SQLiteStorage {
     /// the migrations and the journal mode come after. A WAL database the user may read but
     /// whose directory they cannot write (so SQLite cannot make its `-shm` file) is opened as
     /// immutable instead.
+    ///
+    /// On a full disk, where there is no room for the `-shm` file either, the connection keeps
+    /// the WAL index and its temporary tables in its own memory (exclusive locking mode): reads
+    /// work, so the data can be shown and exported; a write fails with `RepositoryError.diskFull` and writes nothing;
+    /// other processes wait until the store is closed. A read-only connection, which cannot take
+    /// that lock, reads the file as immutable.
     static func openStore(path: String, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?) throws
         -> Connection
     {
@@ -82,31 +89,68 @@ enum SQLiteStorage {
         if !exists && (!create || readOnly) {
             throw RepositoryError.databaseMissing(path: path)
         }
-        let db = try Connection(path: path, mode: readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite))
-        db.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+        let mode: OpenMode = readOnly ? .readOnly : (create ? .readWriteCreate : .readWrite)
+        let failure: any Error
+        let wasReadOnly: Bool
         do {
-            try prepare(db, path: path, create: create, progress: progress)
-            return db
-        } catch where db.isReadOnly && error.isUnreadableWithoutWriting {
-            // Read as immutable, SQLite would not see changes still in the write-ahead log.
-            let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
-            if log > 0 {
-                throw RepositoryError.cannotOpen(
-                    path: path,
-                    reason: "its latest changes are in \(path)-wal, which only a user who can write the directory can read")
+            // Closed before another is opened: a connection that failed may still hold a lock.
+            let db = try Connection(path: path, mode: mode)
+            db.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+            do {
+                try prepare(db, path: path, create: create, progress: progress)
+                return db
+            } catch {
+                (failure, wasReadOnly) = (error, db.isReadOnly)
             }
-            let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
-            try prepare(immutable, path: path, create: false)
-            return immutable
         }
+        let isOutOfRoom = (failure as? SQLiteError)?.isOutOfRoom == true
+        if isOutOfRoom && !wasReadOnly {
+            let exclusive = try Connection(path: path, mode: mode)
+            exclusive.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
+            // Before the first read, or SQLite would use the `-shm` file after all; and sorts
+            // in memory, since the temporary directory may be on the same full disk.
+            try exclusive.execute(script: "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY;")
+            try prepare(exclusive, path: path, create: create, progress: progress)
+            heldExclusively.withLock { $0[path] = HeldConnection(connection: exclusive) }
+            return exclusive
+        }
+        guard wasReadOnly && (isOutOfRoom || failure.isUnreadableWithoutWriting) else { throw failure }
+        // Read as immutable, SQLite would not see changes still in the write-ahead log.
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        if log > 0 {
+            throw RepositoryError.cannotOpen(
+                path: path,
+                reason: isOutOfRoom
+                    ? "its latest changes are in \(path)-wal, and the disk has no room to read them read-only"
+                    : "its latest changes are in \(path)-wal, which only a user who can write the directory can read")
+        }
+        let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
+        try prepare(immutable, path: path, create: false)
+        return immutable
     }
 
     /// A connection on the file at `path` with the store's settings, for a reader.
     static func openReader(path: String, readOnly: Bool, immutable: Bool) throws -> Connection {
+        if !immutable && heldExclusively.withLock({ $0[path]?.connection != nil }) {
+            // It would wait for the store's own lock, then say the file is busy.
+            throw RepositoryError.cannotOpen(
+                path: path,
+                reason: "the disk has no room for \(path)-shm, which watching and editing need (show, export and check work)")
+        }
         let db = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite, immutable: immutable)
         db.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
         try db.execute(script: "PRAGMA foreign_keys = ON;")
         return db
+    }
+
+    /// The store connections of this process that opened their file in exclusive locking mode
+    /// (a full disk), by path: no other connection can read the file while one is open.
+    private static let heldExclusively = Mutex<[String: HeldConnection]>([:])
+
+    /// A connection, as long as something else keeps it open.
+    private struct HeldConnection: @unchecked Sendable {
+        // Only ever compared with nil, under the lock.
+        weak var connection: Connection?
     }
 
     /// Refuses what is not ours, sets the connection's pragmas and migrates when needed.
@@ -117,7 +161,12 @@ enum SQLiteStorage {
         }
         try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
         if !db.isReadOnly {
-            _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
+            do {
+                _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
+            } catch let error as SQLiteError where error.isDiskFull {
+                // A file in another journal mode on a full disk: it is read as it is, and a
+                // write fails for want of room.
+            }
         }
         if inspection != .ours(version: Migrator.latestVersion) {
             if db.isReadOnly { throw RepositoryError.readOnly(path: path) }

@@ -140,8 +140,20 @@ package final class PostgresDatabase: Database {
         return try scalarInt("SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changesJSON, kind, of)!
     }
 
-    /// A server checks its own pages; nothing here reads them.
-    package func engineIntegrityProblems() throws -> [String] { [] }
+    /// A server checks its own pages, its schema objects are its owner's (a role that can
+    /// change them can change anything), and its writer mark is local to each transaction:
+    /// nothing here is the client's to check.
+    package func engineIntegrity() throws -> EngineIntegrity { EngineIntegrity() }
+
+    /// The mark is the transaction's own (`sectionctl.writer_begin()`): nothing to put back.
+    package func restoreWriterMark(pastStep highestStepInUse: Int64?) throws -> [String] { [] }
+
+    /// `engineIntegrity()` finds no schema differences on a server.
+    package func mendSchema(_ differences: [SchemaDifference], phase: SchemaMendPhase) throws -> [String] { [] }
+
+    package func writerStep() throws -> Int64? {
+        try scalarInt("SELECT sectionctl.writer_step()")
+    }
 
     package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {
         try NotificationSignal(database: self, listID: listID)

@@ -59,6 +59,8 @@ extension Connection {
     /// The mark is the one row of `journal_writer`: writers take turns, so no other connection
     /// ever sees it set. Its `step` numbers the transaction's entries in `undo_log`.
     package func beginWriterMark() throws {
+        // Without its row (plain SQL with the guards dropped), nothing is marked: a commit then
+        // fails on the missing step, and `repair` puts the row back.
         try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
     }
 
@@ -72,10 +74,6 @@ extension Connection {
         try pruneJournal(list: list.id, through: version.number - Journal.keptVersions)
         try fileInHistory(history, version: version.number, of: list)
         return version.number
-    }
-
-    package func engineIntegrityProblems() throws -> [String] {
-        try query("PRAGMA quick_check") { $0.string(0) }.filter { $0 != "ok" }
     }
 
     package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {

@@ -15,6 +15,8 @@ extension SectionStore {
             if error.isNotADatabase { return RepositoryError.notADatabase(path: path) }
             if error.isCorrupt { return RepositoryError.corrupt(path: path, detail: error.message) }
             if error.isCannotOpen { return RepositoryError.cannotOpen(path: path, reason: error.message) }
+            // sectionctl's own writes keep every rule of the schema on a consistent file.
+            if error.isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(error.message))") }
             return RepositoryError.database(code: error.extendedCode, message: error.message)
         case let error as PostgresError:
             // libpq's and the server's messages may echo parts of the connection string: mask
@@ -37,6 +39,7 @@ extension SectionStore {
             if error.sqlState == "22021" || error.sqlState == "22P05" {
                 return RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
             }
+            if error.isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
             return RepositoryError.server(sqlState: error.sqlState ?? "", message: message)
         case let error as MalformedConnectionString:
             return RepositoryError.malformedConnectionString(reason: error.reason)

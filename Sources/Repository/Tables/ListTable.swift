@@ -85,6 +85,12 @@ extension Database {
         try scalarInt("SELECT journaled FROM lists WHERE id = ?", listID) == 1
     }
 
+    /// The list's undo barrier: the last version plain SQL (or `repair`) made. No change made at
+    /// or before it can be undone or redone.
+    package func plainVersion(ofList id: Int64) throws -> Int64 {
+        try scalarInt("SELECT plain_version FROM lists WHERE id = ?", id) ?? 0
+    }
+
     /// The list's name, version and journaled flag; `nil` once it is deleted.
     package func listState(id: Int64) throws -> (name: String, version: Int64, journaled: Bool)? {
         try queryFirst("SELECT name, version, journaled FROM lists WHERE id = ?", id) { ($0.string(0), $0.int64(1), $0.int(2) == 1) }
@@ -105,12 +111,15 @@ extension Database {
 /// Naming a state no changeset describes.
 extension Database {
     /// Gives the list a new version journaled as a reload, so that every view of it and every
-    /// `changes --since` reads it afresh: what plain SQL's triggers do for a write made outside
-    /// sectionctl, and what `repair` does for a list it mended.
+    /// `changes --since` reads it afresh, and raises its undo barrier to it: what plain SQL's
+    /// triggers do for a write made outside sectionctl (`Migrations/0005_guards.sql`), and what
+    /// `repair` does for a list it mended.
     /// - Returns: the new version, or `nil` when no list has this id.
     @discardableResult
     package func markListForReload(id: Int64) throws -> Int64? {
-        guard let version = try queryFirst("UPDATE lists SET version = version + 1 WHERE id = ? RETURNING version", id, row: { $0.int64(0) })
+        guard
+            let version = try queryFirst(
+                "UPDATE lists SET version = version + 1, plain_version = version + 1, journaled = 1 WHERE id = ? RETURNING version", id, row: { $0.int64(0) })
         else { return nil }
         try run("DELETE FROM journal WHERE list_id = ? AND version = ?", id, version)
         try appendJournalEntry(list: id, version: version, changes: Journal.reloadJSON)

@@ -11,14 +11,30 @@ import Foundation
 /// density thresholds shrinking by 1.5 per level). That costs O(1) writes amortized on random
 /// workloads and O(log n) when every insert hits the same gap, and only rewrites a neighbourhood.
 package struct OrderedTable {
-    /// Positions live in `1 ..< upperBound`; 0 and below are free for parking a moving item.
-    package static let upperBound: Int64 = 1 << 62
+    /// Positions live in `1 ..< upperBound` (`Migrations/constants.txt`; the schema refuses any
+    /// other); the parking value lies outside.
+    package static let upperBound = Int64(SchemaConstants.positionMaximum) + 1
+    /// The lowest position an item may hold.
+    package static let lowerBound = Int64(SchemaConstants.positionMinimum)
     /// The first item of an empty parent goes in the middle, with room on both sides.
     package static let firstPosition: Int64 = 1 << 61
     /// Distance between an end item and one added past it.
     package static let step: Int64 = 1 << 32
-    /// Where an item waits while its neighbours are spread out.
-    package static let parkingPosition: Int64 = -1
+    /// Where an item waits while its neighbours are spread out (only inside sectionctl's own
+    /// transaction: the schema refuses it otherwise).
+    package static let parkingPosition = Int64(SchemaConstants.positionParking)
+
+    /// Whether an item may rest at `position`.
+    package static func isValid(_ position: Int64) -> Bool { position >= lowerBound && position < upperBound }
+
+    /// `position`, read from the database, if an item may rest there; else the error that says
+    /// the file disagrees with itself (plain SQL put it there), so that no arithmetic meets it.
+    package func checked(_ position: Int64?, of parentID: Int64) throws -> Int64? {
+        guard let position, !Self.isValid(position) else { return position }
+        let what = table == "rows" ? "a row of section #\(parentID)" : "a section of list #\(parentID)"
+        throw RepositoryError.inconsistent(
+            "\(what) is at position \(position), outside \(Self.lowerBound)…\(Self.upperBound - 1)")
+    }
     /// How fast the allowed density falls as the block doubles.
     package static let densityGrowth = 1.5
 
@@ -41,14 +57,30 @@ package struct OrderedTable {
     package func item(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
-        if isRanked { return try RankTree.row(at: index, inSection: parentID, db: db) }
+        if isRanked { return try rankedItem(at: index, of: parentID, count: count, in: db) }
         let fromEnd = count - 1 - index
         let ascending = index <= fromEnd
         let sql = """
             SELECT id, position FROM \(table) WHERE \(parent) = ?
             ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT 1 OFFSET ?
             """
-        return try db.queryFirst(sql, parentID, ascending ? index : fromEnd) { ($0.int64(0), $0.int64(1)) }
+        guard let found = try db.queryFirst(sql, parentID, ascending ? index : fromEnd, row: { ($0.int64(0), $0.int64(1)) }) else {
+            throw Self.countDisagrees(parentID, count: count, index: index, what: "sections", of: "list")
+        }
+        return found
+    }
+
+    /// The row at `index` of the `count` rows of `parentID`, through the rank structure; an
+    /// index under the count that finds no row is the file disagreeing with itself.
+    private func rankedItem(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64) {
+        guard let found = try RankTree.row(at: index, inSection: parentID, db: db) else {
+            throw Self.countDisagrees(parentID, count: count, index: index, what: "rows", of: "section")
+        }
+        return found
+    }
+
+    private static func countDisagrees(_ parentID: Int64, count: Int, index: Int, what: String, of parent: String) -> RepositoryError {
+        .inconsistent("\(parent) #\(parentID) counts \(count) \(what), but none is at index \(index)")
     }
 
     /// The 0-based index of the item at `position` among the `count` items of `parentID`,
@@ -106,12 +138,13 @@ package struct OrderedTable {
         {
             excludedIndex = try RankTree.index(ofPosition: position, inSection: parentID, db: db)
         }
-        func stored(_ index: Int) -> Int { index < excludedIndex ? index : index + 1 }
-        guard slot > 0 else {
-            return (nil, try RankTree.row(at: stored(0), inSection: parentID, db: db)?.position)
-        }
-        let before = try RankTree.row(at: stored(slot - 1), inSection: parentID, db: db)?.position
-        guard let before, slot < count else { return (before, nil) }
+        func storedIndex(_ index: Int) -> Int { index < excludedIndex ? index : index + 1 }
+        // The stored count includes the excluded item when it is here.
+        let stored = excludedIndex == Int.max ? count : count + 1
+        func positionOfItem(at index: Int) throws -> Int64 { try rankedItem(at: index, of: parentID, count: stored, in: db).position }
+        guard slot > 0 else { return (nil, try positionOfItem(at: storedIndex(0))) }
+        let before = try positionOfItem(at: storedIndex(slot - 1))
+        guard slot < count else { return (before, nil) }
         let after = try db.scalarInt(
             "SELECT position FROM \(table) WHERE \(parent) = ? AND position > ? AND id <> ? ORDER BY position LIMIT 1",
             parentID, before, excludedID)
@@ -131,7 +164,7 @@ package struct OrderedTable {
     ) throws -> (position: Int64, rewritten: Int) {
         let (before, after) = try neighbours(
             ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, excludedIndex: movingIndex, in: db)
-        return try position(between: before, and: after, of: parentID, movingID: movingID, in: db)
+        return try position(between: checked(before, of: parentID), and: checked(after, of: parentID), of: parentID, movingID: movingID, in: db)
     }
 
     /// A position between the items at `before` and `after` (`nil` for an end) of `parentID`,
@@ -194,6 +227,7 @@ package struct OrderedTable {
             "SELECT id, position FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ? ORDER BY position",
             parentID, start, start + size
         ) { (id: $0.int64(0), position: $0.int64(1)) }
+        for item in items { _ = try checked(item.position, of: parentID) }
         let slot = items.firstIndex { $0.position > anchor } ?? items.count
         let gap = size / Int64(items.count + 2)
         func newPosition(_ index: Int) -> Int64 { start + Int64(index + 1) * gap }

@@ -70,6 +70,81 @@ extension Database {
             "UPDATE rank_nodes SET row_count = row_count + ? WHERE section_id = ? AND level = ? AND first = ?", delta, section, level, first)
     }
 
+    // MARK: - What repair() rebuilds
+
+    /// Builds the rank structure of `sections` afresh from their rows, as the migration that
+    /// made the structure does: the node at the start of every level, then the balanced layout
+    /// of `rank_layout` (`RankTree.fanout` children a node, the last node of a level keeping
+    /// what remains). The view numbers every row of the database, so the sections go through
+    /// it together, `rebuildBatch` at a time.
+    /// - Returns: how many nodes each section has now.
+    package func rebuildRankNodes(sections: [Int64]) throws -> [Int64: Int] {
+        var nodes: [Int64: Int] = [:]
+        for start in stride(from: 0, to: sections.count, by: Self.rebuildBatch) {
+            let batch: [(any SQLArgument)?] = sections[start..<min(start + Self.rebuildBatch, sections.count)].map { $0 }
+            let list = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+            try run("DELETE FROM rank_nodes WHERE section_id IN (\(list))", arguments: batch)
+            try run("DELETE FROM rank_pending WHERE section_id IN (\(list))", arguments: batch)
+            for section in sections[start..<min(start + Self.rebuildBatch, sections.count)] {
+                for level in RankTree.levels {
+                    try insertRankNode(section: section, level: level, first: RankTree.origin, rowCount: 0)
+                }
+            }
+            try run(
+                """
+                INSERT INTO rank_nodes (section_id, level, first, row_count)
+                SELECT section_id, level, first, row_count FROM rank_layout WHERE section_id IN (\(list))
+                ON CONFLICT (section_id, level, first) DO UPDATE SET row_count = excluded.row_count
+                """, arguments: batch)
+            try forEachRow(
+                "SELECT section_id, count(*) FROM rank_nodes WHERE section_id IN (\(list)) GROUP BY section_id", arguments: batch
+            ) { row in
+                nodes[row.int64(0)] = row.int(1)
+                return true
+            }
+        }
+        return nodes
+    }
+
+    /// How many sections one statement of `rebuildRankNodes(sections:)` names.
+    private static var rebuildBatch: Int { 500 }
+
+    /// Every note of `rank_pending`, with whether its section and its level-1 node exist.
+    package func pendingRankNotes() throws -> [(section: Int64, first: Int64, sectionExists: Bool, nodeExists: Bool)] {
+        try query(
+            """
+            SELECT p.section_id, p.first,
+                CASE WHEN EXISTS (SELECT 1 FROM sections AS s WHERE s.id = p.section_id) THEN 1 ELSE 0 END,
+                CASE WHEN EXISTS (SELECT 1 FROM rank_nodes AS n WHERE n.section_id = p.section_id AND n.level = 1 AND n.first = p.first)
+                    THEN 1 ELSE 0 END
+            FROM rank_pending AS p ORDER BY p.section_id, p.first
+            """
+        ) { ($0.int64(0), $0.int64(1), $0.int(2) == 1, $0.int(3) == 1) }
+    }
+
+    /// Clears every note of `rank_pending`. Returns how many there were.
+    @discardableResult
+    package func clearRankPending() throws -> Int {
+        try run("DELETE FROM rank_pending")
+    }
+
+    /// The sections that rank nodes belong to but that do not exist, with how many nodes each.
+    package func rankNodesOfMissingSections() throws -> [(section: Int64, count: Int)] {
+        try query(
+            """
+            SELECT n.section_id, count(*) FROM rank_nodes AS n
+            WHERE NOT EXISTS (SELECT 1 FROM sections AS s WHERE s.id = n.section_id)
+            GROUP BY n.section_id ORDER BY n.section_id
+            """
+        ) { ($0.int64(0), $0.int(1)) }
+    }
+
+    /// Deletes the rank nodes and notes of a section that does not exist.
+    package func deleteRankNodes(ofMissingSection section: Int64) throws {
+        try run("DELETE FROM rank_nodes WHERE section_id = ?", section)
+        try run("DELETE FROM rank_pending WHERE section_id = ?", section)
+    }
+
     // MARK: - What check() looks for
 
     /// The (section, level) pairs without the node at the start of the level that every

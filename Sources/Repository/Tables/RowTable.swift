@@ -136,6 +136,11 @@ extension Database {
     }
 
     /// A row's content, if the row exists.
+    /// The list holding the row with this id, if there is one.
+    package func listID(ofRow id: Int64) throws -> Int64? {
+        try scalarInt("SELECT s.list_id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ?", id)
+    }
+
     package func rowContent(id: Int64) throws -> RowContent? {
         try queryFirst("SELECT \(RowContent.columns) FROM rows WHERE id = ?", id) { RowContent($0, from: 0) }
     }

@@ -95,6 +95,11 @@ extension Database {
     }
 
     /// Whether the section with this id belongs to the list.
+    /// The list holding the section with this id, if there is one.
+    package func listID(ofSection id: Int64) throws -> Int64? {
+        try scalarInt("SELECT list_id FROM sections WHERE id = ?", id)
+    }
+
     package func sectionExists(id: Int64, in list: ListRecord) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sections WHERE id = ? AND list_id = ?", id, list.id) == 1
     }

@@ -34,7 +34,10 @@ package struct UndoLogEntry {
 extension Database {
     /// The step number of the open write transaction: the key of its `undo_log` entries.
     package func currentWriterStep() throws -> Int64 {
-        try scalarInt("SELECT step FROM journal_writer WHERE id = 1")!
+        guard let step = try scalarInt("SELECT step FROM journal_writer WHERE id = 1") else {
+            throw RepositoryError.inconsistent("journal_writer has lost its row")
+        }
+        return step
     }
 
     /// The list's steps in `history`, newest first, past the `skippingNewest` newest.

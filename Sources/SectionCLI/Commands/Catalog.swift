@@ -30,6 +30,7 @@ enum Catalog {
         ImportCommand.command,
         ExportCommand.command,
         CheckCommand.command,
+        RepairCommand.command,
         ChangesCommand.command,
         WatchCommand.command,
         UndoCommands.undo,

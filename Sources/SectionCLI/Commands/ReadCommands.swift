@@ -64,35 +64,3 @@ struct WindowListing {
         return lines.joined(separator: "\n") + "\n"
     }
 }
-
-/// `check`: verifies each section's row count and the rank structure against the rows, and
-/// SQLite's own consistency. Exits 1 when anything disagrees, naming each problem.
-enum CheckCommand {
-    static let command = Command<Context>(
-        CommandSpec(
-            name: "check", summary: "verify row counts, order and the rank structure against the rows",
-            examples: ["check", "--json check"],
-            discussion: """
-                Reads the whole database: each section's row count, every node of the rank structure
-                (which makes index lookups O(log n)) against the rows in its range, and SQLite's own
-                quick_check. Prints ok, or each problem and exits 1.
-                """),
-        run: { try run(context: $0) })
-
-    static func run(context: Context) throws {
-        let store = try context.openStore()
-        let problems = try store.check()
-        if context.json {
-            context.printJSON(.object([("database", .string(store.path)), ("ok", .bool(problems.isEmpty)), ("problems", .array(problems.map { .string($0) }))]))
-        } else if problems.isEmpty {
-            context.console.writeLine("ok: row counts, order and the rank structure agree with the rows")
-        }
-        guard problems.isEmpty else {
-            if !context.json {
-                for problem in problems.prefix(20) { context.console.writeLine(TextEscaping.escaped(problem)) }
-                if problems.count > 20 { context.console.writeLine("… and \(problems.count - 20) more") }
-            }
-            throw CLIError("the database disagrees with itself in \(problems.count) place\(problems.count == 1 ? "" : "s")")
-        }
-    }
-}

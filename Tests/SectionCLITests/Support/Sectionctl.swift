@@ -78,7 +78,12 @@ final class Sectionctl: Sendable {
 
     /// A clean environment: no colour settings, no database variables, a UTF-8 locale.
     static func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        var environment = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8"]
+        // Completion gives up after a second when nothing says otherwise: a loaded test machine
+        // may need longer to read the titles (tests of giving up set it back).
+        var environment = [
+            "PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory(), "LANG": "C.UTF-8",
+            "SECTIONCTL_COMPLETE_SECONDS": "\(Int(hangGuardSeconds))",
+        ]
         environment.merge(extra) { $1 }
         return environment
     }

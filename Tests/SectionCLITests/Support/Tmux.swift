@@ -106,6 +106,14 @@ final class Tmux {
         }
     }
 
+    /// Sends bytes as they are (`send-keys -H`), whether or not they make characters or keys.
+    func send(bytes: [UInt8]) throws {
+        for start in stride(from: 0, to: bytes.count, by: 500) {
+            let hex = bytes[start..<min(bytes.count, start + 500)].map { String($0, radix: 16) }
+            try run(["send-keys", "-t", target, "-H"] + hex)
+        }
+    }
+
     /// Runs a command line in the window's shell, then prints `ui exited STATUS` when it ends.
     func start(_ command: String) throws {
         try type(command + "; echo \"ui exited $?\"")

@@ -1,0 +1,246 @@
+import Foundation
+
+/// What `check()` looks for, read into `IntegrityFindings` with the ids `repair()` acts on.
+enum Integrity {
+    /// The tables whose broken foreign keys the shared checks name one by one; the engine's own
+    /// foreign-key check reports the others (`EngineIntegrity.otherOrphans`).
+    static let tablesWithNamedOrphanChecks: Set<String> = [
+        "rows", "sections", "rank_nodes", "rank_pending", "journal", "undo_steps", "redo_steps",
+    ]
+
+    /// Everything a check finds in `db`. `atRest` when read outside sectionctl's own write
+    /// transactions (a check); inside one (a repair), the writer mark is the transaction's own,
+    /// and what it was at rest comes from a read before.
+    static func findings(_ db: any Database, atRest: Bool) throws -> IntegrityFindings {
+        var found = IntegrityFindings(atRest: atRest)
+        found.engine = try db.engineIntegrity()
+        found.writerActiveAtRest = atRest && (found.engine.writerMark?.isActive ?? false)
+        found.writerStepAtRest = atRest ? found.engine.writerMark?.step : nil
+        // A table missing or changed: the shared checks would read what is not there.
+        guard found.engine.schema.allSatisfy(\.isRepairable) else { return found }
+        do {
+            try found.readTables(db)
+        } catch where !found.engine.pages.isEmpty {
+            found.unreadable = String("\(error)".prefix { $0 != "\n" })
+        }
+        return found
+    }
+
+    /// Whether `changes` is what the journal may hold: a changeset, or the reload entry.
+    static func isJournalEntry(_ changes: String) -> Bool {
+        if changes == Journal.reloadJSON || (try? Changeset(json: changes)) != nil { return true }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(changes.utf8)) as? [String: Any] else { return false }
+        return object.count == 1 && (object["reload"] as? Bool) == true
+    }
+}
+
+/// What a check found, kept with the ids and values that `problems` names and repair mends.
+struct IntegrityFindings: Sendable {
+    var atRest: Bool
+    var engine = EngineIntegrity()
+    /// Whether the writer mark was set with no sectionctl transaction open.
+    var writerActiveAtRest = false
+    /// The writer mark's step counter at rest, when it was read there.
+    var writerStepAtRest: Int64?
+    /// What stopped the checks of the tables on a file whose pages are damaged.
+    var unreadable: String?
+    var listNames: [Int64: String] = [:]
+
+    var rowsOfMissingSections: [ItemGroup] = []
+    var sectionsOfMissingLists: [ItemGroup] = []
+    var rankNodesOfMissingSections: [(section: Int64, count: Int)] = []
+    var entriesOfMissingLists: [(table: ListKeyedTable, list: Int64, count: Int)] = []
+    var wrongRowCounts: [(id: Int64, stored: Int, actual: Int)] = []
+    var rank: [(section: Int64, message: String)] = []
+    var pending: [(section: Int64, first: Int64, sectionExists: Bool, nodeExists: Bool)] = []
+    var rowsOutsideRange: [ItemGroup] = []
+    var sectionsOutsideRange: [ItemGroup] = []
+    var journalPastVersion: [VersionGroup] = []
+    /// Entries at or before their list's version that are neither a changeset nor a reload.
+    var unreadableJournal: [(list: Int64, version: Int64, excerpt: String)] = []
+    var undoPastVersion: [VersionGroup] = []
+    var redoPastVersion: [VersionGroup] = []
+    var stepsFiledTwice: [(list: Int64, step: Int64, versions: [Int64])] = []
+    /// The steps of undo log entries that name no list.
+    var stepsOfOrphanUndoLog: [Int64] = []
+    /// The lists plain SQL changed since their last version.
+    var listsChangedOutsideSectionctl: [Int64] = []
+
+    init(atRest: Bool) {
+        self.atRest = atRest
+    }
+
+    /// Runs the checks of the tables, in the SQL both engines speak.
+    mutating func readTables(_ db: any Database) throws {
+        listNames = Dictionary(try db.listRecords().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        rowsOfMissingSections = try db.rowsOfMissingSections()
+        sectionsOfMissingLists = try db.sectionsOfMissingLists()
+        rankNodesOfMissingSections = try db.rankNodesOfMissingSections()
+        for table in ListKeyedTable.allCases {
+            entriesOfMissingLists += try db.entriesOfMissingLists(in: table).map { (table, $0.list, $0.count) }
+        }
+        wrongRowCounts = try db.sectionsWithWrongRowCounts()
+        rank = try RankTree.problems(db)
+        pending = try db.pendingRankNotes()
+        rowsOutsideRange = try db.itemsOutsidePositionRange(.rows)
+        sectionsOutsideRange = try db.itemsOutsidePositionRange(.sections)
+        journalPastVersion = try db.journalEntriesPastListVersion()
+        var unreadable: [(list: Int64, version: Int64, excerpt: String)] = []
+        try db.forEachJournalEntry { list, listVersion, version, changes in
+            guard version <= listVersion, !Integrity.isJournalEntry(changes) else { return }
+            unreadable.append((list, version, excerpt(changes)))
+        }
+        unreadableJournal = unreadable
+        undoPastVersion = try db.historyStepsPastListVersion(.undo)
+        redoPastVersion = try db.historyStepsPastListVersion(.redo)
+        stepsFiledTwice = try db.historyStepsFiledTwice()
+        stepsOfOrphanUndoLog = try db.stepsOfUndoLogEntriesOfMissingLists()
+        listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
+    }
+
+    /// `list #ID ("name")`, or `list #ID` for a list that does not exist.
+    func list(_ id: Int64) -> String {
+        listNames[id].map { "list #\(id) (\(quoted($0)))" } ?? "list #\(id)"
+    }
+
+    /// Whether the writer mark's step counter is behind the steps the undo history uses (inside
+    /// a write, the counter is already this transaction's).
+    var writerStepIsBehind: Bool {
+        guard let mark = engine.writerMark, mark.isPresent, let highest = mark.highestStepInUse else { return false }
+        return atRest ? mark.step < highest : mark.step <= highest
+    }
+
+    /// Every problem found, one line each, in the order of `IntegrityProblem.Kind`.
+    var problems: [IntegrityProblem] {
+        var problems: [IntegrityProblem] = []
+        func add(_ kind: IntegrityProblem.Kind, _ message: String, repairable: Bool = true) {
+            problems.append(IntegrityProblem(kind: kind, message: message, isRepairable: repairable))
+        }
+        for line in engine.pages { add(.engine, line, repairable: false) }
+        if let unreadable { add(.engine, "the tables could not be read through: \(unreadable)", repairable: false) }
+
+        for difference in engine.schema {
+            add(.schema, difference.message(version: engine.schemaVersion), repairable: difference.isRepairable)
+        }
+
+        for group in sectionsOfMissingLists {
+            add(.orphan, "\(plural(group.count, "section")) of list #\(group.parent), which does not exist: \(ids(group))")
+        }
+        for group in rowsOfMissingSections {
+            add(.orphan, "\(plural(group.count, "row")) of section #\(group.parent), which does not exist: \(ids(group))")
+        }
+        for (section, count) in rankNodesOfMissingSections {
+            add(.orphan, "\(plural(count, "rank node")) of section #\(section), which does not exist")
+        }
+        for (table, list, count) in entriesOfMissingLists {
+            add(.orphan, "\(table.entries(count)) of list #\(list), which does not exist")
+        }
+        for orphan in engine.otherOrphans {
+            add(
+                .orphan, "\(entries(orphan.count)) of table \(orphan.table) name a row of \(orphan.parent) that does not exist",
+                repairable: false)
+        }
+
+        for section in wrongRowCounts {
+            add(.rowCount, "section #\(section.id) says it has \(section.stored) rows, but \(section.actual) are in it")
+        }
+        for problem in rank { add(.rank, problem.message) }
+        for note in pending {
+            let node = "rank_pending notes node \(note.first) of section #\(note.section)"
+            if !note.sectionExists {
+                add(.pending, "\(node), which does not exist")
+            } else if !note.nodeExists {
+                add(.pending, "\(node), which has no such node")
+            } else {
+                add(.pending, "\(node) at rest (each commit settles every note)")
+            }
+        }
+
+        let range = "1…\(OrderedTable.upperBound - 1)"
+        for group in sectionsOutsideRange {
+            add(.position, "\(list(group.parent)) has \(plural(group.count, "section")) at positions outside \(range): \(places(group))")
+        }
+        for group in rowsOutsideRange {
+            add(.position, "section #\(group.parent) has \(plural(group.count, "row")) at positions outside \(range): \(places(group))")
+        }
+
+        for group in journalPastVersion {
+            add(
+                .journal,
+                "\(list(group.list)) is at version \(group.listVersion), but the journal has \(entries(group.count)) past it: versions \(versions(group))")
+        }
+        for entry in unreadableJournal {
+            add(.journal, "the journal entry of version \(entry.version) of \(list(entry.list)) is neither a changeset nor a reload: \(entry.excerpt)")
+        }
+        if let mark = engine.writerMark {
+            if !mark.isPresent {
+                add(.journal, "journal_writer has no row: sectionctl's writes go unmarked, and plain SQL unnoticed")
+            }
+            if writerActiveAtRest {
+                add(.journal, "journal_writer is active (1) with no sectionctl transaction open: plain SQL since went unnoticed, into undo's log")
+            }
+            if writerStepIsBehind, let highest = mark.highestStepInUse {
+                add(
+                    .journal,
+                    "journal_writer's step counter is at \(writerStepAtRest ?? mark.step &- 1), behind step \(highest) of the undo history: new steps would mix their undo log with old ones")
+            }
+        }
+
+        for (groups, what) in [(undoPastVersion, "undo"), (redoPastVersion, "redo")] {
+            for group in groups {
+                add(
+                    .undo,
+                    "\(list(group.list)) is at version \(group.listVersion), but its \(what) history has \(plural(group.count, "step")) past it: versions \(versions(group))")
+            }
+        }
+        for twice in stepsFiledTwice {
+            add(
+                .undo,
+                "\(list(twice.list)) files step \(twice.step) under versions \(twice.versions.map(String.init).joined(separator: ", ")): undoing one would replay the others' writes")
+        }
+        return problems
+    }
+}
+
+extension ListKeyedTable {
+    /// `count` of its entries, as a message says it: `1 journal entry`, `3 undo steps`.
+    func entries(_ count: Int) -> String {
+        switch self {
+        case .journal: return count == 1 ? "1 journal entry" : "\(count) journal entries"
+        case .undoSteps: return plural(count, "undo step")
+        case .redoSteps: return plural(count, "redo step")
+        case .undoLog: return count == 1 ? "1 undo log entry" : "\(count) undo log entries"
+        }
+    }
+}
+
+/// The first ids of a group, and how many more: `#4, #5, #6` or `#4, #5, #6, #7, #8 and 20 more`.
+func ids(_ group: ItemGroup) -> String {
+    more(group.first.map { "#\($0.id)" }, of: group.count)
+}
+
+/// The first items of a group with their positions: `#4 at 0, #5 at -1 (the parking value)`.
+func places(_ group: ItemGroup) -> String {
+    more(
+        group.first.map { "#\($0.id) at \($0.position)" + ($0.position == OrderedTable.parkingPosition ? " (the parking value)" : "") },
+        of: group.count)
+}
+
+/// The first versions of a group, and how many more.
+func versions(_ group: VersionGroup) -> String {
+    more(group.first.map(String.init), of: group.count)
+}
+
+/// `1 entry`, `3 entries`.
+func entries(_ count: Int) -> String {
+    count == 1 ? "1 entry" : "\(count) entries"
+}
+
+private func more(_ shown: [String], of count: Int) -> String {
+    shown.joined(separator: ", ") + (count > shown.count ? " and \(count - shown.count) more" : "")
+}
+
+/// The start of a stored text, for a message.
+private func excerpt(_ text: String) -> String {
+    text.count <= 40 ? text : String(text.prefix(40)) + "…"
+}
