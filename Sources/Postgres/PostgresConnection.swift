@@ -6,26 +6,135 @@ import Foundation
 /// a time; the layer above serialises access, as `SectionStore` does for SQLite.
 public final class PostgresConnection {
     private let handle: OpaquePointer
-    /// The connection string as given, with any password masked: what errors may show.
+    /// The connection string as `ConnectionString.masked` shows it, every password `***`: what
+    /// errors may show.
     public let maskedTarget: String
 
     /// Connects with a libpq connection string: a `postgresql://` URI or `key=value` pairs; the
     /// usual `PG*` environment variables fill in what it leaves out.
-    /// - Throws: `PostgresError` when the server cannot be reached or refuses the connection;
-    ///   its message never shows a password.
+    /// - Throws: `MalformedConnectionString` when libpq cannot read the string, or reads it as
+    ///   other than it was most likely meant (see `ConnectionString`); nothing is sent then.
+    ///   `PostgresError` (stage `.connecting`) when the server cannot be reached or refuses the
+    ///   connection, with the SQLSTATE the server gave (`28P01`, `3D000`, `42501`, `53300`, …).
+    ///   No message shows a password.
     public init(connectionString: String) throws {
-        maskedTarget = maskedConnectionString(connectionString)
-        guard let handle = PQconnectdb(connectionString) else {
-            throw PostgresError(sqlState: nil, message: "out of memory", context: "connecting to \(maskedTarget)")
-        }
-        guard PQstatus(handle) == CONNECTION_OK else {
-            let message = Self.oneLine(PQerrorMessage(handle))
-            PQfinish(handle)
-            throw PostgresError(sqlState: nil, message: maskedConnectionString(message), context: "connecting to \(maskedTarget)")
-        }
-        self.handle = handle
+        let parsed = try ConnectionString(parsing: connectionString)
+        maskedTarget = parsed.masked
+        handle = try Self.connect(connectionString, parsed: parsed, context: "connecting to \(parsed.masked)")
         // Notices (e.g. "relation already exists, skipping") are not errors: keep them off stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    /// Connects as `PQconnectdb` does, but with libpq's verbose messages while connecting: a
+    /// server's refusal of the connection reaches the client only as text, and only the verbose
+    /// text carries its SQLSTATE. libpq waits for each host up to `connect_timeout`; here the
+    /// wait is the same, but the attempt ends when it runs out, where libpq would try the next
+    /// host of a list.
+    private static func connect(_ text: String, parsed: ConnectionString, context: String) throws -> OpaquePointer {
+        guard let handle = PQconnectStart(text) else {
+            throw PostgresError(sqlState: nil, message: "out of memory", context: context, stage: .connecting)
+        }
+        PQsetErrorVerbosity(handle, PQERRORS_VERBOSE)
+        func failure(_ libpqMessage: String? = nil) -> PostgresError {
+            let (state, message) = connectionFailure(libpqMessage ?? String(cString: PQerrorMessage(handle)))
+            // The string's secrets, and those libpq took from elsewhere (`PGPASSWORD`).
+            let secrets = parsed.secrets + effectiveOptions(handle).filter(\.isSecret).map(\.value)
+            let error = PostgresError(
+                sqlState: state, message: ConnectionString.masking(secrets, in: message, shown: parsed.masked), context: context,
+                stage: .connecting, needsPassword: PQconnectionNeedsPassword(handle) == 1)
+            PQfinish(handle)
+            return error
+        }
+        let timeout: Int
+        do {
+            timeout = try connectTimeout(handle)
+        } catch {
+            PQfinish(handle)
+            throw error
+        }
+        var polling = PGRES_POLLING_WRITING
+        var attempt: (socket: Int32, host: String, port: String)?
+        var deadline = ContinuousClock.now
+        while PQstatus(handle) != CONNECTION_BAD && polling != PGRES_POLLING_OK {
+            let socket = PQsocket(handle)
+            if polling == PGRES_POLLING_READING || polling == PGRES_POLLING_WRITING, socket >= 0 {
+                // The timer restarts for each host and address, as libpq's own does.
+                let current = (socket, PQhost(handle).map { String(cString: $0) } ?? "", PQport(handle).map { String(cString: $0) } ?? "")
+                if attempt == nil || attempt! != current {
+                    attempt = current
+                    deadline = .now + .seconds(timeout)
+                }
+                let events = Int16(polling == PGRES_POLLING_READING ? POLLIN : POLLOUT)
+                guard wait(for: socket, events: events, until: timeout > 0 ? deadline : nil) else {
+                    throw failure("timeout expired")
+                }
+            }
+            polling = PQconnectPoll(handle)
+            if polling == PGRES_POLLING_FAILED { break }
+        }
+        guard PQstatus(handle) == CONNECTION_OK else { throw failure() }
+        PQsetErrorVerbosity(handle, PQERRORS_DEFAULT)
+        return handle
+    }
+
+    /// Waits until `socket` is ready for `events`, or `deadline` passes (then `false`).
+    private static func wait(for socket: Int32, events: Int16, until deadline: ContinuousClock.Instant?) -> Bool {
+        while true {
+            var milliseconds: Int32 = -1
+            if let deadline {
+                let left = deadline - .now
+                guard left > .zero else { return false }
+                let (seconds, attoseconds) = left.components
+                milliseconds = Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, Int64(Int32.max)))
+            }
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0 && errno != EINTR { return true }  // PQconnectPoll reports the socket's failure
+        }
+    }
+
+    /// The options the connection uses: the string's, the `PG*` variables' and libpq's defaults.
+    private static func effectiveOptions(_ handle: OpaquePointer) -> [ConnectionString.Option] {
+        PQconninfo(handle).map(ConnectionString.options(takingOwnershipOf:)) ?? []
+    }
+
+    /// The connect timeout libpq would use, in seconds (0: none): the string's or
+    /// `PGCONNECT_TIMEOUT`'s, at least 2 when set.
+    private static func connectTimeout(_ handle: OpaquePointer) throws(MalformedConnectionString) -> Int {
+        guard let value = effectiveOptions(handle).first(where: { $0.keyword == "connect_timeout" })?.value else { return 0 }
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if text.isEmpty { return 0 }
+        guard let seconds = Int(text) else {
+            throw MalformedConnectionString(reason: "connect_timeout (or PGCONNECT_TIMEOUT) is not a whole number of seconds")
+        }
+        return seconds <= 0 ? 0 : max(seconds, 2)
+    }
+
+    /// The SQLSTATE in libpq's verbose message about a failed connection (the server's
+    /// `SEVERITY:  XXXXX: text`; the first, when several hosts refused), and the message as
+    /// libpq's default verbosity words it (without the code and the server's source location).
+    static func connectionFailure(_ verbose: String) -> (sqlState: String?, message: String) {
+        var state: String?
+        var lines: [String] = []
+        for line in verbose.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("LOCATION:") { continue }
+            var text = String(line)
+            var searchFrom = text.startIndex
+            while state == nil, let marker = text.range(of: ":  ", range: searchFrom..<text.endIndex) {
+                let code = text[marker.upperBound...].prefix(7)
+                if code.count == 7, code.hasSuffix(": "),
+                    code.prefix(5).utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) })
+                {
+                    state = String(code.prefix(5))
+                    text.removeSubrange(marker.upperBound..<code.endIndex)
+                    break
+                }
+                searchFrom = marker.upperBound
+            }
+            lines.append(text)
+        }
+        return (state, oneLine(lines.joined(separator: "\n")))
     }
 
     deinit {
@@ -167,9 +276,23 @@ public final class PostgresConnection {
     public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
     /// Runs several statements without parameters (a migration script).
+    /// - Throws: `PostgresError`; for a `COMMIT` of an open transaction during which the
+    ///   connection is lost, with stage `.commitInDoubt`: it may have committed or not.
     public func execute(script sql: String) throws {
+        let committing = Self.isCommit(sql) && PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_INTRANS
         let result = PQexec(handle, sql)
-        _ = try check(result, context: sql)
+        do {
+            _ = try check(result, context: sql)
+        } catch var error as PostgresError where committing && PQstatus(handle) == CONNECTION_BAD {
+            error.stage = .commitInDoubt
+            throw error
+        }
+    }
+
+    /// Whether `sql` is one statement that commits the open transaction.
+    private static func isCommit(_ sql: String) -> Bool {
+        let words = sql.uppercased().split { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == ";" }
+        return words == ["COMMIT"] || words == ["END"] || words == ["COMMIT", "WORK"] || words == ["COMMIT", "TRANSACTION"]
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
@@ -236,7 +359,11 @@ public final class PostgresConnection {
 
     private static func oneLine(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }
-        return String(cString: text).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return oneLine(String(cString: text))
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }

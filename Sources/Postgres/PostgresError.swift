@@ -1,19 +1,39 @@
 /// A failure reported by libpq or the server: the SQLSTATE when the server gave one, its
 /// message, and what was being done. A connection string never appears in it with a password.
 public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// When the failure happened.
+    public enum Stage: Hashable, Sendable {
+        /// While connecting: the server could not be reached, or refused the connection (then
+        /// `sqlState` says why: `28P01` a wrong password, `3D000` no such database, …).
+        case connecting
+        /// While running a statement.
+        case statement
+        /// The connection was lost while a `COMMIT` was in flight: the transaction may or may
+        /// not have committed, and the client cannot tell which.
+        case commitInDoubt
+    }
+
     /// The five-character SQLSTATE (`40001` serialization failure, `23505` unique violation…);
-    /// `nil` when the failure was the connection's, not a statement's.
+    /// `nil` when the failure was libpq's own (a server that cannot be reached, a connection
+    /// lost), not the server's.
     public var sqlState: String?
     /// The server's or libpq's message, on one line.
     public var message: String
     /// The statement that failed, or what was being done (`connecting to …`).
     public var context: String
+    /// When the failure happened.
+    public var stage: Stage
+    /// The server asked for a password while connecting and none was given (libpq's
+    /// `PQconnectionNeedsPassword`).
+    public var needsPassword: Bool
 
     /// Creates an error.
-    public init(sqlState: String?, message: String, context: String) {
+    public init(sqlState: String?, message: String, context: String, stage: Stage = .statement, needsPassword: Bool = false) {
         self.sqlState = sqlState
         self.message = message
         self.context = context
+        self.stage = stage
+        self.needsPassword = needsPassword
     }
 
     public var description: String {
@@ -25,27 +45,10 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
     /// A unique, foreign-key, check or not-null constraint refused the statement.
     public var isConstraintViolation: Bool { sqlState?.hasPrefix("23") == true }
-    /// The connection is gone or could not be made (no SQLSTATE, or class 08).
-    public var isConnectionFailure: Bool { sqlState == nil || sqlState?.hasPrefix("08") == true }
-}
-
-/// `uri` with any password in it replaced by `***`: for messages, which must never show one.
-/// Handles `postgresql://user:password@host/…` and `password=…` in a key/value string.
-public func maskedConnectionString(_ uri: String) -> String {
-    var text = uri
-    // URI form: the part between "://user:" and "@".
-    if let scheme = text.range(of: "://") {
-        let rest = text[scheme.upperBound...]
-        if let at = rest.firstIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
-            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-        }
-    }
-    // password=… in a query string or a key/value string, up to the next & or space.
-    var searchStart = text.startIndex
-    while let found = text.range(of: "password=", options: .caseInsensitive, range: searchStart..<text.endIndex) {
-        let end = text[found.upperBound...].firstIndex { $0 == "&" || $0 == " " } ?? text.endIndex
-        text.replaceSubrange(found.upperBound..<end, with: "***")
-        searchStart = text.index(found.upperBound, offsetBy: 3, limitedBy: text.endIndex) ?? text.endIndex
-    }
-    return text
+    /// The connection is gone or could not be made (no SQLSTATE, or class 08), and not for want
+    /// of a password.
+    public var isConnectionFailure: Bool { !needsPassword && (sqlState == nil || sqlState?.hasPrefix("08") == true) }
+    /// The server refused the login: a wrong password, a user it does not know or may not log
+    /// in as (`28P01`, class `28`), or a password it asked for and was not given.
+    public var isAuthenticationFailure: Bool { needsPassword || sqlState?.hasPrefix("28") == true }
 }

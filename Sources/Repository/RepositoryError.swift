@@ -70,10 +70,31 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case invalidData(String)
     /// Any other failure of the database engine, with SQLite's code and message.
     case database(code: Int32, message: String)
-    /// The PostgreSQL server cannot be reached, the connection to it was lost, or a
-    /// serialization failure persisted past its retries; `server` is the connection string
-    /// with any password masked. Try again.
+    /// The PostgreSQL server cannot be reached, the connection to it was lost, it has no room
+    /// for another connection, it is starting up or shutting down, or a serialization failure
+    /// persisted past its retries; `server` is the connection string with any password masked.
+    /// Try again.
     case unavailable(server: String, reason: String)
+    /// The connection string cannot be used: libpq cannot read it, or would read it other than
+    /// it was most likely meant (an unencoded `@` or `/` in a user name or password, a port
+    /// that is not a number). `reason` says what, and quotes nothing of the string, which may
+    /// hold a password. Nothing was sent to any server.
+    case malformedConnectionString(reason: String)
+    /// The PostgreSQL server refused the login: a wrong password, a user it does not know or
+    /// does not let in (SQLSTATE class 28), or no password given where it asks for one.
+    case authenticationFailed(server: String, reason: String)
+    /// The PostgreSQL server has no database of the name the connection string gives (or
+    /// libpq's default, the user name): SQLSTATE 3D000.
+    case serverDatabaseMissing(server: String, reason: String)
+    /// The PostgreSQL server refused for want of a privilege (SQLSTATE 42501): to connect to
+    /// the database, to use the `sectionctl` schema and its tables, or (`init`) to create it.
+    case permissionDenied(server: String, reason: String)
+    /// The database on the server has a schema named `schema` that sectionctl did not make (it
+    /// holds other objects and no record of sectionctl's migrations); nothing was changed.
+    case notOurSchema(server: String, schema: String)
+    /// The connection to the server was lost while a change was being committed: it may or may
+    /// not have been saved. The list's version (or the journal, `changes(of:since:)`) says which.
+    case commitOutcomeUnknown(server: String, reason: String)
     /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
     case server(sqlState: String, message: String)
     /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
@@ -156,6 +177,19 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "database error \(code): \(message)"
         case .unavailable(let server, let reason):
             return "the PostgreSQL server at \(server) is unavailable: \(reason); try again"
+        case .malformedConnectionString(let reason):
+            return "the PostgreSQL connection string is malformed: \(reason); it is not shown, as it may hold a password"
+        case .authenticationFailed(let server, let reason):
+            return "the PostgreSQL server at \(server) refused the login: \(reason)"
+        case .serverDatabaseMissing(let server, let reason):
+            return "the PostgreSQL server at \(server) has no such database: \(reason)"
+        case .permissionDenied(let server, let reason):
+            return "the PostgreSQL server at \(server) refused for want of a privilege: \(reason)"
+        case .notOurSchema(let server, let schema):
+            return "the database at \(server) has a schema \(quoted(schema)) that sectionctl did not make; nothing was changed"
+        case .commitOutcomeUnknown(let server, let reason):
+            return "the connection to the PostgreSQL server at \(server) was lost while a change was being committed (\(reason)): "
+                + "it may or may not have been saved; look at the list's version, or at the changes since the version you had, before trying again"
         case .server(let state, let message):
             return "PostgreSQL error \(state): \(message)"
         case .inconsistent(let detail):

@@ -5,15 +5,17 @@ public enum ExitCode: Int32, Sendable {
     /// Done.
     case success = 0
     /// Refused or failed: an address that names nothing, an index out of range, a non-empty
-    /// section without `--force`, a file that is not a sectionctl database, a read-only one…
+    /// section without `--force`, a file that is not a sectionctl database, a read-only one; a
+    /// server's refused login or privilege, a foreign `sectionctl` schema…
     case failure = 1
-    /// A malformed command line: unknown command or option, missing or extra arguments.
+    /// A malformed command line: unknown command or option, missing or extra arguments, an
+    /// option's value that cannot be read (a malformed `--db` connection string).
     case usage = 2
     /// Bad input data (import).
     case dataError = 65
-    /// The database or an input file is missing.
+    /// The database or an input file is missing (on a server: the database, or its schema).
     case noInput = 66
-    /// Busy or conflict: try again.
+    /// Busy, conflict, or a server that may take the request a moment later: try again.
     case temporaryFailure = 75
 }
 
@@ -46,21 +48,40 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
         CLIError(prefix + message, hint: hint, exitCode: exitCode)
     }
 
-    /// A `RepositoryError` as the CLI reports it: bad data 65, missing database 66 (with a hint
-    /// to run `init`), busy, conflict and an unavailable server 75, everything else 1.
+    /// A `RepositoryError` as the CLI reports it: bad data 65, a missing database (file, schema
+    /// or database on a server) 66, busy, conflict, an unavailable server and a commit whose
+    /// outcome is unknown 75 — only what may work when tried again; a malformed `--db`
+    /// connection string 2 (a value on the command line that cannot be read, like any option's);
+    /// everything else 1, a malformed `$SECTIONCTL_DB`, a refused login or privilege and a
+    /// foreign schema included.
     static func from(_ error: RepositoryError, databaseOption: String? = nil) -> CLIError {
+        // A server's connection string may hold a password: hints show it masked.
+        let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
         switch error {
         case .invalidData:
             return CLIError(error.description, exitCode: .dataError)
         case .databaseMissing:
-            // A server's connection string may hold a password: the hint shows it masked.
-            let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
             return CLIError(error.description, hint: "create it with: sectionctl\(option) init", exitCode: .noInput)
+        case .serverDatabaseMissing:
+            return CLIError(
+                error.description, hint: "create the database on the server (createdb NAME), then run: sectionctl\(option) init",
+                exitCode: .noInput)
         case .cannotRepair:
-            let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
             return CLIError(error.description, hint: RepairCommand.copyAdvice(database: option))
         case .busy, .conflict, .unavailable:
             return CLIError(error.description, exitCode: .temporaryFailure)
+        case .commitOutcomeUnknown:
+            return CLIError(
+                error.description, hint: "see the list's version with: sectionctl\(option) list ls, and what changed with: changes --since V",
+                exitCode: .temporaryFailure)
+        case .malformedConnectionString:
+            return CLIError(
+                error.description, hint: "a file whose name has an = is written ./NAME; a password can go in PGPASSWORD or ~/.pgpass, unencoded",
+                exitCode: databaseOption == nil ? .failure : .usage)
+        case .authenticationFailed:
+            return CLIError(error.description, hint: "check the user name; a password goes in PGPASSWORD or ~/.pgpass, or in the URI")
+        case .permissionDenied:
+            return CLIError(error.description, hint: "the server's administrator can grant it, or connect as a user who has it")
         case .inconsistent:
             return CLIError(error.description + " (sectionctl check names the damage, sectionctl repair mends it)")
         // The library says what was refused; the command line says which option would do it.

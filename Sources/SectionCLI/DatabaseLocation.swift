@@ -9,12 +9,16 @@ import Darwin
 
 /// Where the database is: `--db PATH`, else `$SECTIONCTL_DB`, else
 /// `$XDG_DATA_HOME/sectionctl/sections.db`, else `~/.local/share/sectionctl/sections.db`.
+///
+/// `--db` and `$SECTIONCTL_DB` may name a server instead: `StoreLocation(_:)` reads a
+/// `postgresql://` URI, or a libpq `key=value` string (text with an `=` that does not begin with
+/// `/` or `.` and names no existing file), as one.
 enum DatabaseLocation {
-    /// The path to use. Empty variables count as unset; a relative `XDG_DATA_HOME` is ignored,
-    /// as the XDG specification says.
+    /// The path (or connection string) to use. Empty variables count as unset; a relative
+    /// `XDG_DATA_HOME` is ignored, as the XDG specification says.
     static func resolve(option: String?, environment: [String: String]) throws(CLIError) -> String {
         if let option {
-            guard !option.isEmpty else { throw CLIError("\(Catalog.database.name) needs a path", exitCode: .usage) }
+            guard !option.isEmpty else { throw CLIError("\(Catalog.database.name) needs a path or a connection string", exitCode: .usage) }
             return option
         }
         if let path = environment["SECTIONCTL_DB"], !path.isEmpty { return path }

@@ -18,11 +18,8 @@ struct ServerTests {
         // Someone else's schema called sectionctl.
         let foreign = try cluster.newDatabase()
         try PostgresConnection(connectionString: foreign).execute(script: "CREATE SCHEMA sectionctl; CREATE TABLE sectionctl.notes (t text)")
-        #expect {
+        #expect(throws: RepositoryError.notOurSchema(server: StoreLocation(foreign).description, schema: "sectionctl")) {
             try SectionStore(location: .server(connectionString: foreign), create: true)
-        } throws: { error in
-            guard case RepositoryError.notOurDatabase = error else { return false }
-            return true
         }
         let tables = try PostgresConnection(connectionString: foreign).execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'sectionctl'")

@@ -16,7 +16,18 @@ extension StoreLocation {
                 return (db, db.isReadOnly)
             case .server(let connectionString):
                 let db = try PostgresDatabase(connectionString: connectionString)
-                try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
+                // A schema the user may not use drops out of the search path without a word, and
+                // its tables would seem missing: say what is missing instead.
+                let unusable = try db.scalarInt(
+                    "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresDatabase.schema)
+                if unusable == 1 {
+                    throw RepositoryError.permissionDenied(server: description, reason: "permission denied for schema \(PostgresDatabase.schema)")
+                }
+                do {
+                    try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
+                } catch RepositoryError.notOurDatabase {
+                    throw RepositoryError.notOurSchema(server: description, schema: PostgresDatabase.schema)
+                }
                 return (db, readOnly)
             }
         } catch {

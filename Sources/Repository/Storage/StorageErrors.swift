@@ -19,9 +19,15 @@ extension SectionStore {
             if error.isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(error.message))") }
             return RepositoryError.database(code: error.extendedCode, message: error.message)
         case let error as PostgresError:
-            // libpq's own messages may echo the connection string: mask what it says too.
-            let message = maskedConnectionString(error.message)
-            if error.isConnectionFailure || error.sqlState?.hasPrefix("57P") == true {
+            // libpq's and the server's messages may echo parts of the connection string: mask
+            // every secret value libpq parsed from it.
+            let secrets = location.serverConnectionString.flatMap { try? ConnectionString(parsing: $0) }
+            let message = secrets?.maskingSecrets(in: error.message) ?? error.message
+            if error.stage == .commitInDoubt { return RepositoryError.commitOutcomeUnknown(server: path, reason: message) }
+            if error.isAuthenticationFailure { return RepositoryError.authenticationFailed(server: path, reason: message) }
+            if error.sqlState == "3D000" { return RepositoryError.serverDatabaseMissing(server: path, reason: message) }
+            if error.sqlState == "42501" { return RepositoryError.permissionDenied(server: path, reason: message) }
+            if error.isConnectionFailure || transientStates.contains(error.sqlState ?? "") {
                 return RepositoryError.unavailable(server: path, reason: message)
             }
             if error.isRetryable {
@@ -35,9 +41,24 @@ extension SectionStore {
             }
             if error.isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
             return RepositoryError.server(sqlState: error.sqlState ?? "", message: message)
+        case let error as MalformedConnectionString:
+            return RepositoryError.malformedConnectionString(reason: error.reason)
         default:
             return error
         }
+    }
+}
+
+/// The SQLSTATEs of a server that may take the same request a moment later: shutting down,
+/// starting up or restarting (`57P01`–`57P03`), an idle session ended (`57P05`), out of
+/// connections or memory (`53300`, `53200`, `53000`).
+private let transientStates: Set<String> = ["57P01", "57P02", "57P03", "57P05", "53000", "53200", "53300"]
+
+extension StoreLocation {
+    /// The connection string of a server location; `nil` for a file.
+    var serverConnectionString: String? {
+        if case .server(let connectionString) = self { return connectionString }
+        return nil
     }
 }
 

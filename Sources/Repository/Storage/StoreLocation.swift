@@ -6,15 +6,19 @@ import Postgres
 public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
     /// A SQLite database file.
     case file(path: String)
-    /// A PostgreSQL server, named by a libpq connection string (a `postgresql://` URI); the
-    /// usual `PG*` environment variables fill in what it leaves out.
+    /// A PostgreSQL server, named by a libpq connection string (a `postgresql://` URI or
+    /// `key=value` pairs); the usual `PG*` environment variables fill in what it leaves out.
     case server(connectionString: String)
 
-    /// Reads what a user typed for `--db` or `$SECTIONCTL_DB`: a `postgresql://` or
-    /// `postgres://` URI names a server; anything else is a file path.
+    /// Reads what a user typed for `--db` or `$SECTIONCTL_DB`. A server's connection string is
+    /// what libpq itself takes for one (a URI, or text with an `=`): a `postgresql://` or
+    /// `postgres://` URI (the scheme in any case); or text with an `=` that does not begin with
+    /// `/` or `.` (no libpq keyword does) and names no existing file or directory. Anything
+    /// else is a file path: `./a=b.db` names a file.
     public init(_ text: String) {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") {
+        if ConnectionString.uriScheme(of: text) != nil {
+            self = .server(connectionString: text)
+        } else if text.contains("="), !text.hasPrefix("/"), !text.hasPrefix("."), !FileManager.default.fileExists(atPath: text) {
             self = .server(connectionString: text)
         } else {
             self = .file(path: text)
@@ -31,7 +35,9 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The path, or the connection string with any password masked: what messages show.
+    /// The path, or the connection string as messages show it: rebuilt from what libpq parses,
+    /// with every password (every option libpq marks secret) `***`; for a string libpq cannot
+    /// read, a placeholder that shows nothing of it but its scheme.
     public var description: String {
         switch self {
         case .file(let path): return path

@@ -1,0 +1,168 @@
+import Foundation
+import PostgresCluster
+import Repository
+import TestSupport
+import Testing
+
+/// The error line of a failed run: `sectionctl: error: …`, the first line of standard error.
+private func errorLine(_ result: RunResult) -> String {
+    String(result.stderr.split(separator: "\n").first ?? "")
+}
+
+/// `--db` and `$SECTIONCTL_DB` given a connection string that is malformed, or that holds a
+/// password: nothing of a password is ever printed, and a malformed one is not "try again".
+@Suite struct ConnectionStringCLITests {
+    @Test func aMalformedConnectionStringIsAUsageErrorThatShowsNothingOfIt() throws {
+        let cli = try Sectionctl()
+        let malformed: [(String, String)] = [
+            ("postgresql://ada@host2:Secret@127.0.0.1:1/db", "Secret"),
+            ("postgresql://ada:50%off@127.0.0.1:1/db", "50%off"),
+            ("postgresql://ada:Sec/ret@127.0.0.1:1/db", "Sec/ret"),
+            ("host=/nonexistent-sectionctl-dir password='Secret", "Secret"),
+            ("host=/nonexistent-sectionctl-dir passwd=Secret", "Secret"),
+        ]
+        for (text, password) in malformed {
+            for arguments in [["show"], ["init"], ["section", "add", "A"]] {
+                let result = try cli.run(["--db", text] + arguments, database: false)
+                #expect(result.status == 2, "\(text) \(arguments): \(result.stderr)")
+                #expect(errorLine(result).hasPrefix("sectionctl: error: the PostgreSQL connection string is malformed: "), "\(result.stderr)")
+                #expect(!result.stderr.contains(password) && !result.stderr.contains("off") && result.stdout.isEmpty, "\(result.stderr)")
+            }
+            // From the environment it is not a command line: refused, exit 1.
+            let environment = try cli.run(["show"], environment: ["SECTIONCTL_DB": text], database: false)
+            #expect(environment.status == 1 && !environment.stderr.contains(password), "\(environment.stderr)")
+            #expect(environment.stderr.contains("hint: a file whose name has an = is written ./NAME"), "\(environment.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy { !$0.contains("=") }, "no file was made")
+    }
+
+    @Test func aKeyValueStringIsAServerAndItsPasswordIsMasked() throws {
+        let cli = try Sectionctl()
+        let text = "host=\(cli.directory.path)/no-server-here dbname=team user=ada password=Secret"
+        let result = try cli.run(["--db", text, "show"], database: false)
+        #expect(result.status == 75, "a server that cannot be reached: \(result.stderr)")
+        #expect(!result.stderr.contains("Secret") && result.stderr.contains("password=***"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent(text).path), "not taken for a file")
+    }
+
+    @Test func aFileWhoseNameHasAnEqualsSignIsStillAFile() throws {
+        let cli = try Sectionctl()
+        // Written with ./ it is a path; once it exists, the bare name finds it too.
+        #expect(try cli.run(["--db", "./list=1.db", "init"], database: false).status == 0)
+        let added = try cli.run(["--db", "list=1.db", "section", "add", "A"], database: false)
+        #expect(added.status == 0, "\(added.stderr)")
+        // A bare name that exists nowhere is what libpq would read: a connection string.
+        let missing = try cli.run(["--db", "other=1.db", "init"], database: false)
+        #expect(missing.status == 2 && missing.stderr.contains("an option libpq does not know"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("other=1.db").path))
+    }
+}
+
+/// What a server refuses, from the command line: each its own message and exit status, none
+/// of them 75 unless trying again may work.
+@Suite("PostgreSQL refusals from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+struct ServerErrorCLITests {
+    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
+
+    @Test func aWrongOrMissingPasswordIsExit1AndNeverShown() throws {
+        let cluster = try cluster()
+        let cli = try Sectionctl()
+        let role = try cluster.newPasswordRole(password: "C0rrectHorse")
+        let database = ThrowawayCluster.databaseName(of: try cluster.newDatabase())
+        try cluster.connect().execute(script: "ALTER DATABASE \(database) OWNER TO \(role)")
+        let wrong = try cli.run(["--db", cluster.uri(database: database, user: role, password: "Wr0ngBattery"), "init"], database: false)
+        #expect(wrong.status == 1, "\(wrong.stderr)")
+        #expect(errorLine(wrong).contains("refused the login") && errorLine(wrong).contains("password authentication failed"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("Wr0ngBattery") && wrong.stderr.contains("\(role):***@"), "\(wrong.stderr)")
+        let none = try cli.run(["--db", cluster.uri(database: database, user: role), "init"], database: false)
+        #expect(none.status == 1 && errorLine(none).contains("no password supplied"), "\(none.stderr)")
+        #expect(none.stderr.contains("hint: ") && none.stderr.contains("PGPASSWORD"), "\(none.stderr)")
+        // The right one, from the environment as from the URI.
+        let right = try cli.run(
+            ["--db", cluster.uri(database: database, user: role), "init"], environment: ["PGPASSWORD": "C0rrectHorse"], database: false)
+        #expect(right.status == 0, "\(right.stderr)")
+        let added = try cli.run(
+            ["--db", cluster.uri(database: database, user: role, password: "C0rrectHorse"), "section", "add", "A"], database: false)
+        #expect(added.status == 0 && !added.stdout.contains("C0rrectHorse"), "\(added.stderr)")
+    }
+
+    @Test func aMissingDatabaseIsExit66() throws {
+        let cluster = try cluster()
+        let cli = try Sectionctl()
+        let result = try cli.run(["--db", cluster.uri(database: "sectionctl_no_such_database", user: "postgres"), "show"], database: false)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(errorLine(result).contains("has no such database") && errorLine(result).contains("does not exist"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: create the database on the server"), "\(result.stderr)")
+    }
+
+    @Test func aMissingPrivilegeIsExit1() throws {
+        let cluster = try cluster()
+        let cli = try Sectionctl()
+        let database = ThrowawayCluster.databaseName(
+            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) })
+        let role = try cluster.newRole()
+        let uri = cluster.uri(database: database, user: role)
+        for arguments in [["show"], ["section", "add", "A"]] {
+            let result = try cli.run(["--db", uri] + arguments, database: false)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(errorLine(result).contains("refused for want of a privilege: ") && errorLine(result).contains("permission denied"), "\(result.stderr)")
+        }
+        try cluster.connect().execute(script: "REVOKE CONNECT ON DATABASE \(database) FROM PUBLIC")
+        let shut = try cli.run(["--db", uri, "show"], database: false)
+        #expect(shut.status == 1 && errorLine(shut).contains("permission denied for database"), "\(shut.stderr)")
+    }
+
+    @Test func aSchemaThatIsNotOursIsExit1AndLeftAlone() throws {
+        let cluster = try cluster()
+        let cli = try Sectionctl()
+        let uri = try cluster.newDatabase()
+        try ServerSession(uri).execute(script: "CREATE SCHEMA sectionctl; CREATE TABLE sectionctl.notes (t text)")
+        for arguments in [["init"], ["show"]] {
+            let result = try cli.run(["--db", uri] + arguments, database: false)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(errorLine(result).contains("has a schema \"sectionctl\" that sectionctl did not make; nothing was changed"), "\(result.stderr)")
+        }
+        #expect(try ServerSession(uri).int("SELECT count(*) FROM pg_tables WHERE schemaname = 'sectionctl'") == 1)
+    }
+
+    @Test func aServerWithNoRoomForAConnectionIsExit75() throws {
+        let cluster = try cluster()
+        let cli = try Sectionctl()
+        let role = try cluster.newRole("CONNECTION LIMIT 0")
+        let result = try cli.run(["--db", cluster.uri(database: "postgres", user: role), "show"], database: false)
+        #expect(result.status == 75 && errorLine(result).contains("too many connections"), "\(result.stderr)")
+        #expect(errorLine(result).hasSuffix("try again"), "\(result.stderr)")
+    }
+
+    @Test func aConnectionLostWhileTheServerCommitsIsExit75AndSaysTheOutcomeIsUnknown() throws {
+        let cli = try Sectionctl(.postgres)
+        try cli.initialize()
+        // A trigger of the test's own holds the commit up until the test lets go of a lock.
+        let holder = try ServerSession(cli.databasePath)
+        try holder.execute(
+            script: """
+                CREATE FUNCTION sectionctl.test_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
+                CREATE CONSTRAINT TRIGGER test_hold AFTER INSERT ON sectionctl.sections
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sectionctl.test_hold();
+                SELECT pg_advisory_lock(4242);
+                """)
+        let run = try cli.launch(["section", "add", "A"])
+        defer { if run.process.isRunning { run.process.terminate() } }
+        let cut = try waitUntil {
+            try holder.int(
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND query = 'COMMIT' AND wait_event_type = 'Lock'
+                """) == 1
+        }
+        #expect(cut, "the commit was held up, and its connection cut")
+        let result = try run.finish()
+        #expect(result.status == 75, "\(result.stderr)")
+        #expect(errorLine(result).contains("was lost while a change was being committed"), "\(result.stderr)")
+        #expect(errorLine(result).contains("it may or may not have been saved"), "\(result.stderr)")
+        #expect(result.stderr.contains("hint: see the list's version with: sectionctl") && result.stderr.contains("changes --since"), "\(result.stderr)")
+        try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
+    }
+}
