@@ -3,11 +3,19 @@ import PackageDescription
 
 let package = Package(
     name: "sectionctl",
-    // Mutex and Atomic (Synchronization) need macOS 15 / iOS 18 and their siblings; Linux has them
-    // with the toolchain.
+    // The floor is where the standard library's Mutex and Atomic (Synchronization) begin: macOS 15,
+    // iOS 18 and their siblings (Linux has them with the toolchain). We keep them rather than a
+    // lock of our own: they are checked by the compiler under strict concurrency, and every
+    // shared state in the library is one of them. iOS 18 was the current release two years ago;
+    // the README's "Platforms" says so, and what going lower would take.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        // What an app links: SQLite files only, so that nothing in its closure needs libpq
+        // (the iOS SDK has none).
         .library(name: "Repository", targets: ["Repository", "Transfer"]),
+        // Lists on a PostgreSQL server, through libpq: an app adds it and calls
+        // `PostgreSQLBackend.register()`; the command line always does.
+        .library(name: "RepositoryPostgres", targets: ["RepositoryPostgres"]),
         .executable(name: "sectionctl", targets: ["sectionctl"]),
         // For the benchmark package (Benchmarks/), which measures against raw libpq on a
         // throwaway server: the thin libpq layer, and the cluster the tests start too.
@@ -43,21 +51,26 @@ let package = Package(
             dependencies: ["migration-embedder"]
         ),
         // The domain: lists of ordered sections of ordered rows, moves, sessions, changesets.
+        // Its dependency closure is SQLite alone: CI reads `swift package describe` to keep it
+        // so (`.ci/portable closure`), and builds an app's package with libpq hidden.
         .target(
             name: "Repository",
-            dependencies: ["SQLite", "Postgres"],
+            dependencies: ["SQLite"],
             plugins: ["EmbedMigrations"]
         ),
+        // The PostgreSQL side of the storage seam, registered as the backend of server locations.
+        .target(name: "RepositoryPostgres", dependencies: ["Repository", "Postgres"]),
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),
         // The command-line interface, as a library so that its pieces can be unit-tested.
-        .target(name: "SectionCLI", dependencies: ["Repository", "Transfer"]),
+        .target(name: "SectionCLI", dependencies: ["Repository", "RepositoryPostgres", "Transfer"]),
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"]),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
-        .target(name: "TestSupport", dependencies: ["Repository", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
-        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
     ],

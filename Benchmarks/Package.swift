@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 "CBaseline",
                 .product(name: "Repository", package: "sectionctl"),
+                .product(name: "RepositoryPostgres", package: "sectionctl"),
                 .product(name: "Postgres", package: "sectionctl"),
                 .product(name: "PostgresCluster", package: "sectionctl"),
                 // Built beside the benchmark, which runs it as a whole process.

@@ -97,6 +97,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case commitOutcomeUnknown(server: String, reason: String)
     /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
     case server(sqlState: String, message: String)
+    /// `location` names a PostgreSQL server, and this program has no server backend: the
+    /// `Repository` product reaches SQLite files alone. Add the product `product`
+    /// (`RepositoryPostgres`) and call `PostgreSQLBackend.register()` once before opening one.
+    case serverSupportMissing(location: String, product: String)
     /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
     /// the rank structure, a position out of range, a journal entry): the text says what was
     /// found. Nothing was written; `check()` names the damage and `repair()` mends it.
@@ -192,6 +196,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "it may or may not have been saved; look at the list's version, or at the changes since the version you had, before trying again"
         case .server(let state, let message):
             return "PostgreSQL error \(state): \(message)"
+        case .serverSupportMissing(let location, let product):
+            return "\(location) names a PostgreSQL server, and this program was built without server support: "
+                + "link the \(product) product and call PostgreSQLBackend.register() before opening it, or use a SQLite file"
         case .inconsistent(let detail):
             return "the database disagrees with itself: \(detail); nothing was written"
         }

@@ -90,14 +90,11 @@ public final class SectionStore: Sendable {
     /// `Migrations/`.
     public static var schemaVersion: Int { Migrator.latestVersion }
 
-    /// The schema version of this build for a PostgreSQL server: the number of the newest file
-    /// in `Migrations/postgres/`. (The two schemas are numbered apart: each counts its own
-    /// migrations.)
-    public static var serverSchemaVersion: Int { PostgresMigrator.latestVersion }
-
     /// The schema version of this build at `location`: the newest of `Migrations/` for a file,
-    /// of `Migrations/postgres/` for a server.
-    public static func schemaVersion(at location: StoreLocation) -> Int {
+    /// of `Migrations/postgres/` for a server (the two schemas are numbered apart: each counts
+    /// its own migrations); `nil` for a server when no server backend is registered
+    /// (`PostgreSQLBackend.register()`, in the product `RepositoryPostgres`).
+    public static func schemaVersion(at location: StoreLocation) -> Int? {
         location.schemaVersion
     }
 

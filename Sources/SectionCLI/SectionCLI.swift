@@ -1,5 +1,6 @@
 import Foundation
 import Repository
+import RepositoryPostgres
 
 /// The sectionctl command-line interface.
 ///
@@ -31,6 +32,8 @@ public enum SectionCLI {
     /// `hint: …` line.
     public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         defer { console.flush() }
+        // The command line opens server locations as readily as files.
+        PostgreSQLBackend.register()
         var databaseOption: String?
         do {
             let parsed = try Catalog.parser.parse(arguments)

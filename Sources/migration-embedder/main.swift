@@ -138,12 +138,12 @@ let source = """
 
     extension EmbeddedMigration {
         /// Every SQLite migration in the package, in version order.
-        static let all: [EmbeddedMigration] = [
+        package static let all: [EmbeddedMigration] = [
     \(sqlite.joined(separator: "\n"))
         ]
 
         /// Every PostgreSQL migration in the package, in version order.
-        static let postgres: [EmbeddedMigration] = [
+        package static let postgres: [EmbeddedMigration] = [
     \(postgres.joined(separator: "\n"))
         ]
     }

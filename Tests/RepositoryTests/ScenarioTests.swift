@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import RepositoryPostgres
+
 @testable import Repository
 
 @Suite("Seed scenarios")

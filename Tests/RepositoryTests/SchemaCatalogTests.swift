@@ -3,6 +3,8 @@ import PostgresCluster
 import Repository
 import SQLite
 import Testing
+
+@testable import RepositoryPostgres
 import TestSupport
 
 /// The two schemas — `Migrations/*.sql` for SQLite files, `Migrations/postgres/*.sql` for
@@ -63,7 +65,7 @@ struct SchemaCatalogTests {
     ]
 
     @Test func bothSchemasHaveTheSameTablesColumnsIndexesViewsAndTriggerPurposes() throws {
-        guard ThrowawayCluster.shared != nil else {
+        guard ThrowawayCluster.forStores != nil else {
             Issue.record("the PostgreSQL server programs are needed to compare the schemas")
             return
         }

@@ -10,7 +10,7 @@ import Testing
 /// connection it has no room for; and a commit whose outcome the client cannot know.
 @Suite("PostgreSQL refusals", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
 struct ServerRefusalTests {
-    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
+    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 
     /// The error opening `uri` throws, or `nil` when it opens.
     func refusal(_ uri: String, create: Bool = false) -> RepositoryError? {

@@ -5,13 +5,15 @@ import Synchronization
 import TestSupport
 import Testing
 
+@testable import RepositoryPostgres
+
 @testable import Repository
 
 /// What only a server has: its schema's refusals, its SQL dialect, losing it mid-write, and many
 /// clients at once.
 @Suite("PostgreSQL backend", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
 struct ServerTests {
-    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
+    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 
     @Test func aSchemaThatIsNotOursOrIsNewerIsRefusedAndNothingIsWritten() throws {
         let cluster = try cluster()

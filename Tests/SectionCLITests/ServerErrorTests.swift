@@ -63,7 +63,7 @@ private func errorLine(_ result: RunResult) -> String {
 /// of them 75 unless trying again may work.
 @Suite("PostgreSQL refusals from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
 struct ServerErrorCLITests {
-    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.shared) }
+    func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 
     @Test func aWrongOrMissingPasswordIsExit1AndNeverShown() throws {
         let cluster = try cluster()

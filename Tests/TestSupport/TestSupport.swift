@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PostgresCluster
 import Repository
+import RepositoryPostgres
 import SQLite
 
 // What every test target shares: temporary directories, fresh databases, a seedable generator
@@ -22,6 +23,15 @@ package final class TemporaryDirectory {
 
     /// The path of `name` in the directory.
     package func path(_ name: String) -> String { url.appending(path: name).path }
+}
+
+extension ThrowawayCluster {
+    /// The test process's cluster (`shared`), with this process opening server locations on
+    /// PostgreSQL (`PostgreSQLBackend.register()`), as the command line does.
+    package static var forStores: ThrowawayCluster? {
+        PostgreSQLBackend.register()
+        return shared
+    }
 }
 
 /// The storage backends the conformance suite runs against.
@@ -56,7 +66,7 @@ package struct StoreFixture {
         case .sqlite:
             store = try SectionStore(path: directory.path(name), create: true)
         case .postgres:
-            guard let cluster = ThrowawayCluster.shared else { throw ClusterError("no PostgreSQL cluster for this test") }
+            guard let cluster = ThrowawayCluster.forStores else { throw ClusterError("no PostgreSQL cluster for this test") }
             let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
             store = try SectionStore(location: .server(connectionString: uri))
         }

@@ -15,19 +15,8 @@ extension StoreLocation {
                 let db = try SQLiteStorage.openStore(path: path, create: create, readOnly: readOnly, progress: progress)
                 return (db, db.isReadOnly)
             case .server(let connectionString):
-                let db = try PostgresDatabase(connectionString: connectionString)
-                // A schema the user may not use drops out of the search path without a word, and
-                // its tables would seem missing: say what is missing instead.
-                let unusable = try db.scalarInt(
-                    "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresDatabase.schema)
-                if unusable == 1 {
-                    throw RepositoryError.permissionDenied(server: description, reason: "permission denied for schema \(PostgresDatabase.schema)")
-                }
-                do {
-                    try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
-                } catch RepositoryError.notOurDatabase {
-                    throw RepositoryError.notOurSchema(server: description, schema: PostgresDatabase.schema)
-                }
+                let db = try ServerBackends.required(for: self).openStoreConnection(
+                    connectionString: connectionString, location: self, create: create, readOnly: readOnly, progress: progress)
                 return (db, readOnly)
             }
         } catch {
@@ -44,7 +33,7 @@ extension StoreLocation {
             case .file(let path):
                 return try SQLiteStorage.openReader(path: path, readOnly: readOnly, immutable: immutable)
             case .server(let connectionString):
-                return try PostgresDatabase(connectionString: connectionString)
+                return try ServerBackends.required(for: self).openReaderConnection(connectionString: connectionString)
             }
         } catch {
             throw SectionStore.repositoryError(error, location: self)
@@ -57,11 +46,12 @@ extension StoreLocation {
     }
 
     /// The schema version this build brings to databases here: the newest of `Migrations/`
-    /// for a file, of `Migrations/postgres/` for a server.
-    var schemaVersion: Int {
+    /// for a file, of `Migrations/postgres/` for a server; `nil` for a server when no server
+    /// backend is registered.
+    var schemaVersion: Int? {
         switch self {
         case .file: return Migrator.latestVersion
-        case .server: return PostgresMigrator.latestVersion
+        case .server: return ServerBackends.current?.schemaVersion
         }
     }
 }

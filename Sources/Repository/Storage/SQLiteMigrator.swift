@@ -1,13 +1,13 @@
 import SQLite
 
 /// One schema migration, embedded from `Migrations/NNNN_name.sql` at build time.
-struct EmbeddedMigration: Sendable {
+package struct EmbeddedMigration: Sendable {
     /// The number at the start of the file name.
-    let version: Int
+    package let version: Int
     /// The rest of the file name, without the extension.
-    let name: String
+    package let name: String
     /// The file's SQL.
-    let sql: String
+    package let sql: String
 }
 
 /// Applies the embedded migrations to a database, after checking that the file is ours.
@@ -108,4 +108,10 @@ public struct MigrationProgress: Hashable, Sendable {
     /// Its number, and how many migrations this build has.
     public var number: Int
     public var count: Int
+
+    package init(name: String, number: Int, count: Int) {
+        self.name = name
+        self.number = number
+        self.count = count
+    }
 }

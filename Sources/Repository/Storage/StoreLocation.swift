@@ -1,5 +1,4 @@
 import Foundation
-import Postgres
 
 /// Where a `SectionStore` keeps its lists: a SQLite file on this machine, or a PostgreSQL
 /// server shared between machines.
@@ -16,7 +15,7 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
     /// `/` or `.` (no libpq keyword does) and names no existing file or directory. Anything
     /// else is a file path: `./a=b.db` names a file.
     public init(_ text: String) {
-        if ConnectionString.uriScheme(of: text) != nil {
+        if Self.serverURIScheme(of: text) != nil {
             self = .server(connectionString: text)
         } else if text.contains("="), !text.hasPrefix("/"), !text.hasPrefix("."), !FileManager.default.fileExists(atPath: text) {
             self = .server(connectionString: text)
@@ -37,12 +36,33 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
 
     /// The path, or the connection string as messages show it: rebuilt from what libpq parses,
     /// with every password (every option libpq marks secret) `***`; for a string libpq cannot
-    /// read, a placeholder that shows nothing of it but its scheme.
+    /// read, or where no server backend is registered to read it, a placeholder that shows
+    /// nothing of it but its scheme.
     public var description: String {
         switch self {
         case .file(let path): return path
-        case .server(let connectionString): return maskedConnectionString(connectionString)
+        case .server(let connectionString):
+            return ServerBackends.current?.masked(connectionString) ?? Self.placeholder(for: connectionString)
         }
+    }
+
+    /// `postgresql` or `postgres`, as written, when `text` begins with `postgresql://` or
+    /// `postgres://` in any case.
+    static func serverURIScheme(of text: String) -> String? {
+        let head = text.utf8.prefix(13)
+        for scheme in ["postgresql", "postgres"] where head.count >= scheme.utf8.count + 3 {
+            let prefix = head.prefix(scheme.utf8.count + 3)
+            if String(decoding: prefix, as: UTF8.self).lowercased() == scheme + "://" {
+                return String(decoding: prefix.dropLast(3), as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    /// What a server's connection string shows where no backend can read it to mask its
+    /// secrets: its scheme and nothing else.
+    static func placeholder(for connectionString: String) -> String {
+        serverURIScheme(of: connectionString).map { $0.lowercased() + "://… (not shown)" } ?? "a connection string (not shown)"
     }
 
     /// Whether the lists are on a PostgreSQL server.

@@ -30,18 +30,20 @@ enum InitCommand {
             throw CLIError.from(error, databaseOption: context.options.databasePath)
         }
         let lists = try store.lists()
+        // The store just opened, so its backend is present and its version is known.
+        let schemaVersion = SectionStore.schemaVersion(at: location) ?? SectionStore.schemaVersion
         if context.json {
             context.printJSON(
                 .object([
                     ("database", .string(path)),
                     ("created", .bool(!existed)),
-                    ("schema_version", .int(SectionStore.schemaVersion(at: location))),
+                    ("schema_version", .int(schemaVersion)),
                     ("lists", .array(lists.map { .string($0.name) })),
                 ]))
         } else {
             let what = existed ? "is ready" : "created"
             context.console.writeLine(
-                "Database \(TextEscaping.escaped(path)) \(what) (schema version \(SectionStore.schemaVersion(at: location))).")
+                "Database \(TextEscaping.escaped(path)) \(what) (schema version \(schemaVersion)).")
         }
     }
 }

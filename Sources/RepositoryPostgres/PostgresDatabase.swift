@@ -1,5 +1,5 @@
 import Postgres
-import SQLite
+import Repository
 
 /// PostgreSQL's side of the storage seam: one libpq connection to a server, whose sectionctl
 /// tables live in the schema `sectionctl` (set as the connection's `search_path`).

@@ -1,4 +1,5 @@
 import Postgres
+import Repository
 
 /// Brings a server's `sectionctl` schema to this build's version, after checking that it is ours.
 ///

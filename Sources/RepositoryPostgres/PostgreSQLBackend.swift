@@ -1,0 +1,110 @@
+import Postgres
+import Repository
+
+/// The PostgreSQL backend: lists kept on a server and shared between machines (a
+/// `StoreLocation.server`, a `postgresql://` URI or `key=value` connection string). It reaches
+/// the server through libpq, which is why it is a product of its own: an app that links only
+/// `Repository` carries no server client.
+///
+/// Register it once, before the first server location is opened; opening one without it throws
+/// `RepositoryError.serverSupportMissing`:
+///
+/// ```swift
+/// import Repository
+/// import RepositoryPostgres
+///
+/// PostgreSQLBackend.register()
+/// let store = try SectionStore(location: StoreLocation("postgresql://localhost/tasks"), create: true)
+/// ```
+public enum PostgreSQLBackend {
+    /// Makes this process open `StoreLocation.server` locations on PostgreSQL. Calling it again
+    /// does nothing more.
+    public static func register() {
+        ServerBackends.register(PostgresServerBackend())
+    }
+}
+
+extension SectionStore {
+    /// The schema version of this build for a PostgreSQL server: the number of the newest file
+    /// in `Migrations/postgres/`. (The two schemas are numbered apart: each counts its own
+    /// migrations.)
+    public static var serverSchemaVersion: Int { PostgresMigrator.latestVersion }
+}
+
+/// Opens server locations for `SectionStore` (see `ServerBackend`).
+struct PostgresServerBackend: ServerBackend {
+    var schemaVersion: Int { PostgresMigrator.latestVersion }
+
+    func openStoreConnection(
+        connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool,
+        progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws -> any Database {
+        let db = try PostgresDatabase(connectionString: connectionString)
+        // A schema the user may not use drops out of the search path without a word, and its
+        // tables would seem missing: say what is missing instead.
+        let unusable = try db.scalarInt(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresDatabase.schema)
+        if unusable == 1 {
+            throw RepositoryError.permissionDenied(server: location.description, reason: "permission denied for schema \(PostgresDatabase.schema)")
+        }
+        do {
+            try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
+        } catch RepositoryError.notOurDatabase {
+            throw RepositoryError.notOurSchema(server: location.description, schema: PostgresDatabase.schema)
+        }
+        return db
+    }
+
+    func openReaderConnection(connectionString: String) throws -> any Database {
+        try PostgresDatabase(connectionString: connectionString)
+    }
+
+    func masked(_ connectionString: String) -> String {
+        maskedConnectionString(connectionString)
+    }
+}
+
+extension PostgresError: EngineError {
+    package func repositoryError(at location: StoreLocation) -> any Error {
+        let path = location.description
+        // libpq's and the server's messages may echo parts of the connection string: mask
+        // every secret value libpq parsed from it.
+        let secrets = location.serverConnectionString.flatMap { try? ConnectionString(parsing: $0) }
+        let message = secrets?.maskingSecrets(in: self.message) ?? self.message
+        if stage == .commitInDoubt { return RepositoryError.commitOutcomeUnknown(server: path, reason: message) }
+        if isAuthenticationFailure { return RepositoryError.authenticationFailed(server: path, reason: message) }
+        if sqlState == "3D000" { return RepositoryError.serverDatabaseMissing(server: path, reason: message) }
+        if sqlState == "42501" { return RepositoryError.permissionDenied(server: path, reason: message) }
+        if isConnectionFailure || transientStates.contains(sqlState ?? "") {
+            return RepositoryError.unavailable(server: path, reason: message)
+        }
+        if isRetryable {
+            return RepositoryError.unavailable(
+                server: path,
+                reason: "the server kept refusing the write as conflicting (\(message)), \(SectionStore.serializationRetries) retries")
+        }
+        if sqlState == "25006" { return RepositoryError.readOnly(path: path) }
+        if sqlState == "53100" { return RepositoryError.diskFull }
+        if sqlState == "22021" || sqlState == "22P05" {
+            return RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
+        }
+        if isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
+        return RepositoryError.server(sqlState: sqlState ?? "", message: message)
+    }
+
+    package var isRetryableConflict: Bool { isRetryable }
+}
+
+extension MalformedConnectionString: EngineError {
+    package func repositoryError(at location: StoreLocation) -> any Error {
+        RepositoryError.malformedConnectionString(reason: reason)
+    }
+
+    package var isRetryableConflict: Bool { false }
+    package var isConstraintViolation: Bool { false }
+}
+
+/// The SQLSTATEs of a server that may take the same request a moment later: shutting down,
+/// starting up or restarting (`57P01`–`57P03`), an idle session ended (`57P05`), out of
+/// connections or memory (`53300`, `53200`, `53000`).
+private let transientStates: Set<String> = ["57P01", "57P02", "57P03", "57P05", "53000", "53200", "53300"]
