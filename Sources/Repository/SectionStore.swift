@@ -36,6 +36,9 @@ public final class SectionStore: Sendable {
     public let isReadOnly: Bool
 
     let connection: Mutex<any Database>
+    /// Connections for reads beside `connection`, where the database lets readers work while a
+    /// write runs (see `ReaderPool`); `nil` where reads share the store's connection.
+    private let readers: ReaderPool?
     private let positionWriteCounter = Atomic<Int>(0)
 
     /// Opens the database file at `path`, creating and migrating it when `create` is true.
@@ -84,6 +87,12 @@ public final class SectionStore: Sendable {
         let opened = try location.openStoreConnection(create: create, readOnly: readOnly, progress: migrationProgress)
         self.isReadOnly = opened.isReadOnly
         self.connection = Mutex(opened.db)
+        if opened.readsBeside {
+            let readOnly = opened.isReadOnly
+            readers = ReaderPool { try location.openReaderConnection(readOnly: readOnly, immutable: false) }
+        } else {
+            readers = nil
+        }
     }
 
     /// The schema version of this build for a SQLite file: the number of the newest file in
@@ -116,10 +125,23 @@ public final class SectionStore: Sendable {
 
     // MARK: - Running work on the connection
 
-    /// Runs `body` in a read transaction, so that everything it reads is one consistent state.
+    /// Runs `body` in a read transaction, so that everything it reads is one consistent state:
+    /// the last committed one. On a file in WAL mode and on a server it runs on a reader
+    /// connection of its own, so it never waits for a write in progress (this store's or
+    /// another's); elsewhere on the store's connection, after any write in progress.
     package func read<T: Sendable>(_ body: (any Database) throws -> T) throws -> T {
-        try withConnection { db in try db.inTransaction(.read) { try body(db) } }
+        if let readers {
+            do {
+                return try readers.withReader { db in try db.inTransaction(.read) { try body(db) } }
+            } catch {
+                throw Self.repositoryError(error, location: location)
+            }
+        }
+        return try withConnection { db in try db.inTransaction(.read) { try body(db) } }
     }
+
+    /// Whether reads run on connections of their own beside the store's (see `read(_:)`).
+    package var readsBesideWrites: Bool { readers != nil }
 
     /// Runs `body` in a write transaction (`BEGIN IMMEDIATE` on SQLite; on PostgreSQL READ
     /// COMMITTED, the list rows it looks up locked): commits when it returns, rolls back when it

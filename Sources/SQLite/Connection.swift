@@ -35,6 +35,8 @@ public final class Connection {
     let handle: OpaquePointer
     /// The path the connection was opened with.
     public let path: String
+    /// Whether the file was opened as one nothing changes (`immutable=1`: no locks, no `-shm`).
+    public let isImmutable: Bool
     private var statementCache: [String: Statement] = [:]
     private var progressBox: Unmanaged<ProgressBox>?
 
@@ -67,6 +69,7 @@ public final class Connection {
         }
         self.handle = handle
         self.path = path
+        self.isImmutable = immutable
         sqlite3_extended_result_codes(handle, 1)
         // Defensive mode stops SQL from corrupting the file through writable_schema and friends.
         _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1)

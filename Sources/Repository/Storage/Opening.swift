@@ -6,18 +6,22 @@ import Synchronization
 extension StoreLocation {
     /// The connection a `SectionStore` works on, prepared (refusals checked, migrated when
     /// needed), and whether the database can only be read.
+    ///
+    /// `readsBeside` says whether reads may run on connections of their own beside it: on a
+    /// server always; on a file when it is in WAL mode and the connection shares the file (not
+    /// the exclusive or immutable connection of a full disk or an unwritable directory).
     func openStoreConnection(create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?) throws
-        -> (db: any Database, isReadOnly: Bool)
+        -> (db: any Database, isReadOnly: Bool, readsBeside: Bool)
     {
         do {
             switch self {
             case .file(let path):
                 let db = try SQLiteStorage.openStore(path: path, create: create, readOnly: readOnly, progress: progress)
-                return (db, db.isReadOnly)
+                return (db, db.isReadOnly, SQLiteStorage.sharesWriteAheadLog(db))
             case .server(let connectionString):
                 let db = try ServerBackends.required(for: self).openStoreConnection(
                     connectionString: connectionString, location: self, create: create, readOnly: readOnly, progress: progress)
-                return (db, readOnly)
+                return (db, readOnly, true)
             }
         } catch {
             throw SectionStore.repositoryError(error, location: self)
@@ -117,6 +121,16 @@ enum SQLiteStorage {
         let immutable = try Connection(path: path, mode: .readOnly, immutable: true)
         try prepare(immutable, path: path, create: false)
         return immutable
+    }
+
+    /// Whether `db` is in WAL mode and shares the file with other connections (normal locking,
+    /// not immutable): then readers on connections of their own never wait for its writes.
+    static func sharesWriteAheadLog(_ db: Connection) -> Bool {
+        guard !db.isImmutable,
+            let mode = try? db.queryFirst("PRAGMA journal_mode", row: { $0.string(0) }), mode.lowercased() == "wal",
+            let locking = try? db.queryFirst("PRAGMA locking_mode", row: { $0.string(0) })
+        else { return false }
+        return locking.lowercased() == "normal"
     }
 
     /// A connection on the file at `path` with the store's settings, for a reader.
