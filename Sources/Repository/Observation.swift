@@ -7,6 +7,10 @@ public struct ListUpdate: Hashable, Sendable {
     public var listID: Int64
     /// The list's name when the update was read.
     public var list: String
+    /// The version this update starts from: `version - 1` for one committed version; earlier
+    /// when a feed composed several versions its consumer had not taken yet (`ListFeed`), or when
+    /// a reload covers versions the journal no longer holds.
+    public var from: Int64
     /// The version this update brings the list to.
     public var version: Int64
     /// The changes from the version before; `nil` when the observer must reload: plain SQL changed
@@ -15,10 +19,11 @@ public struct ListUpdate: Hashable, Sendable {
     /// Whether the list was deleted (then `changeset` is `nil` and no more updates follow).
     public var isDeleted: Bool
 
-    /// Creates an update.
-    public init(listID: Int64, list: String, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
+    /// Creates an update from `from` (by default the version before `version`) to `version`.
+    public init(listID: Int64, list: String, from: Int64? = nil, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
         self.listID = listID
         self.list = list
+        self.from = from ?? version - 1
         self.version = version
         self.changeset = changeset
         self.isDeleted = isDeleted
@@ -35,7 +40,9 @@ public struct ListUpdate: Hashable, Sendable {
 /// write notifies, and reads only when a notification came. Not `Sendable`: one thread or task
 /// polls it.
 ///
-/// `SectionStore.updates(of:)` wraps it as an `AsyncSequence`; `sectionctl watch` polls it.
+/// It is the loop inside `ListFeed` (`SectionStore.updates(of:)`), which `sectionctl watch`
+/// follows; use it directly to poll from a loop of your own (as `sectionctl ui` does between
+/// keys).
 public final class ListWatcher {
     private let connection: any Database
     private let signal: any CommitSignal
@@ -94,7 +101,7 @@ public final class ListWatcher {
     private func readUpdates() throws -> [ListUpdate] {
         guard let (name, latest, journaled) = try connection.listState(id: listID) else {
             ended = true
-            return [ListUpdate(listID: listID, list: self.name, version: version, changeset: nil, isDeleted: true)]
+            return [ListUpdate(listID: listID, list: self.name, from: version, version: version, changeset: nil, isDeleted: true)]
         }
         self.name = name
         var updates: [ListUpdate] = []
@@ -102,18 +109,25 @@ public final class ListWatcher {
             let entries = try connection.journalEntries(list: listID, after: version, through: latest)
             if entries.count != Int(latest - version) || entries.first?.0 != version + 1 {
                 // Pruned away, or a gap: the journal cannot say what happened.
-                updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
+                updates.append(ListUpdate(listID: listID, list: name, from: version, version: latest, changeset: nil))
             } else {
                 let read = entries.map { ListUpdate(listID: listID, list: name, version: $0.0, changeset: try? Changeset(json: $0.1)) }
-                // Plain SQL makes a version a row it writes: of reloads in a row, the last says it all.
-                updates += read.indices.filter { !(read[$0].isReload && $0 + 1 < read.count && read[$0 + 1].isReload) }.map { read[$0] }
+                // Plain SQL makes a version a row it writes: reloads in a row are one, from the
+                // first's start to the last's version.
+                for update in read {
+                    if update.isReload, let last = updates.last, last.isReload, last.version == update.from {
+                        updates[updates.count - 1] = last.followed(by: update)
+                    } else {
+                        updates.append(update)
+                    }
+                }
             }
             version = latest
             reportedPlainWrite = false
         }
         if !journaled && !reportedPlainWrite {
             // Plain SQL changed the list after its last version.
-            updates.append(ListUpdate(listID: listID, list: name, version: latest, changeset: nil))
+            updates.append(ListUpdate(listID: listID, list: name, from: latest, version: latest, changeset: nil))
             reportedPlainWrite = true
         }
         return updates
@@ -121,14 +135,16 @@ public final class ListWatcher {
 }
 
 extension SectionStore {
-    /// How often an observer asks whether anything was committed.
+    /// How often an observer of a SQLite file asks whether anything was committed (`PRAGMA
+    /// data_version`); on a server it waits for the notification instead.
     public static let observationInterval: Duration = .milliseconds(25)
 
-    /// The list's committed versions as they happen, from this process or any other: one
-    /// `ListUpdate` per version, in order, with its changeset (or a reload for a plain-SQL
-    /// change). Cheap when idle: every `observationInterval`, on a connection of the sequence's
-    /// own, a `PRAGMA data_version` on a file, or a look at the notifications that came (no
-    /// query) on a server; the list itself is never re-read.
+    /// The list's committed versions as they happen, from this process or any other (see
+    /// `ListFeed`): one `ListUpdate` per version, in order, a reload for a plain-SQL change; one
+    /// composed update for the versions a consumer missed when more than `bufferLimit` wait. Cheap when
+    /// idle: a `PRAGMA data_version` every `observationInterval` on a file, a wait for a
+    /// notification on a server, on a connection and a thread of the feed's own; the list
+    /// itself is never re-read.
     ///
     /// ```swift
     /// for try await update in store.updates(of: "default") {
@@ -137,31 +153,13 @@ extension SectionStore {
     /// ```
     /// The sequence ends after the update that reports the list deleted, and when the task
     /// iterating it is cancelled.
-    /// - Parameter version: deliver what came after this version first (default: the current one).
-    public func updates(of list: String = SectionStore.defaultList, from version: Int64? = nil) -> AsyncThrowingStream<ListUpdate, Error> {
-        let location = self.location
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let watcher = try ListWatcher(location: location, list: list, from: version)
-                    while !Task.isCancelled {
-                        for update in try watcher.poll() {
-                            continuation.yield(update)
-                            if update.isDeleted {
-                                continuation.finish()
-                                return
-                            }
-                        }
-                        try await Task.sleep(for: Self.observationInterval)
-                    }
-                    continuation.finish()
-                } catch is CancellationError {
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+    /// - Parameters:
+    ///   - version: deliver what came after this version first (default: the current one).
+    ///   - bufferLimit: how many updates may wait for the consumer before they are composed into
+    ///     one (at least 1; see `ListFeed`).
+    public func updates(
+        of list: String = SectionStore.defaultList, from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit
+    ) -> ListFeed {
+        ListFeed(location: location, list: list, version: version, bufferLimit: max(1, bufferLimit))
     }
 }

@@ -128,12 +128,14 @@ enum JSONShapes {
         ])
     }
 
-    /// `watch`: `{"list", "list_id", "version", "changes": {…}}`, or `"reload": true` instead of
-    /// `"changes"` when no changeset says what changed (and `"deleted": true` when the list was
-    /// deleted).
+    /// `watch`: `{"list", "list_id", "version", "from", "changes": {…}}`, or `"reload": true`
+    /// instead of `"changes"` when no changeset says what changed (and `"deleted": true` when the
+    /// list was deleted). `from` is the version the changes start from: `version - 1`, or earlier
+    /// when a watcher that fell behind gets the versions it missed as one.
     static func update(_ update: ListUpdate) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("list", .string(update.list)), ("list_id", .int(update.listID)), ("version", .int(update.version)),
+            ("from", .int(update.from)),
         ]
         if let changeset = update.changeset {
             fields.append(("changes", JSONShapes.changeset(changeset)))

@@ -23,7 +23,7 @@ struct ObservationTests {
 
     /// Collects updates from `stream` until one reaches `version` (or, against a hang, `limit`
     /// seconds pass).
-    func collect(_ stream: AsyncThrowingStream<ListUpdate, Error>, until version: Int64, limit: Double = hangGuardSeconds) async throws -> [ListUpdate] {
+    func collect(_ stream: ListFeed, until version: Int64, limit: Double = hangGuardSeconds) async throws -> [ListUpdate] {
         try await withThrowingTaskGroup(of: [ListUpdate]?.self) { group in
             group.addTask {
                 var updates: [ListUpdate] = []
@@ -47,8 +47,9 @@ struct ObservationTests {
     func aTableViewFollowsEveryVersion(backend: Backend, seed: UInt64) async throws {
         let fixture = try StoreFixture(backend)
         let viewStore = fixture.store
-        let start = try viewStore.snapshot()
-        let stream = viewStore.updates(from: start.version)
+        let start = try await viewStore.snapshot()
+        // Every version, however many the loop reads before the view takes the first.
+        let stream = viewStore.updates(from: start.version, bufferLimit: .max)
         // Another connection (as another process would) makes the changes.
         let writer = try fixture.reopen()
         let snapshots = try randomEdits(writer, count: 300, seed: seed)
@@ -69,25 +70,82 @@ struct ObservationTests {
 
     @Test(arguments: Backend.all) func updatesArriveWhileTheObserverWaits(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
-        let stream = fixture.store.updates()
+        let feed = fixture.store.updates()
+        var updates = feed.makeAsyncIterator()
         let writer = try fixture.reopen()
-        let writing = Task.detached {
-            try await Task.sleep(for: .milliseconds(100))
-            for index in 0..<5 {
-                try writer.apply(.addSection(title: "\(index)"))
-                try await Task.sleep(for: .milliseconds(30))
-            }
+        // Each commit after the observer has taken the one before: an update for each, in order.
+        for index in 0..<5 {
+            try await writer.apply(.addSection(title: "\(index)"))
+            let update = try #require(try await updates.next())
+            #expect(update.version == Int64(index + 1) && update.from == Int64(index))
+            #expect(update.changeset?.insertedSections == [index])
         }
-        let updates = try await collect(stream, until: 5)
-        try await writing.value
-        #expect(updates.map(\.version) == [1, 2, 3, 4, 5])
-        #expect(updates.map { $0.changeset?.insertedSections } == (0..<5).map { [$0] })
+    }
+
+    /// A consumer that does not take what waits gets the versions it missed as one update, and
+    /// the feed holds no more than its limit meanwhile.
+    @Test(arguments: Backend.all) func aConsumerThatFallsBehindGetsOneComposedUpdate(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        try await store.apply(.addSection(title: "A"))
+        try await store.apply(.addSection(title: "B"))
+        let start = try await store.snapshot()
+        let feed = store.updates(from: start.version, bufferLimit: 1)
+        let writer = try fixture.reopen()
+        var generator = SeededGenerator(seed: 7)
+        var last = start.version
+        for step in 0..<30 {
+            let edit = await randomEdit(try writer.outline(), step: step, using: &generator)
+            if let change = try? await writer.apply(edit), !change.changeset.isEmpty { last = change.version }
+            #expect(feed.waiting.count <= 1, "the feed holds no more than its limit")
+        }
+        #expect(try await eventually { feed.waiting.last?.version == last }, "the feed read every version")
+        #expect(feed.waiting.count == 1)
+        var updates = feed.makeAsyncIterator()
+        let composed = try #require(try await updates.next())
+        #expect(composed.from == start.version && composed.version == last)
+        let end = try await store.snapshot()
+        var view = try applying(try #require(composed.changeset), to: start, contentFrom: end)
+        view.version = composed.version
+        #expect(view == end, "the composed changeset turns the view's state into the list's")
+        // Caught up, it gets the next version on its own.
+        let next = try await writer.apply(.addSection(title: "C"))
+        let single = try #require(try await updates.next())
+        #expect(single.from == last && single.version == next.version && single.changeset?.insertedSections == [end.sections.count])
+    }
+
+    /// Cancelling the task that iterates a feed ends the iteration and the feed's loop; dropping
+    /// a feed ends its loop too.
+    @Test(arguments: Backend.all) func cancellingTheTaskOrDroppingTheFeedEndsIt(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        var feed: ListFeed? = store.updates()
+        let buffer = try #require(feed?.buffer)
+        let first = AsyncStream<Void>.makeStream()
+        let iterating = Task { [feed] in
+            var received = 0
+            for try await _ in feed! {
+                received += 1
+                first.continuation.yield()
+            }
+            return received
+        }
+        feed = nil
+        try await store.apply(.addSection(title: "A"))
+        var signals = first.stream.makeAsyncIterator()
+        _ = await signals.next()  // the task got the update, and waits for the next
+        iterating.cancel()
+        #expect(try await iterating.value == 1, "the iteration ends without another update")
+        #expect(try await eventually { buffer.loopHasEnded }, "the loop stopped")
+
+        let droppedBuffer = store.updates().buffer  // the feed itself is dropped at once
+        #expect(try await eventually { droppedBuffer.loopHasEnded }, "a feed nobody holds stops its loop")
     }
 
     @Test(arguments: Backend.all) func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try await store.apply(.addSection(title: "A"))
         let watcher = try ListWatcher(location: fixture.location, list: "default")
         // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
@@ -99,10 +157,10 @@ struct ObservationTests {
         try fixture.plainSQL("UPDATE sections SET title = 'B2'")
         let second = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(second.map(\.version) == [3] && second.first?.isReload == true, "a second plain change is reported too")
-        try store.apply(.addSection(title: "C"))
+        try await store.apply(.addSection(title: "C"))
         let next = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(next.map(\.version) == [4] && next.first?.changeset?.insertedSections == [1], "the change after plain SQL has its changeset")
-        try store.apply(.addSection(title: "D"))
+        try await store.apply(.addSection(title: "D"))
         #expect(try watcher.poll(waitingUpTo: hangGuardSeconds).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
         let deleted = try watcher.poll(waitingUpTo: hangGuardSeconds)

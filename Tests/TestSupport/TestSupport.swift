@@ -154,6 +154,17 @@ package func waitUntil(seconds: Double = hangGuardSeconds, _ condition: () throw
     }
 }
 
+/// `waitUntil` for async tests: sleeps between looks instead of blocking a thread of the
+/// cooperative pool, which the work being waited for may need.
+package func eventually(seconds: Double = hangGuardSeconds, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
 /// Whether the tests run at the sizes that make them slow (`SECTIONCLI_TEST_LARGE=1`): by
 /// default they use small sizes that test the same behaviour.
 package var largeTestsEnabled: Bool { ProcessInfo.processInfo.environment["SECTIONCLI_TEST_LARGE"] == "1" }

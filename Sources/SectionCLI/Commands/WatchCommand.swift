@@ -12,36 +12,59 @@ enum WatchCommand {
             discussion: """
                 Follows changes made by any process: each version's changes, or, for a change made
                 with plain SQL, a line saying to read the list afresh. Checks 40 times a second and
-                reads nothing while nothing changes. Ctrl-C (or SIGTERM) ends it with exit 0; so does
+                reads nothing while nothing changes. When output cannot keep up, the versions it
+                missed come as one line ("Versions 5–9", JSON "from": 4). Ctrl-C (or SIGTERM) ends it with exit 0; so does
                 the list's deletion, after a last line.
                 """),
         run: { try run(context: $0) })
 
     static func run(context: Context) throws {
         let store = try context.openStore()
-        let watcher = try ListWatcher(location: store.location, list: context.listName)
-        let stop = Atomic<Bool>(false)
+        // Read first, so that a missing list is refused before anything is printed.
+        let start = try store.header(of: context.listName).version
+        if !context.json {
+            context.console.writeLine("Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(start); Ctrl-C ends.")
+            context.console.flush()
+        }
+        let printer = Printer(context: context)
+        let feed = store.updates(of: context.listName, from: start)
+        let ended = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        // The whole of watch: the library's feed, printed as it comes.
+        let task = Task.detached {
+            do {
+                for try await update in feed {
+                    printer.print(update)
+                }
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            ended.signal()
+        }
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.store(true, ordering: .relaxed) }
+            source.setEventHandler { task.cancel() }
             source.resume()
             return source
         }
         defer { sources.forEach { $0.cancel() } }
-        if !context.json {
-            context.console.writeLine(
-                "Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(watcher.version); Ctrl-C ends.")
-            context.console.flush()
+        ended.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Prints updates on the console of a command whose thread waits for the feed to end: the
+    /// feed's task is the console's only user meanwhile.
+    private final class Printer: @unchecked Sendable {
+        private let context: Context
+
+        init(context: Context) {
+            self.context = context
         }
-        // Each wait for a commit ends after 100 ms at most, to look at the stop flag.
-        while !stop.load(ordering: .relaxed) {
-            let updates = try watcher.poll(waitingUpTo: 0.1)
-            for update in updates {
-                context.console.writeLine(context.json ? JSONShapes.update(update).rendered : sentence(update))
-            }
-            if !updates.isEmpty { context.console.flush() }
-            if updates.last?.isDeleted == true { return }
+
+        func print(_ update: ListUpdate) {
+            context.console.writeLine(context.json ? JSONShapes.update(update).rendered : WatchCommand.sentence(update))
+            context.console.flush()
         }
     }
 
@@ -52,7 +75,9 @@ enum WatchCommand {
             return "Version \(update.version) of \(list): changed outside sectionctl; read it afresh (show)."
         }
         let what = ChangeReport.describe(changeset)
-        return "Version \(update.version) of \(list): " + (what.isEmpty ? "renamed, or nothing visible." : what + ".")
+        // A watcher that fell behind gets the versions it missed as one change.
+        let versions = update.from + 1 < update.version ? "Versions \(update.from + 1)–\(update.version)" : "Version \(update.version)"
+        return "\(versions) of \(list): " + (what.isEmpty ? "renamed, or nothing visible." : what + ".")
     }
 }
 
