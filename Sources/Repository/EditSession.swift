@@ -150,7 +150,9 @@ public final class EditSession {
             }
             var replay = Replay(list: list, db: db)
             do {
-                for step in steps {
+                for (index, step) in steps.enumerated() {
+                    // A cancelled save stops between edits, and its transaction rolls back.
+                    if index % 64 == 0 { try CancellationFlag.check() }
                     try replay.write(step)
                 }
             } catch let error where error is Replay.Mismatch || error.isConstraintViolation {

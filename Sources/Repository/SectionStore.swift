@@ -153,6 +153,8 @@ public final class SectionStore: Sendable {
     ///
     /// A deadlock or serialization failure a server reports runs `body` again, up to
     /// `serializationRetries` times, unless `retrying` is false (a body that consumes input).
+    /// A write whose task was cancelled (`CancellationFlag.check()`) rolls back and throws
+    /// `CancellationError`.
     package func write<T: Sendable>(retrying: Bool = true, _ body: (any Database) throws -> T) throws -> T {
         if isReadOnly { throw RepositoryError.readOnly(path: path) }
         var attempt = 0
@@ -164,6 +166,8 @@ public final class SectionStore: Sendable {
                         let result = try body(db)
                         try RankTree.settle(db)
                         try db.endWriterMark()
+                        // Cancelled while it ran: roll back rather than commit.
+                        try CancellationFlag.check()
                         return result
                     }
                 }

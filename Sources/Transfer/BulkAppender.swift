@@ -55,6 +55,8 @@ struct BulkAppender {
         if unmetered == Self.meterBatch {
             meter?.add(rows: unmetered)
             unmetered = 0
+            // A cancelled import stops here, and its transaction rolls back.
+            try CancellationFlag.check()
         }
     }
 
