@@ -46,6 +46,7 @@ final class Benchmark {
         case .demo: return try demoRows()
         case .ui: return try fullScreenRows()
         case .postgres: return try serverRows()
+        case .readDuringImport: return try readDuringImportRows()
         }
     }
 

@@ -28,6 +28,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case ui
     /// 14. On a PostgreSQL server: a move and an import vs raw libpq, 16 clients, an observer.
     case postgres
+    /// 15. A table view's read (`row(at:)`) while a 1M-row import runs in the same store, vs idle.
+    case readDuringImport = "read-during-import"
 
     var summary: String {
         switch self {
@@ -45,6 +47,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .demo: return "sectionctl demo, a whole process, as a new user first runs it"
         case .ui: return "sectionctl ui's first screen in tmux: 1K vs 1M rows"
         case .postgres: return "on a PostgreSQL server: a move and an import vs libpq, 16 clients on one list, an observer"
+        case .readDuringImport: return "row(at:) on one list while a 1M-row import writes another, vs the same read idle"
         }
     }
 }
