@@ -157,6 +157,8 @@ struct JournalTests {
             var applied = try applying(changeset, to: snapshots[since]!, contentFrom: current)
             applied.version = current.version
             #expect(applied == current, "seed \(seed): changes since \(since)")
+            let staging = stagingProblem(changeset, turns: snapshots[since]!, into: current)
+            #expect(staging == nil, "seed \(seed): changes since \(since): \(staging ?? "")")
         }
         #expect(try store.changes(since: current.version).changeset == Changeset())
     }
