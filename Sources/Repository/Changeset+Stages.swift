@@ -30,11 +30,14 @@ extension Changeset {
     /// `deletedRows`, `updatedSections`, `updatedRows`) are indexes before the batch, insertions
     /// indexes after it, and moves go from before to after.
     ///
-    /// One batch when that batch is unambiguous: then it is this changeset with its updates
-    /// moved to their old indexes. UIKit cannot reload an item that moves in the same batch, nor
-    /// a section whose rows change in it, and rows moving while sections move leave it unclear
-    /// which section a row's index refers to. A changeset with any of these is split into up to
-    /// four batches, empty ones left out:
+    /// One batch when UIKit reads that batch in one way only and gets it right: then it is this
+    /// changeset with its updates moved to their old indexes. UIKit cannot reload an item that
+    /// moves in the same batch, nor a section whose rows change in it; rows moving while
+    /// sections move leave it unclear which section a row's index refers to; and UIKit's section
+    /// map and reload arithmetic go wrong when moved sections come with anything but inserted
+    /// sections, reloaded sections with any section inserted, deleted or moved, or reloaded rows
+    /// with sections inserted or moved. A changeset with any of these is split into up to four
+    /// batches, empty ones left out, none of which mixes them:
     ///
     /// 1. section and row deletions, and row reloads (at the rows' old paths);
     /// 2. section insertions and section moves;
@@ -45,8 +48,11 @@ extension Changeset {
     /// none: such rows are deleted or inserted with their section). `changedFooters` goes with
     /// the last batch: an editing view refreshes those footers after it.
     ///
-    /// A data source that holds its list in memory uses `stages(from:to:)`, which gives each
-    /// batch with the list it leads to, to answer UIKit from inside the batch.
+    /// Inside each batch UIKit asks the data source for the counts and cells after that batch,
+    /// not after the last one. A data source that holds its list in memory uses
+    /// `stages(from:to:)`, which gives each batch with the list it leads to. One that reads only
+    /// the store, which holds the final list alone, can animate a changeset of one stage and
+    /// reloads for more.
     /// - Complexity: O(c log c) in the entries of the changeset.
     public var stages: [Changeset] {
         let indexes = StagingIndexes(self)
@@ -306,17 +312,28 @@ private struct StagingIndexes {
         return RowPath(section: section, row: Self.nthFree(staying, skipping: rowDepartures[section] ?? []))
     }
 
-    /// Whether the whole changeset, its updates at their old indexes, is one batch UIKit reads
-    /// in one way only: no reloaded row moves (by itself or with its section), no reloaded
-    /// section moves or has rows deleted, inserted, moved or reloaded, and rows do not move
-    /// while sections do.
+    /// Whether the whole changeset, its updates at their old indexes, is one batch that UIKit
+    /// reads in one way only, and gets right. Sections that move go with inserted sections alone
+    /// (moving rows too, it is unclear which section a row's index refers to; other changes
+    /// upset UIKit's section map). No reloaded row moves, and no section is inserted or moved
+    /// alongside row reloads. A reloaded section has no rows of its own changed, and no section
+    /// is inserted, deleted or moved alongside it (UIKit reloads by deleting and inserting).
     func isUnambiguousInOneBatch(reloadingRows rows: [RowPath], sections: [Int]) -> Bool {
-        if !changeset.movedSections.isEmpty && !changeset.movedRows.isEmpty { return false }
-        for path in rows where rowMoveFrom[path] != nil || sectionMoveFrom[path.section] != nil { return false }
-        let reloadedRowSections = Set(rows.map(\.section))
-        for index in sections {
-            guard sectionMoveFrom[index] == nil, let old = oldSection(ofNew: index) else { return false }
-            if rowDepartures[old] != nil || rowArrivals[index] != nil || reloadedRowSections.contains(index) { return false }
+        if !changeset.movedSections.isEmpty {
+            return changeset.deletedSections.isEmpty && sections.isEmpty && rows.isEmpty && changeset.deletedRows.isEmpty
+                && changeset.insertedRows.isEmpty && changeset.movedRows.isEmpty
+        }
+        if !rows.isEmpty {
+            guard changeset.insertedSections.isEmpty else { return false }
+            for path in rows where rowMoveFrom[path] != nil { return false }
+        }
+        if !sections.isEmpty {
+            guard changeset.insertedSections.isEmpty && changeset.deletedSections.isEmpty else { return false }
+            let reloadedRowSections = Set(rows.map(\.section))
+            for index in sections {
+                guard let old = oldSection(ofNew: index) else { return false }
+                if rowDepartures[old] != nil || rowArrivals[index] != nil || reloadedRowSections.contains(index) { return false }
+            }
         }
         return true
     }

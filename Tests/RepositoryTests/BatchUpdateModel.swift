@@ -50,8 +50,13 @@ extension ShownTable where Header == ListHeader, Cell == Row {
 /// - No row is deleted from, or moved out of, a section the batch deletes; no row is inserted
 ///   into, or moved into, a section it inserts (an inserted section's rows come with it).
 /// - A reloaded section has no row of its own deleted, inserted, moved or reloaded in the
-///   batch; rows do not move in a batch that moves sections (which section a row's index refers
-///   to would be ambiguous).
+///   batch.
+/// - Beyond the documented rules, what UIKit is known to get wrong when mixed (its section map
+///   and the arithmetic of reloads, which it treats as a deletion and an insertion): a batch
+///   that moves sections may insert sections but do nothing else (no section deleted or
+///   reloaded, no row deleted, inserted, moved or reloaded — which section a row's index refers
+///   to would be ambiguous); a batch that reloads sections inserts, deletes and moves none; a
+///   batch that reloads rows inserts and moves no section.
 /// - The data source's counts after the batch are the view's: sections before − deleted +
 ///   inserted, and per surviving section, its rows before − deleted − moved out + inserted +
 ///   moved in.
@@ -105,10 +110,6 @@ func performBatchUpdates<Header, Cell>(
     for index in 0..<newCount where !insertedSections.contains(index) {
         oldSectionOf[index] = sectionMoveFrom[index] ?? staying.next()
     }
-    if !batch.movedSections.isEmpty && !batch.movedRows.isEmpty {
-        throw refuse("move rows (\(batch.movedRows.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))) in a batch that moves sections")
-    }
-
     // Rows leaving their sections.
     func checkOld(_ path: RowPath, _ what: String) throws {
         guard path.section >= 0 && path.section < oldCount, path.row >= 0 && path.row < shown.sections[path.section].cells.count else {
@@ -147,6 +148,24 @@ func performBatchUpdates<Header, Cell>(
         guard !insertedSections.contains(path.section) else { throw refuse("insert row \(path) into inserted section \(path.section)") }
         guard insertedRows.insert(path).inserted else { throw refuse("insert row \(path) twice") }
         guard rowMoveFrom[path] == nil else { throw refuse("insert and move a row to \(path)") }
+    }
+    // What UIKit gets wrong when mixed (its section map and its reload arithmetic): moved
+    // sections go with inserted ones alone; reloaded sections with no section change; reloaded
+    // rows with no section inserted or moved.
+    if !batch.movedSections.isEmpty {
+        let rowChanges = batch.deletedRows.count + batch.insertedRows.count + batch.movedRows.count + batch.updatedRows.count
+        if !batch.movedRows.isEmpty {
+            throw refuse("move rows (\(batch.movedRows.map { "\($0.from)→\($0.to)" }.joined(separator: ", "))) in a batch that moves sections")
+        }
+        guard rowChanges == 0 else { throw refuse("delete, insert or reload rows in a batch that moves sections") }
+        guard batch.deletedSections.isEmpty else { throw refuse("delete sections \(batch.deletedSections) in a batch that moves sections") }
+        guard batch.updatedSections.isEmpty else { throw refuse("reload sections \(batch.updatedSections) in a batch that moves sections") }
+    }
+    if !batch.updatedSections.isEmpty && !(batch.insertedSections.isEmpty && batch.deletedSections.isEmpty) {
+        throw refuse("reload sections \(batch.updatedSections) in a batch that inserts or deletes sections")
+    }
+    if !batch.updatedRows.isEmpty && !batch.insertedSections.isEmpty {
+        throw refuse("reload rows \(batch.updatedRows) in a batch that inserts sections")
     }
     for index in reloadedSections {
         let touched =

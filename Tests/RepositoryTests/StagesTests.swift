@@ -264,6 +264,50 @@ struct BatchUpdateModelTests {
         #expect(refusal({ $0.movedSections = [.init(from: 0, to: 1), .init(from: 1, to: 1)] })?.contains("move two sections to 1") == true)
     }
 
+    @Test func whatUIKitGetsWrongMixedIsRefused() {
+        // Sections: B moves before A, and C is appended.
+        let c = Section(id: 3, title: "C")
+        var moved = old
+        moved.sections.swapAt(0, 1)
+        #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)] }, source: moved) == nil)
+        var movedAndInserted = moved
+        movedAndInserted.sections.append(c)
+        #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)]; $0.insertedSections = [2] }, source: movedAndInserted) == nil)
+        // A section move with a row inserted into another section, or a section deleted.
+        var movedAndGrown = moved
+        movedAndGrown.sections[1].rows.append(Row(id: 9, content: .text("x")))
+        #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)]; $0.insertedRows = [path(1, 2)] }, source: movedAndGrown)?
+            .contains("delete, insert or reload rows in a batch that moves sections") == true)
+        let three = ListSnapshot(name: "t", version: 0, sections: old.sections + [c])
+        let twoLeft = ListSnapshot(name: "t", version: 0, sections: [c, old.sections[0]])
+        let shown = ListTable(three)
+        #expect(throws: BatchUpdateError.self) {
+            try performBatchUpdates(Self.batch { $0.deletedSections = [1]; $0.movedSections = [.init(from: 2, to: 0)] }, on: shown, source: ListTable(twoLeft))
+        }
+        // A section reloaded while another is inserted; a row reloaded while a section is inserted.
+        var renamedAndInserted = old
+        renamedAndInserted.sections[0].title = "A2"
+        renamedAndInserted.sections.append(c)
+        #expect(refusal({ $0.updatedSections = [0]; $0.insertedSections = [2] }, source: renamedAndInserted)?
+            .contains("reload sections [0] in a batch that inserts or deletes sections") == true)
+        var rowChangedAndInserted = old
+        rowChangedAndInserted.sections[1].rows[0].content = .text("c2")
+        rowChangedAndInserted.sections.append(c)
+        #expect(refusal({ $0.updatedRows = [path(1, 0)]; $0.insertedSections = [2] }, source: rowChangedAndInserted)?
+            .contains("reload rows [1:0] in a batch that inserts sections") == true)
+        // Staged, each comes apart: the reload first, then the insertion.
+        let stages = try? Changeset(from: old, to: ListSnapshot(name: "t", version: 0, sections: rowChangedAndInserted.sections))
+            .stages(from: old, to: ListSnapshot(name: "t", version: 0, sections: rowChangedAndInserted.sections))
+        #expect(stages?.map { $0.changeset.updatedRows } == [[path(1, 0)], []])
+        #expect(stages?.map { $0.changeset.insertedSections } == [[], [2]])
+    }
+
+    static func batch(_ build: (inout Changeset) -> Void) -> Changeset {
+        var batch = Changeset()
+        build(&batch)
+        return batch
+    }
+
     @Test func aReloadedSectionHasNoRowChangesAndIsNotMoved() {
         var renamed = old
         renamed.sections[0].title = "A2"
