@@ -81,6 +81,15 @@ struct ReadmeExampleTests {
         #expect(stageCounts.keys.contains { $0 >= 2 }, "seed \(seed): some change takes several batches (\(stageCounts))")
         #expect(tableView.shown.sections.contains { $0.header.footer == "No Data" }, "seed \(seed): an empty section shows its footer")
 
+        // A changeset that does not start from what is shown: the view reloads.
+        let batches = tableView.batches.count
+        var elsewhere = try store.snapshot(editing: true)
+        elsewhere.sections.insert(Section(id: -1, title: "elsewhere", rows: [Row(id: -2, content: .text("x"))]), at: 0)
+        dataSource.apply(Changeset(), leadingTo: elsewhere, in: tableView)
+        #expect(tableView.batches.count == batches && tableView.refusals.isEmpty)
+        #expect(dataSource.snapshot == elsewhere && tableView.shown == tableView.askDataSource())
+        #expect(tableView.shown.sections.first?.header.title == "elsewhere")
+
         // The README shows exactly this data source.
         #expect(try readme().contains(try excerpt("README table view", indent: 0)), "README.md's table view example differs from this test's")
     }
