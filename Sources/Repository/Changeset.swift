@@ -183,36 +183,3 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Int] {
     }
     return result.reversed()
 }
-
-extension Changeset {
-    /// The changeset as batches that `UITableView.performBatchUpdates` accepts as they are, one
-    /// after another (as DifferenceKit's `StagedChangeset`): first deletions, insertions and
-    /// moves; then, if any, the updates, in a batch of their own.
-    ///
-    /// Inside one batch UIKit reads reloads at old paths and raises when an item is both moved
-    /// and reloaded; in the second batch the old paths are the first batch's new ones, which are
-    /// the paths `updatedRows` and `updatedSections` hold, and nothing moves. `changedFooters`
-    /// goes with the last stage: refresh those footers after it (an editing view only).
-    ///
-    /// ```swift
-    /// for stage in change.changeset.stages {
-    ///     tableView.performBatchUpdates {
-    ///         tableView.deleteSections(IndexSet(stage.deletedSections), with: .fade)
-    ///         // … insertions, moves, rows likewise; stage.updatedRows → reloadRows(at:)
-    ///     }
-    /// }
-    /// ```
-    /// - Complexity: O(c), the entries of the changeset.
-    public var stages: [Changeset] {
-        guard !updatedRows.isEmpty || !updatedSections.isEmpty else { return isEmpty ? [] : [self] }
-        var structure = self
-        structure.updatedRows = []
-        structure.updatedSections = []
-        structure.changedFooters = []
-        var updates = Changeset()
-        updates.updatedRows = updatedRows
-        updates.updatedSections = updatedSections
-        updates.changedFooters = changedFooters
-        return structure.isEmpty ? [updates] : [structure, updates]
-    }
-}

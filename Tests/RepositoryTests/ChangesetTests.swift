@@ -93,10 +93,24 @@ struct ChangesetTests {
         #expect(change.changeset.updatedRows == [RowPath(section: 1, row: 0)])
         // In one batch UIKit would read the reload at the old path 1:0, which is nothing, and
         // raise on an item both moved and reloaded; staged, it applies.
-        #expect(throws: ChangesetApplicationError.self) { try applyingStages([change.changeset], to: before, contentFrom: after) }
-        let stages = change.changeset.stages
-        #expect(stages.count == 2 && stages[0].updatedRows.isEmpty && stages[1].movedRows.isEmpty)
-        #expect(stages[1].changedFooters == [1], "the footers go with the last stage")
-        #expect(try applyingStages(stages, to: before, contentFrom: after).sections == after.sections)
+        #expect(throws: BatchUpdateError.self) {
+            try performBatchUpdates(change.changeset, on: ListTable(before), source: ListTable(after))
+        }
+        var reloadAtOldPath = change.changeset
+        reloadAtOldPath.updatedRows = [RowPath(section: 0, row: 0)]
+        let refusal = #expect(throws: BatchUpdateError.self) {
+            try performBatchUpdates(reloadAtOldPath, on: ListTable(before), source: ListTable(after))
+        }
+        #expect(refusal?.description.contains("move and reload row 0:0") == true, "\(String(describing: refusal))")
+        let stages = try change.changeset.stages(from: before, to: after)
+        // First the reload at the row's old path, then the move.
+        #expect(stages.map(\.changeset) == change.changeset.stages)
+        #expect(stages.count == 2)
+        #expect(stages[0].changeset.updatedRows == [RowPath(section: 0, row: 0)] && stages[0].changeset.movedRows.isEmpty)
+        #expect(stages[0].snapshot.sections.map { $0.rows.map(\.title) } == [["a2", "b"], []])
+        #expect(stages[1].changeset.movedRows == change.changeset.movedRows && stages[1].changeset.updatedRows.isEmpty)
+        #expect(stages[1].changeset.changedFooters == [1], "the footers go with the last stage")
+        #expect(stages[1].snapshot == after)
+        #expect(try applyingStages(stages, to: before).sections == after.sections)
     }
 }

@@ -253,13 +253,17 @@ struct GuardTests {
                     sections: draft.sections.enumerated().map { SectionInfo(id: $1.id, index: $0, title: $1.title, rowCount: $1.rows.count) })
                 _ = try? session.apply(randomEdit(outline, step: round * 100 + index, using: &generator))
             }
-            if try !session.save().changeset.isEmpty { states.append(before) }
+            let saved = try session.save()
+            if !saved.changeset.isEmpty { states.append(before) }
+            try requireChangeset(saved.changeset, turns: before, into: try state(), "seed \(seed), round \(round)", exactFooters: false)
         }
         #expect(try store.check() == [], "seed \(seed)")
         var undone = 0
         while let expected = states.popLast() {
-            try store.undo()
+            let before = try state()
+            let change = try store.undo()
             undone += 1
+            try requireChangeset(change.changeset, turns: before, into: expected, "seed \(seed): undo \(undone)")
             #expect(try state() == expected, "seed \(seed): undo \(undone) gives back the state before its session")
         }
         #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }

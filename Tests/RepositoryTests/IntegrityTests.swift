@@ -431,16 +431,19 @@ struct SharedIntegrityTests {
             let section = pick(sections.count)
             let rows = sections.isEmpty ? 0 : sections[section].rowCount
             func destination() -> RowDestination { .at(pick(sections.count), pick(rows + 1)) }
+            let before = try store.snapshot(of: list)
+            var change: Change?  // one change of `list`, to check its changeset and stages
+            var composed = false
             do {
                 switch pick(16) {
-                case 0: try store.apply(.addSection(title: "s\(step)", at: pick(sections.count + 1)), to: list)
-                case 1: try store.apply(.renameSection(.index(section), title: "r\(step)"), to: list)
-                case 2: try store.apply(.moveSection(.index(section), to: pick(sections.count)), to: list)
-                case 3: try store.apply(.deleteSection(.index(section), force: true), to: list)
-                case 4: try store.apply(.setEmptyText(.index(section), step % 2 == 0 ? nil : "empty \(step)"), to: list)
-                case 5, 6: try store.apply(.moveRow(.path(.index(section), .index(pick(rows))), to: destination()), to: list)
-                case 7: try store.apply(.deleteRow(.path(.index(section), .index(pick(rows)))), to: list)
-                case 8: try store.apply(.updateRow(.path(.index(section), .index(pick(rows))), title: "u\(step)"), to: list)
+                case 0: change = try store.apply(.addSection(title: "s\(step)", at: pick(sections.count + 1)), to: list)
+                case 1: change = try store.apply(.renameSection(.index(section), title: "r\(step)"), to: list)
+                case 2: change = try store.apply(.moveSection(.index(section), to: pick(sections.count)), to: list)
+                case 3: change = try store.apply(.deleteSection(.index(section), force: true), to: list)
+                case 4: change = try store.apply(.setEmptyText(.index(section), step % 2 == 0 ? nil : "empty \(step)"), to: list)
+                case 5, 6: change = try store.apply(.moveRow(.path(.index(section), .index(pick(rows))), to: destination()), to: list)
+                case 7: change = try store.apply(.deleteRow(.path(.index(section), .index(pick(rows)))), to: list)
+                case 8: change = try store.apply(.updateRow(.path(.index(section), .index(pick(rows))), title: "u\(step)"), to: list)
                 case 9:
                     made += 1
                     try store.createList(named: "l\(made)")
@@ -448,8 +451,8 @@ struct SharedIntegrityTests {
                     try store.deleteList(list, force: true)
                 case 11 where list != SectionStore.defaultList:
                     try store.renameList(list, to: "n\(step)")
-                case 12: try store.undo(list: list)
-                case 13: try store.redo(list: list)
+                case 12: change = try store.undo(list: list)
+                case 13: change = try store.redo(list: list)
                 case 14:
                     // A session of several edits, some of them many rows at once.
                     let session = try store.beginEditing(list)
@@ -457,7 +460,8 @@ struct SharedIntegrityTests {
                         _ = try? session.apply(.addRow(.text("e\(number)"), to: RowDestination(section: .index(pick(sections.count + 1)), index: .end)))
                         if number % 7 == 0 { _ = try? session.apply(.addSection(title: "e\(step)")) }
                     }
-                    try session.save()
+                    change = try session.save()
+                    composed = true
                 default:
                     for number in 0..<(1 + pick(3)) {
                         try store.apply(.addRow(.text("a\(step).\(number)"), to: destination()), to: list)
@@ -465,6 +469,9 @@ struct SharedIntegrityTests {
                 }
             } catch is RepositoryError {
                 // An address past the end, nothing to undo…: refused, and nothing written.
+            }
+            if let change, let after = try? store.snapshot(of: list) {
+                expectChangeset(change.changeset, turns: before, into: after, "\(backend), seed \(seed), step \(step)", exactFooters: !composed)
             }
             if step % 50 == 49 {
                 try #require(try store.check() == [], "\(backend), seed \(seed), step \(step)")

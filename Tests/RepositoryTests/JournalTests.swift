@@ -25,8 +25,10 @@ struct JournalTests {
         for title in ["A", "B", "C"] { changes.append(try store.apply(.addSection(title: title))) }
         for step in 0..<300 {
             let edit = randomEdit(try store.outline(), step: step, using: &generator)
+            let before = try store.snapshot()
             guard let change = try? store.apply(edit) else { continue }
             changes.append(change)
+            expectChangeset(change.changeset, turns: before, into: try store.snapshot(), "seed \(seed), step \(step), \(edit)")
         }
         let committed = changes.filter { !$0.changeset.isEmpty }
         let journal = try entries(store)
@@ -157,6 +159,8 @@ struct JournalTests {
             var applied = try applying(changeset, to: snapshots[since]!, contentFrom: current)
             applied.version = current.version
             #expect(applied == current, "seed \(seed): changes since \(since)")
+            let staging = stagingProblem(changeset, turns: snapshots[since]!, into: current)
+            #expect(staging == nil, "seed \(seed): changes since \(since): \(staging ?? "")")
         }
         #expect(try store.changes(since: current.version).changeset == Changeset())
     }

@@ -62,6 +62,9 @@ struct ObservationTests {
             let expected = snapshots[update.version]!
             // Footers too: an editing view refreshes the ones listed, and needs no other.
             #expect(footerProblem(changeset, turns: view, into: expected, exact: true) == nil, "seed \(seed): version \(update.version)")
+            // Stage by stage, under UIKit's rules, the data source answering from each stage.
+            let staging = stagingProblem(changeset, turns: view, into: expected)
+            #expect(staging == nil, "seed \(seed): version \(update.version): \(staging ?? "")")
             view = try applying(changeset, to: view, contentFrom: expected)
             view.version = update.version
             #expect(view == expected, "seed \(seed): the view at version \(update.version)")

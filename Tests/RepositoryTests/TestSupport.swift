@@ -12,10 +12,12 @@ enum ChangesetApplicationError: Error, CustomStringConvertible {
     }
 }
 
-/// Applies `changeset` to `old` the way `UITableView.performBatchUpdates` does — deletions at
-/// old paths, then insertions and moves at new paths, moves all at once — taking inserted
-/// content and updated content from `new`. Throws when the changeset is inconsistent
+/// Applies `changeset` to `old` as `Changeset` documents its meaning — deletions at old paths,
+/// then insertions and moves at new paths, moves all at once, updates at new paths — taking
+/// inserted content and updated content from `new`. Throws when the changeset is inconsistent
 /// (an index out of range, two things in one place, a row moved into an inserted section…).
+/// This is the changeset's meaning, not one batch of UIKit's (which reads reloads at old paths):
+/// how a table view applies it is `stagingProblem`'s check, under `performBatchUpdates(_:on:source:)`.
 func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
     func fail(_ text: String) -> ChangesetApplicationError { .invalid(text) }
     let deletedSections = Set(changeset.deletedSections)
@@ -141,7 +143,8 @@ func footerProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: Li
     return nil
 }
 
-/// Expects that `changeset` turns `old` into `new` exactly, footers included.
+/// Expects that `changeset` turns `old` into `new` exactly, footers included, and that its stages
+/// do so under UIKit's rules (`stagingProblem`).
 func expectChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
     exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
@@ -152,13 +155,16 @@ func expectChangeset(
         if let problem = footerProblem(changeset, turns: old, into: new, exact: exactFooters) {
             Issue.record("\(problem). \(context())", sourceLocation: sourceLocation)
         }
+        if let problem = stagingProblem(changeset, turns: old, into: new) {
+            Issue.record("\(problem). \(context())", sourceLocation: sourceLocation)
+        }
     } catch {
         Issue.record("inconsistent changeset \(changeset): \(error). \(context())", sourceLocation: sourceLocation)
     }
 }
 
-/// Requires that `changeset` turns `old` into `new` exactly, footers included; stops the test
-/// otherwise.
+/// Requires that `changeset` turns `old` into `new` exactly, footers included, and that its
+/// stages do so under UIKit's rules (`stagingProblem`); stops the test otherwise.
 func requireChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
     exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
@@ -176,51 +182,8 @@ func requireChangeset(
     let problem = footerProblem(changeset, turns: old, into: new, exact: exactFooters)
     try #require(problem == nil, "\(problem ?? ""). \(context())", sourceLocation: sourceLocation)
     // And as a table view applies it: stage by stage, under UIKit's rules.
-    let staged: ListSnapshot
-    do {
-        staged = try applyingStages(changeset.stages, to: old, contentFrom: new)
-    } catch {
-        Issue.record("stages of \(changeset) refused: \(error). \(context())", sourceLocation: sourceLocation)
-        throw error
-    }
-    try #require(staged.sections == new.sections, "the stages of \(changeset) do not turn old into new. \(context())", sourceLocation: sourceLocation)
-}
-
-/// Applies `stages` one batch after another under UIKit's strict rules: in each batch, reloads
-/// name items at their old paths (before the batch), and reloading an item that the same batch
-/// deletes or moves — or a row of a section it deletes or moves — is refused, as UIKit raises.
-func applyingStages(_ stages: [Changeset], to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
-    func fail(_ text: String) -> ChangesetApplicationError { .invalid(text) }
-    let newRows = Dictionary(new.sections.flatMap(\.rows).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    let newSections = Dictionary(new.sections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-    var current = old
-    for (number, stage) in stages.enumerated() {
-        let leavingSections = Set(stage.deletedSections + stage.movedSections.map(\.from))
-        let leavingRows = Set(stage.deletedRows + stage.movedRows.map(\.from))
-        var reloaded = current
-        for index in stage.updatedSections {
-            guard current.sections.indices.contains(index), !leavingSections.contains(index) else {
-                throw fail("stage \(number): section \(index) is reloaded and deleted or moved in one batch")
-            }
-            let id = current.sections[index].id
-            guard let fresh = newSections[id] else { throw fail("stage \(number): reloaded section #\(id) is gone") }
-            reloaded.sections[index].title = fresh.title
-            reloaded.sections[index].emptyText = fresh.emptyText
-        }
-        for path in stage.updatedRows {
-            guard current.sections.indices.contains(path.section), current.sections[path.section].rows.indices.contains(path.row),
-                !leavingRows.contains(path), !leavingSections.contains(path.section)
-            else { throw fail("stage \(number): row \(path) is reloaded and deleted or moved in one batch") }
-            let id = current.sections[path.section].rows[path.row].id
-            guard let fresh = newRows[id] else { throw fail("stage \(number): reloaded row #\(id) is gone") }
-            reloaded.sections[path.section].rows[path.row].content = fresh.content
-        }
-        var structure = stage
-        structure.updatedRows = []
-        structure.updatedSections = []
-        current = try applying(structure, to: reloaded, contentFrom: new)
-    }
-    return current
+    let staging = stagingProblem(changeset, turns: old, into: new)
+    try #require(staging == nil, "\(staging ?? ""). \(context())", sourceLocation: sourceLocation)
 }
 
 /// A random edit that the list in `outline` accepts (mostly): sections added, moved, renamed and
