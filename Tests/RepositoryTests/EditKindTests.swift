@@ -181,6 +181,8 @@ struct UndoEachEditTests {
         #expect(try list.layout() == KnownList.start, "\(backend), \(kind): after the undo, the list as it was, ids included")
         var back = try store.snapshot()
         try requireChangeset(undone.changeset, turns: edited, into: back, "\(backend), \(kind): the undo's changeset")
+        try requireIDs(change.changeset, turn: start, into: edited, "\(backend), \(kind): the edit's ids")
+        try requireIDs(undone.changeset, turn: edited, into: back, "\(backend), \(kind): the undo's ids")
         back.version = start.version
         #expect(back == start, "\(backend), \(kind): everything as it was, empty texts and kinds included")
 
