@@ -116,6 +116,19 @@ import Testing
         #expect(listing.contains("  1:0  # Profile  #4\n  1:1  Name  -  #5\n  1:2  Age   36  #6\n"))
     }
 
+    @Test func changesSinceNamesTheIDsOfWhatChanged() throws {
+        let cli = try Sectionctl()
+        try cli.seed()  // version 5: To do #1 holding Buy milk #1, Call Mom #2, Write report #3; Done #2
+        try cli.ok(["row", "move", "0:0", "1:0"])
+        try cli.ok(["row", "delete", "0:1"])
+        #expect(
+            try cli.ok(["--json", "changes", "--since", "5"])
+                == #"{"list":"default","list_id":1,"from":5,"version":7,"changes":{"sections":{"deleted":[],"inserted":[],"#
+                + #""moved":[],"updated":[],"footers":[1]},"rows":{"deleted":[[0,2]],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"#
+                + #""updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[3],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
+    }
+
     @Test func listCommands() throws {
         let cli = try Sectionctl()
         try cli.seed()
