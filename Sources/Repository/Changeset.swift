@@ -16,8 +16,9 @@
 /// `movedRowIDs[i]` the id of the row that `movedRows[i]` moves, `insertedRowIDs[i]` and
 /// `updatedRowIDs[i]` the ids of the rows at `insertedRows[i]` and `updatedRows[i]` (in the new
 /// snapshot); sections likewise. The index fields keep their meaning, and a view that follows
-/// index paths ignores the ids. `changedFooters` has no ids: a footer belongs to a section the
-/// changeset does not otherwise touch, whose id the view already has at that index.
+/// index paths ignores the ids. `changedFooters` has no ids: it names surviving sections at
+/// their new indexes, where a view that has applied the rest finds their ids. Equality
+/// compares the ids too.
 ///
 /// Parallel fields rather than ids inside the entries, so that each kind of change is one
 /// array of ids a diffable snapshot takes whole (`deleteItems(changeset.deletedRowIDs)`,
@@ -27,7 +28,8 @@
 /// Every changeset the store makes has its ids — edits, sessions (draft ids, negative, until
 /// saved; the saved changeset names the stored ids), undo and redo, imports, deleting a list,
 /// composing (`changes(of:since:)`) and inverting. One read back from an older journal entry,
-/// written before changesets had ids, has all of them empty: `hasIDs` says which.
+/// written before changesets had ids — or composed from one, or the undo of one — has all of
+/// them empty: `hasIDs` says which.
 public struct Changeset: Hashable, Sendable {
     /// A move from an old place to a new one.
     public struct Move<Place: Hashable & Sendable & Comparable>: Hashable, Sendable {
@@ -102,7 +104,7 @@ public struct Changeset: Hashable, Sendable {
             && movedRowIDs.count == movedRows.count && updatedRowIDs.count == updatedRows.count
     }
 
-    /// The same changeset without ids (every id field empty).
+    /// The same changeset without ids (every id field empty): to compare the places alone.
     public var withoutIDs: Changeset {
         var copy = self
         copy.clearIDs()
