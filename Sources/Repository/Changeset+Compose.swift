@@ -15,6 +15,10 @@ extension Changeset {
     /// an item moved away and back again is not listed as moved. The moves listed are not always
     /// the fewest that `init(from:to:)` would find.
     ///
+    /// Ids go with their items: each entry names the id of the section or row it is about, as the
+    /// changesets named it. If any of the changesets has no ids (`hasIDs` false), neither has
+    /// the result.
+    ///
     /// The changesets must be consecutive: each one's old state is the previous one's new state.
     ///
     /// - Complexity: O(t · (c + log t)) for k changesets, where c is the number of entries of a
@@ -49,28 +53,36 @@ struct ChangesetComposer {
     /// text changed too, which shows as an update of the section.
     private var footers: [Int: Int] = [:]
 
-    /// Where a section of the latest state came from.
+    /// Whether every changeset appended so far had its ids; if one did not, the composed one has
+    /// none.
+    private var hasIDs = true
+    /// Ids of the sections of the first state that some changeset touched, by first-state index.
+    private var sectionIDs: [Int: Int64] = [:]
+    /// Ids of the rows of the first state that some changeset touched, by first-state path.
+    private var rowIDs: [RowPath: Int64] = [:]
+
+    /// Where a section of the latest state came from, and its id.
     enum SectionLabel {
         /// Inserted; `key` names its rows' track.
-        case inserted(key: Int)
+        case inserted(key: Int, id: Int64)
         /// The section at this index in the first state, and whether its title or empty text
         /// changed.
-        case old(Int, updated: Bool)
+        case old(Int, updated: Bool, id: Int64)
 
         var key: Int {
             switch self {
-            case .inserted(let key): return key
-            case .old(let index, _): return index
+            case .inserted(let key, _): return key
+            case .old(let index, _, _): return index
             }
         }
     }
 
-    /// Where a row of the latest state came from.
+    /// Where a row of the latest state came from, and its id.
     enum RowLabel {
         /// Inserted (in this section, or in any section that did not exist in the first state).
-        case inserted
+        case inserted(id: Int64)
         /// The row at this path in the first state, and whether its content changed.
-        case old(RowPath, updated: Bool)
+        case old(RowPath, updated: Bool, id: Int64)
     }
 
     /// The touched items of one container.
@@ -179,21 +191,22 @@ struct ChangesetComposer {
         return sections.origin(ofUntouched: index)
     }
 
-    /// Resolves the rows at `indexes` (latest state) of the section `key`, marking untouched
-    /// ones removed, and returns what each was.
-    private mutating func resolveRows(_ indexes: [Int], key: Int) -> [RowLabel] {
+    /// Resolves the rows at `indexes` (latest state) of the section `key`, whose ids are `ids`,
+    /// marking untouched ones removed, and returns what each was.
+    private mutating func resolveRows(_ indexes: [Int], ids: [Int64], key: Int) -> [RowLabel] {
         var track = rows[key] ?? Track()
         var labels: [RowLabel] = []
         var origins: [Int] = []
-        for index in indexes {
+        for (index, id) in zip(indexes, ids) {
             if let slot = track.slot(at: index) {
                 labels.append(track.labels[slot])
             } else if key >= 0 {
                 let origin = track.origin(ofUntouched: index)
                 origins.append(origin)
-                labels.append(.old(RowPath(section: key, row: origin), updated: false))
+                rowIDs[RowPath(section: key, row: origin)] = id
+                labels.append(.old(RowPath(section: key, row: origin), updated: false, id: id))
             } else {
-                labels.append(.inserted)  // a row that came with an inserted section
+                labels.append(.inserted(id: id))  // a row that came with an inserted section
             }
         }
         // Marked once all are resolved: every index above names the state before this change.
@@ -215,34 +228,51 @@ struct ChangesetComposer {
         for index in change.changedFooters { carried[index, default: 0] += 1 }
         footers = carried
 
+        // The ids of the change's entries (0 where it has none: the result will have none).
+        if !change.hasIDs { hasIDs = false }
+        func ids(_ ids: [Int64], _ count: Int) -> [Int64] { ids.count == count ? ids : Array(repeating: 0, count: count) }
+        let deletedSectionIDs = ids(change.deletedSectionIDs, change.deletedSections.count)
+        let insertedSectionIDs = ids(change.insertedSectionIDs, change.insertedSections.count)
+        let movedSectionIDs = ids(change.movedSectionIDs, change.movedSections.count)
+        let updatedSectionIDs = ids(change.updatedSectionIDs, change.updatedSections.count)
+        let deletedRowIDs = ids(change.deletedRowIDs, change.deletedRows.count)
+        let insertedRowIDs = ids(change.insertedRowIDs, change.insertedRows.count)
+        let movedRowIDs = ids(change.movedRowIDs, change.movedRows.count)
+        let updatedRowIDs = ids(change.updatedRowIDs, change.updatedRows.count)
+
         // 1. Everything that leaves, named by its place in the old state.
-        var rowsLeaving: [Int: [Int]] = [:]  // section key → row indexes
-        for path in change.deletedRows + change.movedRows.map(\.from) {
-            rowsLeaving[sectionKey(at: path.section), default: []].append(path.row)
+        var rowsLeaving: [Int: [(row: Int, id: Int64)]] = [:]  // section key → row indexes and ids
+        for (path, id) in zip(change.deletedRows + change.movedRows.map(\.from), deletedRowIDs + movedRowIDs) {
+            rowsLeaving[sectionKey(at: path.section), default: []].append((path.row, id))
         }
         var rowLabels: [Int: [Int: RowLabel]] = [:]  // section key → row index → label
-        for (key, indexes) in rowsLeaving {
-            let sorted = indexes.sorted()
-            let labels = resolveRows(sorted, key: key)
-            rowLabels[key] = Dictionary(uniqueKeysWithValues: zip(sorted, labels))
-            rows[key]!.takeOut(sorted)
+        for (key, leaving) in rowsLeaving {
+            let sorted = leaving.sorted { $0.row < $1.row }
+            let indexes = sorted.map(\.row)
+            let labels = resolveRows(indexes, ids: sorted.map(\.id), key: key)
+            rowLabels[key] = Dictionary(uniqueKeysWithValues: zip(indexes, labels))
+            rows[key]!.takeOut(indexes)
         }
         var movedRowLabels: [RowPath: RowLabel] = [:]  // by new path
         for move in change.movedRows {
             movedRowLabels[move.to] = rowLabels[sectionKey(at: move.from.section)]![move.from.row]!
         }
 
-        let sectionsLeaving = (change.deletedSections + change.movedSections.map(\.from)).sorted()
+        let leaving = zip(change.deletedSections + change.movedSections.map(\.from), deletedSectionIDs + movedSectionIDs)
+            .sorted { $0.0 < $1.0 }
+        let sectionsLeaving = leaving.map(\.0)
         var sectionLabels: [Int: SectionLabel] = [:]
-        for index in sectionsLeaving {
+        for (index, id) in leaving {
             if let slot = sections.slot(at: index) {
                 sectionLabels[index] = sections.labels[slot]
             } else {
-                sectionLabels[index] = .old(sections.origin(ofUntouched: index), updated: false)
+                let origin = sections.origin(ofUntouched: index)
+                sectionIDs[origin] = id
+                sectionLabels[index] = .old(origin, updated: false, id: id)
             }
         }
         for index in sectionsLeaving where sections.slot(at: index) == nil {
-            if case .old(let origin, _) = sectionLabels[index]! { sections.markRemoved(origin) }
+            if case .old(let origin, _, _) = sectionLabels[index]! { sections.markRemoved(origin) }
         }
         for index in change.deletedSections {
             rows[sectionLabels[index]!.key] = nil
@@ -251,16 +281,16 @@ struct ChangesetComposer {
 
         // 2. Everything that arrives, at its place in the new state.
         var sectionArrivals: [(index: Int, label: SectionLabel)] = change.movedSections.map { ($0.to, sectionLabels[$0.from]!) }
-        for index in change.insertedSections {
-            sectionArrivals.append((index, .inserted(key: nextKey)))
+        for (index, id) in zip(change.insertedSections, insertedSectionIDs) {
+            sectionArrivals.append((index, .inserted(key: nextKey, id: id)))
             nextKey -= 1
         }
         sectionArrivals.sort { $0.index < $1.index }
         sections.bringIn(sectionArrivals)
 
         var rowArrivals: [Int: [(index: Int, label: RowLabel)]] = [:]
-        for path in change.insertedRows {
-            rowArrivals[sectionKey(at: path.section), default: []].append((path.row, .inserted))
+        for (path, id) in zip(change.insertedRows, insertedRowIDs) {
+            rowArrivals[sectionKey(at: path.section), default: []].append((path.row, .inserted(id: id)))
         }
         for (path, label) in movedRowLabels {
             rowArrivals[sectionKey(at: path.section), default: []].append((path.row, label))
@@ -270,22 +300,24 @@ struct ChangesetComposer {
         }
 
         // 3. Updates, at new places.
-        for index in change.updatedSections {
+        for (index, id) in zip(change.updatedSections, updatedSectionIDs) {
             if let slot = sections.slot(at: index) {
-                if case .old(let origin, _) = sections.labels[slot] { sections.labels[slot] = .old(origin, updated: true) }
+                if case .old(let origin, _, let id) = sections.labels[slot] { sections.labels[slot] = .old(origin, updated: true, id: id) }
             } else {
                 let origin = sections.origin(ofUntouched: index)
-                sections.touch(at: index, origin: origin, label: .old(origin, updated: true))
+                sectionIDs[origin] = id
+                sections.touch(at: index, origin: origin, label: .old(origin, updated: true, id: id))
             }
         }
-        for path in change.updatedRows {
+        for (path, id) in zip(change.updatedRows, updatedRowIDs) {
             let key = sectionKey(at: path.section)
             var track = rows[key] ?? Track()
             if let slot = track.slot(at: path.row) {
-                if case .old(let origin, _) = track.labels[slot] { track.labels[slot] = .old(origin, updated: true) }
+                if case .old(let origin, _, let id) = track.labels[slot] { track.labels[slot] = .old(origin, updated: true, id: id) }
             } else if key >= 0 {
                 let origin = track.origin(ofUntouched: path.row)
-                track.touch(at: path.row, origin: origin, label: .old(RowPath(section: key, row: origin), updated: true))
+                rowIDs[RowPath(section: key, row: origin)] = id
+                track.touch(at: path.row, origin: origin, label: .old(RowPath(section: key, row: origin), updated: true, id: id))
             }
             rows[key] = track
         }
@@ -300,22 +332,28 @@ struct ChangesetComposer {
         // Sections.
         var arrivedSections: Set<Int> = []
         for label in sections.labels {
-            if case .old(let origin, _) = label { arrivedSections.insert(origin) }
+            if case .old(let origin, _, _) = label { arrivedSections.insert(origin) }
         }
         result.deletedSections = sections.removed.filter { !arrivedSections.contains($0) }
+        result.deletedSectionIDs = result.deletedSections.map { sectionIDs[$0] ?? 0 }
         let deletedSections = Set(result.deletedSections)
         var sectionsInPlace = InPlace(removed: sections.removed)
         var sectionIndex: [Int: Int] = [:]  // first-state index → latest index, for touched sections
         for (position, (index, label)) in zip(sections.slots, sections.labels).enumerated() {
             switch label {
-            case .inserted:
+            case .inserted(_, let id):
                 result.insertedSections.append(index)
-            case .old(let origin, let updated):
+                result.insertedSectionIDs.append(id)
+            case .old(let origin, let updated, let id):
                 sectionIndex[origin] = index
                 if !sectionsInPlace.keeps(origin: origin, at: index, touchedBefore: position) {
                     result.movedSections.append(.init(from: origin, to: index))
+                    result.movedSectionIDs.append(id)
                 }
-                if updated { result.updatedSections.append(index) }
+                if updated {
+                    result.updatedSections.append(index)
+                    result.updatedSectionIDs.append(id)
+                }
             }
         }
 
@@ -323,41 +361,43 @@ struct ChangesetComposer {
         var arrivedRows: Set<RowPath> = []
         for (key, track) in rows where key >= 0 {
             for label in track.labels {
-                if case .old(let path, _) = label { arrivedRows.insert(path) }
+                if case .old(let path, _, _) = label { arrivedRows.insert(path) }
             }
         }
         for (key, track) in rows.sorted(by: { $0.key < $1.key }) where key >= 0 && !deletedSections.contains(key) {
             let section = sectionIndex[key] ?? sections.current(ofUntouched: key)
             for row in track.removed where !arrivedRows.contains(RowPath(section: key, row: row)) {
-                result.deletedRows.append(RowPath(section: key, row: row))
+                let origin = RowPath(section: key, row: row)
+                result.deletedRows.append(origin)
+                result.deletedRowIDs.append(rowIDs[origin] ?? 0)
             }
             var rowsInPlace = InPlace(removed: track.removed)
             for (position, (index, label)) in zip(track.slots, track.labels).enumerated() {
                 let path = RowPath(section: section, row: index)
                 switch label {
-                case .inserted:
+                case .inserted(let id):
                     result.insertedRows.append(path)
-                case .old(let origin, let updated):
+                    result.insertedRowIDs.append(id)
+                case .old(let origin, let updated, let id):
                     if deletedSections.contains(origin.section) {
                         result.insertedRows.append(path)  // out of a deleted section
+                        result.insertedRowIDs.append(id)
                         continue
                     }
                     if !(origin.section == key && rowsInPlace.keeps(origin: origin.row, at: index, touchedBefore: position)) {
                         result.movedRows.append(.init(from: origin, to: path))
+                        result.movedRowIDs.append(id)
                     }
-                    if updated { result.updatedRows.append(path) }
+                    if updated {
+                        result.updatedRows.append(path)
+                        result.updatedRowIDs.append(id)
+                    }
                 }
             }
         }
 
-        result.deletedSections.sort()
-        result.insertedSections.sort()
-        result.movedSections.sort { $0.to < $1.to }
-        result.updatedSections.sort()
-        result.deletedRows.sort()
-        result.insertedRows.sort()
-        result.movedRows.sort { $0.to < $1.to }
-        result.updatedRows.sort()
+        if !hasIDs { result.clearIDs() }
+        result.sortEntries()
         let inserted = Set(result.insertedSections)
         let updated = Set(result.updatedSections)
         result.changedFooters = footers.filter { index, count in

@@ -1,6 +1,8 @@
 extension Changeset {
     /// The changeset that takes the new snapshot back to the old one: insertions and deletions
-    /// trade places, moves run backwards, and updates are listed at their old paths.
+    /// trade places, moves run backwards, and updates are listed at their old paths. The ids go
+    /// with their entries (an inserted row's id becomes a deleted row's); a changeset without ids
+    /// gives one without ids.
     /// - Complexity: O(c log c) in the number of entries.
     public func inverted() -> Changeset {
         var inverse = Changeset()
@@ -17,15 +19,17 @@ extension Changeset {
         let rows = RowPathMap(self, sections: sections)
         inverse.updatedRows = updatedRows.map { rows.oldPath(ofNew: $0) }
 
-        inverse.deletedSections.sort()
-        inverse.insertedSections.sort()
-        inverse.movedSections.sort { $0.to < $1.to }
-        inverse.updatedSections.sort()
-        inverse.deletedRows.sort()
-        inverse.insertedRows.sort()
-        inverse.movedRows.sort { $0.to < $1.to }
-        inverse.updatedRows.sort()
-        inverse.changedFooters.sort()
+        if hasIDs {
+            inverse.deletedSectionIDs = insertedSectionIDs
+            inverse.insertedSectionIDs = deletedSectionIDs
+            inverse.movedSectionIDs = movedSectionIDs
+            inverse.updatedSectionIDs = updatedSectionIDs
+            inverse.deletedRowIDs = insertedRowIDs
+            inverse.insertedRowIDs = deletedRowIDs
+            inverse.movedRowIDs = movedRowIDs
+            inverse.updatedRowIDs = updatedRowIDs
+        }
+        inverse.sortEntries()
         return inverse
     }
 }

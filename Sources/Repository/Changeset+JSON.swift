@@ -9,18 +9,33 @@ import Foundation
 ///  "rows":{"deleted":[[0,2]],"inserted":[],"moved":[{"from":[0,1],"to":[1,0]}],"updated":[]}}
 /// ```
 ///
-/// (on one line). Section entries are indexes and moves `{"from": i, "to": j}`; row entries are
+/// (on one line), then, last, the ids (`Changeset`'s id fields):
+///
+/// ```json
+/// "ids":{"sections":{"deleted":[7],"inserted":[],"moved":[4],"updated":[]},
+///        "rows":{"deleted":[12],"inserted":[],"moved":[9],"updated":[]}}
+/// ```
+///
+/// Section entries are indexes and moves `{"from": i, "to": j}`; row entries are
 /// `[section, row]` pairs and moves `{"from": [s, r], "to": [s, r]}`; `"footers"` is
-/// `changedFooters`. The keys come in that order and nothing else is written, with no spaces.
+/// `changedFooters`. Each array under `"ids"` is parallel to the entries of the same name:
+/// `ids.rows.moved[i]` is the id of the row that `rows.moved[i]` moves. The keys come in that
+/// order and nothing else is written, with no spaces. A changeset without ids (`hasIDs` false)
+/// is written without `"ids"`, as all changesets were before they had ids.
 ///
 /// `json` is the writer and `init(json:)` the reader. `Codable` uses the same shape — the same
 /// keys, nesting and pairs — so a changeset inside a larger `Codable` value (a whole
 /// `sectionctl --json` reply, say) encodes and decodes with it; but `JSONEncoder` does not
 /// promise an order of keys, so where the exact text matters use `json`.
 extension Changeset: Codable {
-    /// The top-level keys.
+    /// The top-level keys (and those of `"ids"`, which has no `ids` of its own).
     private enum PartKey: String, CodingKey {
-        case sections, rows
+        case sections, rows, ids
+    }
+
+    /// The keys of each part of `"ids"`.
+    private enum IDKey: String, CodingKey {
+        case deleted, inserted, moved, updated
     }
 
     /// The keys of each part, in the order they are written; rows have no `footers`.
@@ -42,7 +57,9 @@ extension Changeset: Codable {
         var text = ""
         text.reserveCapacity(
             160 + 8 * (deletedSections.count + insertedSections.count + updatedSections.count + changedFooters.count)
-                + 16 * (movedSections.count + deletedRows.count + insertedRows.count + updatedRows.count) + 32 * movedRows.count)
+                + 16 * (movedSections.count + deletedRows.count + insertedRows.count + updatedRows.count) + 32 * movedRows.count
+                + (hasIDs ? 160 + 8 * (deletedSections.count + insertedSections.count + movedSections.count + updatedSections.count
+                    + deletedRows.count + insertedRows.count + movedRows.count + updatedRows.count) : 0))
         func key(_ key: some CodingKey) {
             text += "\""
             text += key.stringValue
@@ -104,7 +121,35 @@ extension Changeset: Codable {
         text += ","
         key(EntryKey.updated)
         array(updatedRows, path)
-        text += "}}"
+        text += "}"
+        if hasIDs {
+            func id(_ value: Int64) { text += String(value) }
+            func ids(_ deleted: [Int64], _ inserted: [Int64], _ moved: [Int64], _ updated: [Int64]) {
+                text += "{"
+                key(IDKey.deleted)
+                array(deleted, id)
+                text += ","
+                key(IDKey.inserted)
+                array(inserted, id)
+                text += ","
+                key(IDKey.moved)
+                array(moved, id)
+                text += ","
+                key(IDKey.updated)
+                array(updated, id)
+                text += "}"
+            }
+            text += ","
+            key(PartKey.ids)
+            text += "{"
+            key(PartKey.sections)
+            ids(deletedSectionIDs, insertedSectionIDs, movedSectionIDs, updatedSectionIDs)
+            text += ","
+            key(PartKey.rows)
+            ids(deletedRowIDs, insertedRowIDs, movedRowIDs, updatedRowIDs)
+            text += "}"
+        }
+        text += "}"
         return text
     }
 
@@ -142,6 +187,19 @@ extension Changeset: Codable {
             try to.encode(move.to.row)
         }
         try encode(updatedRows, in: &rows, forKey: .updated)
+
+        guard hasIDs else { return }
+        var ids = parts.nestedContainer(keyedBy: PartKey.self, forKey: .ids)
+        var sectionIDs = ids.nestedContainer(keyedBy: IDKey.self, forKey: .sections)
+        try sectionIDs.encode(deletedSectionIDs, forKey: .deleted)
+        try sectionIDs.encode(insertedSectionIDs, forKey: .inserted)
+        try sectionIDs.encode(movedSectionIDs, forKey: .moved)
+        try sectionIDs.encode(updatedSectionIDs, forKey: .updated)
+        var rowIDs = ids.nestedContainer(keyedBy: IDKey.self, forKey: .rows)
+        try rowIDs.encode(deletedRowIDs, forKey: .deleted)
+        try rowIDs.encode(insertedRowIDs, forKey: .inserted)
+        try rowIDs.encode(movedRowIDs, forKey: .moved)
+        try rowIDs.encode(updatedRowIDs, forKey: .updated)
     }
 
     /// Appends `[section, row]` to `container`.
@@ -156,8 +214,10 @@ extension Changeset: Codable {
     /// Reads a changeset from JSON text in the shape of `json`.
     ///
     /// Every key of the shape must be there, holding integers, `[section, row]` pairs of two
-    /// integers and `{"from", "to"}` moves as described; keys it does not know are ignored, and
-    /// `"footers"` may be missing (it reads as none). Anything else — a journal's reload entry
+    /// integers and `{"from", "to"}` moves as described; keys it does not know are ignored,
+    /// `"footers"` may be missing (it reads as none), and so may `"ids"` (a changeset journaled
+    /// before changesets had ids: it reads as one without ids, `hasIDs` false). Where `"ids"` is
+    /// there, each of its eight arrays must be there and as long as its entries. Anything else — a journal's reload entry
     /// (`{"reload":true}`), text that is not JSON, a missing key, a pair of three — throws a
     /// `DecodingError` whose coding path and description say where and what was wrong.
     public init(json text: String) throws {
@@ -197,6 +257,27 @@ extension Changeset: Codable {
             movedRows.append(Move(from: try Self.decodePair(&from), to: try Self.decodePair(&to)))
         }
         updatedRows = try paths(in: rows, forKey: .updated)
+
+        guard parts.contains(.ids) else { return }
+        let ids = try parts.nestedContainer(keyedBy: PartKey.self, forKey: .ids)
+        func read(_ key: IDKey, of part: KeyedDecodingContainer<IDKey>, entries: Int) throws -> [Int64] {
+            let values = try part.decode([Int64].self, forKey: key)
+            guard values.count == entries else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: part, debugDescription: "\(values.count) ids for \(entries) entries; each entry has one id")
+            }
+            return values
+        }
+        let sectionIDs = try ids.nestedContainer(keyedBy: IDKey.self, forKey: .sections)
+        deletedSectionIDs = try read(.deleted, of: sectionIDs, entries: deletedSections.count)
+        insertedSectionIDs = try read(.inserted, of: sectionIDs, entries: insertedSections.count)
+        movedSectionIDs = try read(.moved, of: sectionIDs, entries: movedSections.count)
+        updatedSectionIDs = try read(.updated, of: sectionIDs, entries: updatedSections.count)
+        let rowIDs = try ids.nestedContainer(keyedBy: IDKey.self, forKey: .rows)
+        deletedRowIDs = try read(.deleted, of: rowIDs, entries: deletedRows.count)
+        insertedRowIDs = try read(.inserted, of: rowIDs, entries: insertedRows.count)
+        movedRowIDs = try read(.moved, of: rowIDs, entries: movedRows.count)
+        updatedRowIDs = try read(.updated, of: rowIDs, entries: updatedRows.count)
     }
 
     /// Reads the next element of `container` as a `[section, row]` pair.

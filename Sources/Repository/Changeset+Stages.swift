@@ -46,7 +46,8 @@ extension Changeset {
     ///
     /// No batch moves a row out of a section it deletes or into one it inserts (a changeset has
     /// none: such rows are deleted or inserted with their section). `changedFooters` goes with
-    /// the last batch: an editing view refreshes those footers after it.
+    /// the last batch: an editing view refreshes those footers after it. When the changeset has
+    /// ids (`hasIDs`), so does every batch, each id beside its entry.
     ///
     /// Inside each batch UIKit asks the data source for the counts and cells after that batch,
     /// not after the last one. A data source that holds its list in memory uses
@@ -56,13 +57,24 @@ extension Changeset {
     /// - Complexity: O(c log c) in the entries of the changeset.
     public var stages: [Changeset] {
         let indexes = StagingIndexes(self)
-        // Updates of inserted items need no reload: an insertion shows their content.
-        let rowsToReload = updatedRows.filter { indexes.oldPath(ofNew: $0) != nil }
-        let sectionsToReload = updatedSections.filter { indexes.oldSection(ofNew: $0) != nil }
+        let hasIDs = self.hasIDs
+        // Updates of inserted items need no reload: an insertion shows their content. Each
+        // reload keeps its id beside it (when the changeset has ids) as it moves to its old place.
+        let rowReloads = updatedRows.indices.compactMap { entry -> (new: RowPath, old: RowPath, id: Int64?)? in
+            indexes.oldPath(ofNew: updatedRows[entry]).map { (updatedRows[entry], $0, hasIDs ? updatedRowIDs[entry] : nil) }
+        }.sorted { $0.old < $1.old }
+        let sectionReloads = updatedSections.indices.compactMap { entry -> (new: Int, old: Int, id: Int64?)? in
+            indexes.oldSection(ofNew: updatedSections[entry]).map { (updatedSections[entry], $0, hasIDs ? updatedSectionIDs[entry] : nil) }
+        }
+        let rowsToReload = rowReloads.map(\.new)
+        let sectionsToReload = sectionReloads.map(\.new)
 
         var batch = self
-        batch.updatedRows = rowsToReload.map { indexes.oldPath(ofNew: $0)! }.sorted()
-        batch.updatedSections = sectionsToReload.map { indexes.oldSection(ofNew: $0)! }.sorted()
+        batch.updatedRows = rowReloads.map(\.old)
+        batch.updatedRowIDs = rowReloads.compactMap(\.id)
+        let sectionsByOld = sectionReloads.sorted { $0.old < $1.old }
+        batch.updatedSections = sectionsByOld.map(\.old)
+        batch.updatedSectionIDs = sectionsByOld.compactMap(\.id)
         if indexes.isUnambiguousInOneBatch(reloadingRows: rowsToReload, sections: sectionsToReload) {
             return batch.isEmpty ? [] : [batch]
         }
@@ -85,6 +97,17 @@ extension Changeset {
         }
         var reloads = Changeset()
         reloads.updatedSections = sectionsToReload
+        if hasIDs {
+            // Each stage names the ids of what it touches, as the whole changeset does.
+            removals.deletedSectionIDs = deletedSectionIDs
+            removals.deletedRowIDs = deletedRowIDs
+            removals.updatedRowIDs = batch.updatedRowIDs
+            sectionArrivals.insertedSectionIDs = insertedSectionIDs
+            sectionArrivals.movedSectionIDs = movedSectionIDs
+            rowArrivals.insertedRowIDs = insertedRowIDs
+            rowArrivals.movedRowIDs = movedRowIDs
+            reloads.updatedSectionIDs = sectionReloads.compactMap(\.id)
+        }
 
         var result = [removals, sectionArrivals, rowArrivals, reloads].filter { !$0.isEmpty }
         if !changedFooters.isEmpty {

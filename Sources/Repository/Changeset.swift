@@ -6,6 +6,30 @@
 /// deleted section or into an inserted one. Applying a changeset to the old snapshot — deletions
 /// first, in descending old order, then insertions and moves in ascending new order, moves all
 /// at once — gives the new snapshot. Every array is sorted in list order.
+///
+/// ## Ids
+///
+/// Every entry also names the id of the section or row it is about, for views that follow
+/// identity rather than index paths (`NSDiffableDataSourceSnapshot`, SwiftUI's `ForEach`). The
+/// ids sit in fields of their own, each parallel to the index field of the same name:
+/// `deletedRowIDs[i]` is the id of the row at `deletedRows[i]` (in the old snapshot),
+/// `movedRowIDs[i]` the id of the row that `movedRows[i]` moves, `insertedRowIDs[i]` and
+/// `updatedRowIDs[i]` the ids of the rows at `insertedRows[i]` and `updatedRows[i]` (in the new
+/// snapshot); sections likewise. The index fields keep their meaning, and a view that follows
+/// index paths ignores the ids. `changedFooters` has no ids: it names surviving sections at
+/// their new indexes, where a view that has applied the rest finds their ids. Equality
+/// compares the ids too.
+///
+/// Parallel fields rather than ids inside the entries, so that each kind of change is one
+/// array of ids a diffable snapshot takes whole (`deleteItems(changeset.deletedRowIDs)`,
+/// `reconfigureItems(changeset.updatedRowIDs)`), with the index beside it for placing inserted
+/// and moved items.
+///
+/// Every changeset the store makes has its ids — edits, sessions (draft ids, negative, until
+/// saved; the saved changeset names the stored ids), undo and redo, imports, deleting a list,
+/// composing (`changes(of:since:)`) and inverting. One read back from an older journal entry,
+/// written before changesets had ids — or composed from one, or the undo of one — has all of
+/// them empty: `hasIDs` says which.
 public struct Changeset: Hashable, Sendable {
     /// A move from an old place to a new one.
     public struct Move<Place: Hashable & Sendable & Comparable>: Hashable, Sendable {
@@ -43,6 +67,24 @@ public struct Changeset: Hashable, Sendable {
     /// batch. (A composed changeset may also list a section whose footer changed and changed back.)
     public var changedFooters: [Int] = []
 
+    /// Ids of the deleted sections, parallel to `deletedSections`.
+    public var deletedSectionIDs: [Int64] = []
+    /// Ids of the inserted sections, parallel to `insertedSections`.
+    public var insertedSectionIDs: [Int64] = []
+    /// Ids of the moved sections, parallel to `movedSections`.
+    public var movedSectionIDs: [Int64] = []
+    /// Ids of the updated sections, parallel to `updatedSections`.
+    public var updatedSectionIDs: [Int64] = []
+    /// Ids of the deleted rows, parallel to `deletedRows`.
+    public var deletedRowIDs: [Int64] = []
+    /// Ids of the inserted rows, parallel to `insertedRows` (rows of inserted sections are not
+    /// listed, as in `insertedRows`).
+    public var insertedRowIDs: [Int64] = []
+    /// Ids of the moved rows, parallel to `movedRows`.
+    public var movedRowIDs: [Int64] = []
+    /// Ids of the updated rows, parallel to `updatedRows`.
+    public var updatedRowIDs: [Int64] = []
+
     /// An empty changeset.
     public init() {}
 
@@ -50,6 +92,52 @@ public struct Changeset: Hashable, Sendable {
     public var isEmpty: Bool {
         deletedSections.isEmpty && insertedSections.isEmpty && movedSections.isEmpty && updatedSections.isEmpty
             && deletedRows.isEmpty && insertedRows.isEmpty && movedRows.isEmpty && updatedRows.isEmpty && changedFooters.isEmpty
+    }
+
+    /// Whether every id field is as long as its index field, so that the ids name every entry.
+    /// True for every changeset the store makes (and for an empty one); false for one read from
+    /// a journal entry written before changesets had ids, or built by hand without them.
+    public var hasIDs: Bool {
+        deletedSectionIDs.count == deletedSections.count && insertedSectionIDs.count == insertedSections.count
+            && movedSectionIDs.count == movedSections.count && updatedSectionIDs.count == updatedSections.count
+            && deletedRowIDs.count == deletedRows.count && insertedRowIDs.count == insertedRows.count
+            && movedRowIDs.count == movedRows.count && updatedRowIDs.count == updatedRows.count
+    }
+
+    /// The same changeset without ids (every id field empty): to compare the places alone.
+    public var withoutIDs: Changeset {
+        var copy = self
+        copy.clearIDs()
+        return copy
+    }
+
+    /// Empties every id field.
+    mutating func clearIDs() {
+        deletedSectionIDs = []
+        insertedSectionIDs = []
+        movedSectionIDs = []
+        updatedSectionIDs = []
+        deletedRowIDs = []
+        insertedRowIDs = []
+        movedRowIDs = []
+        updatedRowIDs = []
+    }
+
+    /// The changeset with every id found in `map` replaced by the id it maps to (an edit
+    /// session's draft ids by the stored ones, at save).
+    func mappingIDs(_ map: [Int64: Int64]) -> Changeset {
+        guard !map.isEmpty else { return self }
+        var copy = self
+        func mapped(_ ids: [Int64]) -> [Int64] { ids.map { map[$0] ?? $0 } }
+        copy.deletedSectionIDs = mapped(deletedSectionIDs)
+        copy.insertedSectionIDs = mapped(insertedSectionIDs)
+        copy.movedSectionIDs = mapped(movedSectionIDs)
+        copy.updatedSectionIDs = mapped(updatedSectionIDs)
+        copy.deletedRowIDs = mapped(deletedRowIDs)
+        copy.insertedRowIDs = mapped(insertedRowIDs)
+        copy.movedRowIDs = mapped(movedRowIDs)
+        copy.updatedRowIDs = mapped(updatedRowIDs)
+        return copy
     }
 
     /// The changeset that turns `old` into `new`, matching sections and rows by id.
@@ -69,6 +157,7 @@ public struct Changeset: Hashable, Sendable {
 
         // Sections.
         deletedSections = old.sections.indices.filter { newSectionIndex[old.sections[$0].id] == nil }
+        deletedSectionIDs = deletedSections.map { old.sections[$0].id }
         var survivingOldIndexes: [Int] = []  // in new order
         for (newIndex, section) in new.sections.enumerated() {
             if let oldIndex = oldSectionIndex[section.id] {
@@ -76,18 +165,21 @@ public struct Changeset: Hashable, Sendable {
                 let before = old.sections[oldIndex]
                 if before.title != section.title || before.emptyText != section.emptyText {
                     updatedSections.append(newIndex)
+                    updatedSectionIDs.append(section.id)
                 }
                 if before.footer(editing: true) != section.footer(editing: true) {
                     changedFooters.append(newIndex)
                 }
             } else {
                 insertedSections.append(newIndex)
+                insertedSectionIDs.append(section.id)
             }
         }
         let staying = Set(longestIncreasingSubsequence(survivingOldIndexes))
         for (newIndex, section) in new.sections.enumerated() {
             if let oldIndex = oldSectionIndex[section.id], !staying.contains(oldIndex) {
                 movedSections.append(Move(from: oldIndex, to: newIndex))
+                movedSectionIDs.append(section.id)
             }
         }
 
@@ -110,40 +202,47 @@ public struct Changeset: Hashable, Sendable {
                 guard let before = oldRowPlace[row.id], newSectionIndex[old.sections[before.path.section].id] != nil
                 else {
                     insertedRows.append(newPath)  // new, or out of a deleted section
+                    insertedRowIDs.append(row.id)
                     continue
                 }
-                if before.content != row.content { updatedRows.append(newPath) }
+                if before.content != row.content {
+                    updatedRows.append(newPath)
+                    updatedRowIDs.append(row.id)
+                }
                 if before.path.section == oldSection {
                     stayers.append((newRow, before.path.row))
                 } else {
                     movedRows.append(Move(from: before.path, to: newPath))
+                    movedRowIDs.append(row.id)
                 }
             }
             let kept = Set(longestIncreasingSubsequence(stayers.map(\.oldRow)))
             for stayer in stayers where !kept.contains(stayer.oldRow) {
                 movedRows.append(
                     Move(from: RowPath(section: oldSection, row: stayer.oldRow), to: RowPath(section: newSection, row: stayer.newRow)))
+                movedRowIDs.append(section.rows[stayer.newRow].id)
             }
         }
         // Rows that left a surviving section for nowhere (deleted) or for an inserted section.
         for (oldSection, section) in old.sections.enumerated() where newSectionIndex[section.id] != nil {
             for (oldRow, row) in section.rows.enumerated() where !seenRows.contains(row.id) {
                 deletedRows.append(RowPath(section: oldSection, row: oldRow))
+                deletedRowIDs.append(row.id)
             }
         }
         sortEntries()
     }
 
-    /// Puts every array in list order.
-    private mutating func sortEntries() {
-        deletedSections.sort()
-        insertedSections.sort()
-        movedSections.sort { $0.to < $1.to }
-        updatedSections.sort()
-        deletedRows.sort()
-        insertedRows.sort()
-        movedRows.sort { $0.to < $1.to }
-        updatedRows.sort()
+    /// Puts every array in list order, each id field along with its index field.
+    mutating func sortEntries() {
+        sortAlong(&deletedSections, &deletedSectionIDs, by: <)
+        sortAlong(&insertedSections, &insertedSectionIDs, by: <)
+        sortAlong(&movedSections, &movedSectionIDs) { $0.to < $1.to }
+        sortAlong(&updatedSections, &updatedSectionIDs, by: <)
+        sortAlong(&deletedRows, &deletedRowIDs, by: <)
+        sortAlong(&insertedRows, &insertedRowIDs, by: <)
+        sortAlong(&movedRows, &movedRowIDs) { $0.to < $1.to }
+        sortAlong(&updatedRows, &updatedRowIDs, by: <)
         changedFooters.sort()
     }
 
@@ -157,6 +256,18 @@ public struct Changeset: Hashable, Sendable {
         }
         changedFooters.sort()
     }
+}
+
+/// Sorts `entries` by `areInIncreasingOrder`, and `ids` with them when it is parallel to them
+/// (as long); otherwise leaves `ids` as it is.
+func sortAlong<Entry>(_ entries: inout [Entry], _ ids: inout [Int64], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
+    guard ids.count == entries.count else {
+        entries.sort(by: areInIncreasingOrder)
+        return
+    }
+    let order = entries.indices.sorted { areInIncreasingOrder(entries[$0], entries[$1]) }
+    entries = order.map { entries[$0] }
+    ids = order.map { ids[$0] }
 }
 
 /// The values of one longest strictly increasing subsequence of `values` (patience sorting,

@@ -49,20 +49,24 @@ enum EditRules {
             guard index >= 0 && index <= count else {
                 throw RepositoryError.sectionIndexOutOfRange(index, valid: 0...count)
             }
-            outcome.createdID = try list.insertSection(title: title, emptyText: emptyText, at: index, count: count)
+            let id = try list.insertSection(title: title, emptyText: emptyText, at: index, count: count)
+            outcome.createdID = id
             outcome.changeset.insertedSections = [index]
+            outcome.changeset.insertedSectionIDs = [id]
 
         case .renameSection(let ref, let title):
             let section = try list.section(ref)
             guard section.title != title else { break }
             try list.updateSection(section, title: title, emptyText: section.emptyText)
             outcome.changeset.updatedSections = [section.index]
+            outcome.changeset.updatedSectionIDs = [section.id]
 
         case .setEmptyText(let ref, let text):
             let section = try list.section(ref)
             guard section.emptyText != text else { break }
             try list.updateSection(section, title: section.title, emptyText: text)
             outcome.changeset.updatedSections = [section.index]
+            outcome.changeset.updatedSectionIDs = [section.id]
             outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount, section.emptyText, text)])
 
         case .moveSection(let ref, let destination):
@@ -74,6 +78,7 @@ enum EditRules {
             guard destination != section.index else { break }
             try list.moveSection(section, to: destination, others: others)
             outcome.changeset.movedSections = [.init(from: section.index, to: destination)]
+            outcome.changeset.movedSectionIDs = [section.id]
 
         case .deleteSection(let ref, let force):
             let section = try list.section(ref)
@@ -82,11 +87,14 @@ enum EditRules {
             }
             try list.deleteSection(section)
             outcome.changeset.deletedSections = [section.index]
+            outcome.changeset.deletedSectionIDs = [section.id]
 
         case .addRow(let content, let destination):
             let (section, index) = try place(destination, of: nil, in: list)
-            outcome.createdID = try list.insertRow(content, at: index, in: section)
+            let id = try list.insertRow(content, at: index, in: section)
+            outcome.createdID = id
             outcome.changeset.insertedRows = [RowPath(section: section.index, row: index)]
+            outcome.changeset.insertedRowIDs = [id]
             outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText)])
 
         case .updateRow(let ref, let title, let value):
@@ -95,11 +103,13 @@ enum EditRules {
             guard content != row.row.content else { break }
             try list.updateRow(row, to: content)
             outcome.changeset.updatedRows = [row.path]
+            outcome.changeset.updatedRowIDs = [row.row.id]
 
         case .deleteRow(let ref):
             let row = try list.row(ref)
             try list.deleteRow(row)
             outcome.changeset.deletedRows = [row.path]
+            outcome.changeset.deletedRowIDs = [row.row.id]
             let section = row.section
             outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount - 1, section.emptyText, section.emptyText)])
 
@@ -110,6 +120,7 @@ enum EditRules {
             guard !(sameSection && index == row.path.row) else { break }
             try list.moveRow(row, to: index, in: section)
             outcome.changeset.movedRows = [.init(from: row.path, to: RowPath(section: section.index, row: index))]
+            outcome.changeset.movedRowIDs = [row.row.id]
             if !sameSection {
                 let source = row.section
                 outcome.changeset.noteFooters([

@@ -125,7 +125,8 @@ public final class EditSession {
     /// Writes every edit in one transaction and closes the session.
     ///
     /// - Returns: the list's new version (one step, however many edits) and the changeset from
-    ///   the session's start to the saved state. A session whose edits add up to no change writes
+    ///   the session's start to the saved state. Its ids are the stored ones: where `pendingChanges`
+    ///   names a draft id (negative), the saved changeset names the id it was stored under. A session whose edits add up to no change writes
     ///   nothing and leaves the version as it was.
     /// - Throws: `RepositoryError.conflict` when the list changed since the session began;
     ///   nothing is written and the session stays open, so the caller can cancel it.
@@ -161,8 +162,10 @@ public final class EditSession {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list.version)
             }
             store.countPositionWrites(replay.positionWrites)
-            let version = try store.bumpVersion(of: list, recording: changeset, db: db)
-            return (Change(list: list.name, version: version, changeset: changeset), replay.storedIDs)
+            // The draft ids of what the session created become the stored ones.
+            let saved = changeset.mappingIDs(replay.storedIDs)
+            let version = try store.bumpVersion(of: list, recording: saved, db: db)
+            return (Change(list: list.name, version: version, changeset: saved), replay.storedIDs)
         }
         savedIDs = change.1
         close()

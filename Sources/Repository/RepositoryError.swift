@@ -68,6 +68,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// Data to import is malformed (bad JSON, wrong shape, invalid UTF-8); the text says where
     /// (line, or byte offset) and what was expected. Nothing was written.
     case invalidData(String)
+    /// `ListSnapshot.applying` was given a changeset that does not fit the snapshot: one made
+    /// from another state, one without ids, or content that names other ids; the text says what
+    /// did not fit.
+    case changesetDoesNotFit(String)
     /// Any other failure of the database engine, with SQLite's code and message.
     case database(code: Int32, message: String)
     /// The PostgreSQL server cannot be reached, the connection to it was lost, it has no room
@@ -177,6 +181,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "cannot repair \(path) safely: \(shown); nothing was written"
         case .invalidInput(let text), .invalidData(let text):
             return text
+        case .changesetDoesNotFit(let detail):
+            return "the changeset does not fit the snapshot: \(detail)"
         case .database(let code, let message):
             return "database error \(code): \(message)"
         case .unavailable(let server, let reason):

@@ -56,9 +56,11 @@ extension SectionStore {
             let list = try db.listRecord(named: name)
             let count = try db.sectionCount(of: list)
             guard count == 0 || force else { throw RepositoryError.listNotEmpty(name, sectionCount: count) }
+            let sectionIDs = try db.sectionRecords(of: list).map(\.id)
             try db.deleteList(list)
             var changeset = Changeset()
             changeset.deletedSections = Array(0..<count)
+            changeset.deletedSectionIDs = sectionIDs
             return Change(list: name, version: list.version + 1, changeset: changeset)
         }
     }

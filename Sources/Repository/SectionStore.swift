@@ -128,11 +128,12 @@ public final class SectionStore: Sendable {
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state:
     /// the last committed one. On a file in WAL mode and on a server it runs on a reader
     /// connection of its own, so it never waits for a write in progress (this store's or
-    /// another's); elsewhere on the store's connection, after any write in progress.
+    /// another's); elsewhere, or when no reader can be opened, on the store's connection, after
+    /// any write in progress.
     package func read<T: Sendable>(_ body: (any Database) throws -> T) throws -> T {
         if let readers {
             do {
-                return try readers.withReader { db in try db.inTransaction(.read) { try body(db) } }
+                if let result = try readers.withReader({ db in try db.inTransaction(.read) { try body(db) } }) { return result }
             } catch {
                 throw Self.repositoryError(error, location: location)
             }

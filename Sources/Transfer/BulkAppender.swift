@@ -11,6 +11,8 @@ struct BulkAppender {
     let list: ListRecord
     /// The list's sections, the appended ones included.
     private(set) var sectionCount: Int
+    /// The ids of the sections appended, in order.
+    private(set) var appendedSectionIDs: [Int64] = []
     /// How many positions were written (one per section and row, plus any neighbours spread
     /// out when a gap ran out).
     private(set) var positionWrites = 0
@@ -37,7 +39,9 @@ struct BulkAppender {
     mutating func appendSection(title: String, emptyText: String?) throws {
         let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
         // Rows still waiting belong to sections already inserted: they can wait for a full batch.
-        sectionID = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
+        let id = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
+        sectionID = id
+        appendedSectionIDs.append(id)
         lastSectionPosition = position
         sectionCount += 1
         rowCount = 0

@@ -54,6 +54,7 @@ final class NativeImporter {
             case .refuse:
                 throw RepositoryError.importIntoNonEmptyList(list.name, sectionCount: existing)
             case .replace:
+                changeset.deletedSectionIDs = try db.sectionRecords(of: list).map(\.id)
                 try db.deleteSections(of: list)
                 changeset.deletedSections = Array(0..<existing)
             case .append:
@@ -89,6 +90,7 @@ final class NativeImporter {
         try appender.finish()
         store.countPositionWrites(appender.positionWrites)
         changeset.insertedSections = Array(firstSection..<appender.sectionCount)
+        changeset.insertedSectionIDs = appender.appendedSectionIDs
         let version = changeset.isEmpty ? list.version : try store.bumpVersion(of: list, recording: changeset, db: db)
         changes.append(Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset))
         self.list = nil
@@ -116,6 +118,7 @@ extension SectionStore {
         countPositionWrites(appender.positionWrites)
         var changeset = Changeset()
         changeset.insertedSections = Array(first..<appender.sectionCount)
+        changeset.insertedSectionIDs = appender.appendedSectionIDs
         let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
         return Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset)
     }

@@ -276,5 +276,30 @@ func stagingProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: L
     } catch {
         return "the stages of \(changeset) are refused: \(error)"
     }
+    if changeset.hasIDs {
+        // Every stage names the ids of what it touches: deletions, moves' sources and reloads
+        // in the list before it, insertions and moves' destinations in the list after it.
+        var before = old
+        for (number, stage) in stages.enumerated() {
+            guard stage.changeset.hasIDs else { return "stage \(number + 1) of \(changeset) has no ids" }
+            var structure = stage.changeset
+            structure.updatedRows = []
+            structure.updatedRowIDs = []
+            structure.updatedSections = []
+            structure.updatedSectionIDs = []
+            if let problem = idProblem(structure, turns: before, into: stage.snapshot) { return "stage \(number + 1) of \(changeset): \(problem)" }
+            for (path, id) in zip(stage.changeset.updatedRows, stage.changeset.updatedRowIDs) {
+                guard before.sections.indices.contains(path.section), before.sections[path.section].rows.indices.contains(path.row),
+                    before[path].id == id
+                else { return "stage \(number + 1) of \(changeset) reloads row \(path) as #\(id)" }
+            }
+            for (index, id) in zip(stage.changeset.updatedSections, stage.changeset.updatedSectionIDs) {
+                guard before.sections.indices.contains(index), before.sections[index].id == id else {
+                    return "stage \(number + 1) of \(changeset) reloads section \(index) as #\(id)"
+                }
+            }
+            before = stage.snapshot
+        }
+    }
     return nil
 }

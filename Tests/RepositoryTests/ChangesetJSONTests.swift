@@ -34,7 +34,9 @@ struct ChangesetJSONTests {
         #expect(
             Changeset().json
                 == #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#)
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"#)
         #expect(try Changeset(json: Self.everyFieldText) == Self.everyField)
     }
 
@@ -191,7 +193,9 @@ struct ChangesetJSONTests {
         #expect(
             changes[3].changeset.json
                 == #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[0,1]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"updated":[]}}"#)
+                + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}"#)
         let since = try #require(try store.changes(since: 0).changeset)
         #expect(try Changeset(json: since.json) == since)
     }

@@ -171,22 +171,24 @@ struct UndoEachEditTests {
         let start = try store.snapshot()
         let change = try kind.edit(store)
         #expect(change.version == start.version + 1, "\(backend), \(kind)")
-        #expect(change.changeset == kind.done, "\(backend), \(kind): the edit's changeset")
+        #expect(change.changeset.withoutIDs == kind.done, "\(backend), \(kind): the edit's changeset")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the edit")
         let edited = try store.snapshot()
 
         let undone = try store.undo()
         #expect(undone.version == change.version + 1, "\(backend), \(kind): an undo is a new version")
-        #expect(undone.changeset == kind.undone, "\(backend), \(kind): the undo's changeset")
+        #expect(undone.changeset.withoutIDs == kind.undone, "\(backend), \(kind): the undo's changeset")
         #expect(try list.layout() == KnownList.start, "\(backend), \(kind): after the undo, the list as it was, ids included")
         var back = try store.snapshot()
         try requireChangeset(undone.changeset, turns: edited, into: back, "\(backend), \(kind): the undo's changeset")
+        try requireIDs(change.changeset, turn: start, into: edited, "\(backend), \(kind): the edit's ids")
+        try requireIDs(undone.changeset, turn: edited, into: back, "\(backend), \(kind): the undo's ids")
         back.version = start.version
         #expect(back == start, "\(backend), \(kind): everything as it was, empty texts and kinds included")
 
         let redone = try store.redo()
         #expect(redone.version == undone.version + 1, "\(backend), \(kind)")
-        #expect(redone.changeset == kind.done, "\(backend), \(kind): the redo's changeset is the edit's")
+        #expect(redone.changeset == change.changeset, "\(backend), \(kind): the redo's changeset is the edit's, ids included")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the redo, as after the edit, ids included")
         #expect(try store.check() == [], "\(backend), \(kind)")
         #expect(throws: RepositoryError.nothingToRedo(list: "default")) { try store.redo() }
@@ -297,7 +299,8 @@ struct RowDestinationTests {
         let list = try KnownList(backend)
         let id = kind.moving
         let change = try list.store.apply(.moveRow(.id(id), to: kind.destination))
-        #expect(change.changeset == kind.moveChanges, "\(backend), \(kind)")
+        #expect(change.changeset.withoutIDs == kind.moveChanges, "\(backend), \(kind)")
+        #expect(change.changeset.movedRowIDs == [id], "\(backend), \(kind)")
         #expect(try list.store.path(ofRow: id) == kind.movedTo, "\(backend), \(kind)")
         #expect(try list.layout() == kind.afterMove, "\(backend), \(kind)")
         #expect(try list.store.check() == [], "\(backend), \(kind)")
@@ -308,7 +311,8 @@ struct RowDestinationTests {
         let list = try KnownList(backend)
         let change = try list.store.apply(.addRow(.text("new"), to: kind.destination))
         #expect(change.createdID == 5, "\(backend), \(kind)")
-        #expect(change.changeset == kind.addChanges, "\(backend), \(kind)")
+        #expect(change.changeset.withoutIDs == kind.addChanges, "\(backend), \(kind)")
+        #expect(change.changeset.insertedRowIDs == [5], "\(backend), \(kind)")
         #expect(try list.store.path(ofRow: 5) == kind.addedAt, "\(backend), \(kind)")
         #expect(try list.layout() == kind.afterAdd, "\(backend), \(kind)")
     }

@@ -88,4 +88,15 @@ struct ReaderTests {
         #expect(!plain.readsBesideWrites)
         #expect(try plain.outline().sections.map(\.title) == ["A"])
     }
+
+    /// When no reader can be opened — here the file was removed while the store had it open —
+    /// reads go on on the store's own connection, as they did before there were readers.
+    @Test func whenNoReaderCanBeOpenedReadsUseTheStoresConnection() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("removed.db")
+        let store = try SectionStore(path: path, create: true)
+        try store.apply(.addSection(title: "A"))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(try store.outline().sections.map(\.title) == ["A"])
+    }
 }

@@ -48,19 +48,25 @@ import Testing
         #expect(
             try cli.ok(["--json", "section", "add", "Urgent", "--at", "0"])
                 == #"{"list":"default","version":2,"id":2,"changes":{"sections":{"deleted":[],"inserted":[0],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[2],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["section", "rename", "Urgent", "Today"]) == "Updated section 0; list \"default\" is at version 3.\n")
         #expect(
             try cli.ok(["--json", "section", "set", "#1", "--empty-text", "Nothing to do"])
                 == #"{"list":"default","version":4,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1],"footers":[1]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["show", "--editing"]).contains("[1] To do  #1\n       (Nothing to do)\n"))
         try cli.ok(["section", "set", "1", "--no-empty-text"])
         #expect(try cli.ok(["show", "--editing"]).contains("[1] To do  #1\n       (No Data)\n"))
         #expect(
             try cli.ok(["--json", "section", "move", "Today", "1"])
                 == #"{"list":"default","version":6,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":0,"to":1}],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["section", "move", "1", "1"]) == "Nothing changed; list \"default\" is still at version 6.\n")
         #expect(try cli.ok(["section", "delete", "0"]) == "Deleted section 0; list \"default\" is at version 7.\n")
         #expect(try cli.orderedOutline() == [["Today"]])
@@ -73,17 +79,23 @@ import Testing
         #expect(
             try cli.ok(["--json", "row", "add", "0", "First", "--at", "0"])
                 == #"{"list":"default","version":7,"id":5,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[5],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(
             try cli.ok(["--json", "row", "move", "0:1", "1:end"])
                 == #"{"list":"default","version":8,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,1],"to":[1,1]}],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,1],"to":[1,1]}],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["row", "move", "#5", "0:end"]) == "Moved row 0:0 to 0:2; list \"default\" is at version 9.\n")
         #expect(try cli.ok(["row", "move", "0:2", "0:2"]) == "Nothing changed; list \"default\" is still at version 9.\n")
         #expect(
             try cli.ok(["--json", "row", "set", "0:0", "--title", "Call Mom today"])
                 == #"{"list":"default","version":10,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[[0,0]]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[[0,0]]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[2]}}}}"# + "\n")
         #expect(try cli.ok(["row", "delete", "0:end"]) == "Deleted row 0:2; list \"default\" is at version 11.\n")
         #expect(try cli.orderedOutline() == [["To do", "Call Mom today", "Write report"], ["Done", "Sleep", "Buy milk"]])
     }
@@ -104,6 +116,19 @@ import Testing
         #expect(listing.contains("  1:0  # Profile  #4\n  1:1  Name  -  #5\n  1:2  Age   36  #6\n"))
     }
 
+    @Test func changesSinceNamesTheIDsOfWhatChanged() throws {
+        let cli = try Sectionctl()
+        try cli.seed()  // version 5: To do #1 holding Buy milk #1, Call Mom #2, Write report #3; Done #2
+        try cli.ok(["row", "move", "0:0", "1:0"])
+        try cli.ok(["row", "delete", "0:1"])
+        #expect(
+            try cli.ok(["--json", "changes", "--since", "5"])
+                == #"{"list":"default","list_id":1,"from":5,"version":7,"changes":{"sections":{"deleted":[],"inserted":[],"#
+                + #""moved":[],"updated":[],"footers":[1]},"rows":{"deleted":[[0,2]],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"#
+                + #""updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[3],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
+    }
+
     @Test func listCommands() throws {
         let cli = try Sectionctl()
         try cli.seed()
@@ -111,7 +136,9 @@ import Testing
         #expect(
             try cli.ok(["--json", "list", "add", "home"])
                 == #"{"list":"home","version":0,"id":3,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
-                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"# + "\n")
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         try cli.ok(["--list", "work", "section", "add", "Inbox"])
         #expect(
             try cli.ok(["list", "ls"]) == """

@@ -42,5 +42,13 @@ import Testing
                 + #""moved":[{"from":2,"to":0}],"updated":[],"footers":[]},"rows":{"deleted":[[0,2]],"inserted":[],"#
                 + #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]}}}"#)
         #expect(!JSONShapes.change(Change(list: "l", version: 1)).rendered.contains("\"id\""))
+        // With the ids of what changed, written last.
+        changeset.deletedRowIDs = [7]
+        changeset.movedRowIDs = [4]
+        changeset.movedSectionIDs = [2]
+        #expect(
+            JSONShapes.change(Change(list: "default", version: 4, changeset: changeset)).rendered.hasSuffix(
+                #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
+                    + #""rows":{"deleted":[7],"inserted":[],"moved":[4],"updated":[]}}}}"#))
     }
 }

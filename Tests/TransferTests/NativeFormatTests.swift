@@ -137,7 +137,8 @@ struct NativeFormatTests {
 
         let fixture = try TransferFixture()
         let filled = try fixture.store.importJSON(document)
-        #expect(filled == [Change(list: "default", version: 1, changeset: insertedSections(0..<1))])
+        let filledIDs = try fixture.store.snapshot().sections.map(\.id)
+        #expect(filled == [Change(list: "default", version: 1, changeset: insertedSections(0..<1, ids: filledIDs))])
 
         let created = try fixture.store.importJSON(document, list: "copy")
         #expect(created.count == 1)
@@ -177,12 +178,14 @@ struct NativeFormatTests {
         let document = Data(try source.store.exportJSON())
 
         let appended = try fixture.store.importJSON(document, policy: .append)
-        #expect(appended == [Change(list: "default", version: versionBefore + 1, changeset: insertedSections(2..<3))])
+        let appendedIDs = try fixture.store.snapshot().sections.map(\.id)
+        #expect(appended == [Change(list: "default", version: versionBefore + 1, changeset: insertedSections(2..<3, ids: [appendedIDs[2]]))])
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["Old 1", "Old 2", "New"])
 
         let replaced = try fixture.store.importJSON(document, policy: .replace)
-        var changeset = insertedSections(0..<1)
+        var changeset = insertedSections(0..<1, ids: try fixture.store.snapshot().sections.map(\.id))
         changeset.deletedSections = [0, 1, 2]
+        changeset.deletedSectionIDs = appendedIDs
         #expect(replaced == [Change(list: "default", version: versionBefore + 2, changeset: changeset)])
         #expect(try fixture.store.rows() == [[.field("label", "value")]])
 
@@ -231,9 +234,10 @@ struct NativeFormatTests {
         #expect(try fixture.store.snapshot().sections[0].emptyText == nil)
     }
 
-    private func insertedSections(_ range: Range<Int>) -> Changeset {
+    private func insertedSections(_ range: Range<Int>, ids: [Int64]) -> Changeset {
         var changeset = Changeset()
         changeset.insertedSections = Array(range)
+        changeset.insertedSectionIDs = ids
         return changeset
     }
 }

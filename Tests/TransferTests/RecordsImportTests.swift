@@ -40,6 +40,7 @@ struct RecordsImportTests {
         #expect(change.changeset.insertedSections == [0, 1])
         #expect(change.version == 1)
         let snapshot = try fixture.store.snapshot()
+        #expect(change.changeset.insertedSectionIDs == snapshot.sections.map(\.id) && snapshot.sections.count == 2)
         #expect(snapshot.sections.map(\.title) == ["ユーザー情報", "ユーザー情報"])
         #expect(
             snapshot.sections[0].rows.map(\.content) == [

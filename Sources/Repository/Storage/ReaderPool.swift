@@ -19,10 +19,19 @@ final class ReaderPool: Sendable {
         self.open = open
     }
 
-    /// Runs `body` on an idle reader, or on a new one. A reader whose read failed is closed
-    /// rather than kept: its connection may be what failed.
-    func withReader<T>(_ body: (any Database) throws -> T) throws -> T {
-        let reader = try idle.withLock { $0.popLast() } ?? PooledConnection(try open())
+    /// Runs `body` on an idle reader, or on a new one; `nil` without running it when no reader
+    /// can be opened (the file's directory gone, no connection slots left on a server): the
+    /// caller reads on the store's own connection instead, as it would without a pool. A reader
+    /// whose read failed is closed rather than kept: its connection may be what failed.
+    func withReader<T>(_ body: (any Database) throws -> T) throws -> T? {
+        let reader: PooledConnection
+        if let idle = idle.withLock({ $0.popLast() }) {
+            reader = idle
+        } else if let opened = try? open() {
+            reader = PooledConnection(opened)
+        } else {
+            return nil
+        }
         let result = try body(reader.db)
         idle.withLock { if $0.count < Self.maximumIdle { $0.append(reader) } }
         return result
