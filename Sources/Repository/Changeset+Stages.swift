@@ -123,7 +123,7 @@ extension Changeset {
     ///
     /// `old` and `new` are the snapshots this changeset leads from and to: the stages' snapshots
     /// take inserted and updated content from `new`, and the last one is `new`.
-    /// - Throws: `RepositoryError.invalidInput` when this changeset does not turn `old` into
+    /// - Throws: `RepositoryError.changesetDoesNotFit` when this changeset does not turn `old` into
     ///   `new` (an index out of range, or a different list at the end): the view should reload.
     /// - Complexity: O(n · k) for n sections and rows and k stages (at most four), plus O(c log c)
     ///   in the entries of the changeset.
@@ -144,12 +144,12 @@ extension Changeset {
             do {
                 current.sections = try applyingBatch(batch, to: current.sections, new: new, newSections: newSections, newRows: newRows)
             } catch {
-                throw RepositoryError.invalidInput("the changeset does not fit the old snapshot: stage \(number + 1): \(error.text)")
+                throw RepositoryError.changesetDoesNotFit("stage \(number + 1): \(error.text)")
             }
             result.append(ChangesetStage(changeset: batch, snapshot: current))
         }
         guard current.sections == new.sections else {
-            throw RepositoryError.invalidInput("the changeset does not turn the old snapshot into the new one")
+            throw RepositoryError.changesetDoesNotFit("its stages do not turn the old snapshot into the new one")
         }
         return result
     }

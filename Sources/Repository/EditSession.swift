@@ -252,7 +252,7 @@ public final class EditSession {
     /// `SectionStore.window(startingAt:limit:in:editing:)` takes it.
     /// - Complexity: O(log n + e + limit + sections passed).
     public func window(startingAt start: RowRef, limit: Int) throws -> ListWindow {
-        guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
+        guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try reading {
             var section: Int
             var firstRow: Int

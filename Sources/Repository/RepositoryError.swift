@@ -63,8 +63,27 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// false: the engine's page check failed, a table is missing or changed); `problems` names
     /// them. Nothing was written.
     case cannotRepair(path: String, problems: [String])
-    /// A value the caller passed is not acceptable; the text says which and why.
-    case invalidInput(String)
+    /// A list name that is empty.
+    case emptyListName
+    /// A list name that holds the character NUL (U+0000), which names cannot carry.
+    case listNameContainsNUL(String)
+    /// A title, value or name of `bytes` bytes, longer than the `limit` a text may have
+    /// (`SectionStore.maximumTextLength`); `what` says which text ("the row title").
+    case textTooLong(what: String, bytes: Int, limit: Int)
+    /// A value given to row `row`, a `kind` row: only field rows have a value.
+    case valueOnNonFieldRow(row: Int64, kind: RowKind)
+    /// A window asked for a negative number of rows.
+    case negativeWindowLimit(Int)
+    /// A URL of a scheme that names no database (`nil`: no scheme at all); use a `file:` URL or
+    /// a `postgresql://` URI.
+    case unsupportedURL(scheme: String?)
+    /// A list name was given for an import whose document holds more than one list.
+    case listNameForSeveralLists
+    /// Text holding the character NUL (U+0000) was to be stored on a PostgreSQL server, which
+    /// cannot store it in text (a SQLite file can).
+    case textContainsNULOnServer
+    /// A migration would leave rows that break foreign keys in `tables`; it was rolled back.
+    case migrationBreaksForeignKeys(migration: String, tables: [String])
     /// Data to import is malformed (bad JSON, wrong shape, invalid UTF-8); the text says where
     /// (line, or byte offset) and what was expected. Nothing was written.
     case invalidData(String)
@@ -72,8 +91,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// from another state, one without ids, or content that names other ids; the text says what
     /// did not fit.
     case changesetDoesNotFit(String)
-    /// Any other failure of the database engine, with SQLite's code and message.
-    case database(code: Int32, message: String)
+    /// Any other failure of the database engine: SQLite's extended result code, its message,
+    /// and the statement that failed when there was one.
+    case database(code: Int32, message: String, sql: String?)
     /// The PostgreSQL server cannot be reached, the connection to it was lost, it has no room
     /// for another connection, it is starting up or shutting down, or a serialization failure
     /// persisted past its retries; `server` is the connection string with any password masked.
@@ -179,11 +199,30 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
         case .cannotRepair(let path, let problems):
             let shown = problems.prefix(3).joined(separator: "; ") + (problems.count > 3 ? "; and \(problems.count - 3) more" : "")
             return "cannot repair \(path) safely: \(shown); nothing was written"
-        case .invalidInput(let text), .invalidData(let text):
+        case .emptyListName:
+            return "a list name cannot be empty"
+        case .listNameContainsNUL:
+            return "a list name cannot contain the character NUL (U+0000)"
+        case .textTooLong(let what, let bytes, let limit):
+            return "\(what) is \(bytes) bytes long; at most \(limit) are allowed"
+        case .valueOnNonFieldRow(let row, let kind):
+            return "row #\(row) is a \(kind.rawValue) row; only field rows have a value"
+        case .negativeWindowLimit(let limit):
+            return "a window's limit must be 0 or more, not \(limit)"
+        case .unsupportedURL(let scheme):
+            return "\(scheme ?? "a URL without a scheme") is not a database location; use a file: URL or a postgresql:// URI"
+        case .listNameForSeveralLists:
+            return "the document holds more than one list; a list name can be given only for a document with one list"
+        case .textContainsNULOnServer:
+            return "PostgreSQL cannot store the NUL character (U+0000) in text; remove it, or keep this list in a SQLite file"
+        case .migrationBreaksForeignKeys(let migration, let tables):
+            return "migration \(migration) breaks foreign keys in: \(tables.joined(separator: ", "))"
+        case .invalidData(let text):
             return text
         case .changesetDoesNotFit(let detail):
             return "the changeset does not fit the snapshot: \(detail)"
-        case .database(let code, let message):
+        case .database(let code, let message, _):
+            // The statement is for a program to log; the message stays one line for a person.
             return "database error \(code): \(message)"
         case .unavailable(let server, let reason):
             return "the PostgreSQL server at \(server) is unavailable: \(reason); try again"

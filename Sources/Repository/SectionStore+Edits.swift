@@ -37,7 +37,7 @@ extension SectionStore {
 package func validateText(_ text: String, _ what: String) throws {
     let length = text.utf8.count
     guard length <= SectionStore.maximumTextLength else {
-        throw RepositoryError.invalidInput("\(what) is \(length) bytes long; at most \(SectionStore.maximumTextLength) are allowed")
+        throw RepositoryError.textTooLong(what: what, bytes: length, limit: SectionStore.maximumTextLength)
     }
 }
 
@@ -123,8 +123,7 @@ extension SectionStore {
             break
         case .set(let text):
             guard content.kind == .field else {
-                throw RepositoryError.invalidInput(
-                    "row #\(id) is a \(content.kind.rawValue) row; only field rows have a value")
+                throw RepositoryError.valueOnNonFieldRow(row: id, kind: content.kind)
             }
             result.value = text
         case .remove:

@@ -19,8 +19,8 @@ extension SectionStore {
     /// was deleted, just past the last version that one reached, so a list name and a version
     /// always name one state. Names are compared byte for byte, as SQLite compares them: "é"
     /// (U+00E9) and "é" (e + U+0301) are two names.
-    /// - Throws: `RepositoryError.invalidInput` for a name that is empty, holds NUL or is longer
-    ///   than `maximumTextLength`; `RepositoryError.listExists` when the name is taken.
+    /// - Throws: `RepositoryError.emptyListName`, `.listNameContainsNUL` or `.textTooLong` for a
+    ///   name that is empty, holds NUL or is longer than `maximumTextLength`; `RepositoryError.listExists` when the name is taken.
     @discardableResult
     public func createList(named name: String) throws -> Change {
         try Self.validateListName(name)
@@ -32,8 +32,8 @@ extension SectionStore {
     }
 
     /// Renames a list. Counts as a change to it: its version grows by one.
-    /// - Throws: `RepositoryError.invalidInput` for a new name that is empty, holds NUL or is
-    ///   longer than `maximumTextLength`; `RepositoryError.listExists` when it is taken.
+    /// - Throws: `RepositoryError.emptyListName`, `.listNameContainsNUL` or `.textTooLong` for a
+    ///   new name that is empty, holds NUL or is longer than `maximumTextLength`; `RepositoryError.listExists` when it is taken.
     @discardableResult
     public func renameList(_ name: String, to newName: String) throws -> Change {
         try Self.validateListName(newName)
@@ -66,9 +66,9 @@ extension SectionStore {
     }
 
     package static func validateListName(_ name: String) throws {
-        guard !name.isEmpty else { throw RepositoryError.invalidInput("a list name cannot be empty") }
+        guard !name.isEmpty else { throw RepositoryError.emptyListName }
         guard !name.utf8.contains(0) else {
-            throw RepositoryError.invalidInput("a list name cannot contain the character NUL (U+0000)")
+            throw RepositoryError.listNameContainsNUL(name)
         }
         try validateText(name, "the list name")
     }

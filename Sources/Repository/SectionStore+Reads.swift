@@ -51,7 +51,7 @@ extension SectionStore {
     /// count (the end of the section): the window then begins with the next section's rows.
     /// Empty sections passed on the way are included, so an editing view can show their footers.
     /// - Throws: `RepositoryError.sectionIndexOutOfRange` or `.rowIndexOutOfRange` (valid rows
-    ///   are `0…count`) when `start` is outside the list, `.invalidInput` for a negative limit.
+    ///   are `0…count`) when `start` is outside the list, `.negativeWindowLimit` for a negative limit.
     /// - Complexity: O(log n + limit + sections passed).
     public func window(
         from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
@@ -65,7 +65,7 @@ extension SectionStore {
     public func window(
         startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
     ) throws -> ListWindow {
-        guard limit >= 0 else { throw RepositoryError.invalidInput("a window's limit must be 0 or more, not \(limit)") }
+        guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try read { db in
             let record = try db.listRecord(named: list)
             var section: SectionRecord

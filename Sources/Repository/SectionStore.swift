@@ -60,13 +60,12 @@ public final class SectionStore: Sendable {
 
     /// Opens the database `url` names: a `file:` URL, or a `postgresql://` URI of a server (see
     /// `init(location:create:readOnly:migrationProgress:)`).
-    /// - Throws: `RepositoryError.invalidInput` for a URL of any other scheme.
+    /// - Throws: `RepositoryError.unsupportedURL` for a URL of any other scheme.
     public convenience init(
         url: URL, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
         guard let location = StoreLocation(url: url) else {
-            throw RepositoryError.invalidInput(
-                "\(url.scheme ?? "a URL without a scheme") is not a database location; use a file: URL or a postgresql:// URI")
+            throw RepositoryError.unsupportedURL(scheme: url.scheme)
         }
         try self.init(location: location, create: create, readOnly: readOnly, migrationProgress: migrationProgress)
     }

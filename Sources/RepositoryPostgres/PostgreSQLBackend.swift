@@ -86,7 +86,7 @@ extension PostgresError: EngineError {
         if sqlState == "25006" { return RepositoryError.readOnly(path: path) }
         if sqlState == "53100" { return RepositoryError.diskFull }
         if sqlState == "22021" || sqlState == "22P05" {
-            return RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
+            return RepositoryError.textContainsNULOnServer
         }
         if isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
         return RepositoryError.server(sqlState: sqlState ?? "", message: message)

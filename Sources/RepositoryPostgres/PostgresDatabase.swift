@@ -204,7 +204,7 @@ package final class PostgresDatabase: Database {
             case .integer(let value): return String(value)
             case .real(let value): return String(value)
             case .text(let value):
-                guard !value.utf8.contains(0) else { throw RepositoryError.invalidInput(SectionStore.nulOnServerMessage) }
+                guard !value.utf8.contains(0) else { throw RepositoryError.textContainsNULOnServer }
                 return value
             }
         }
@@ -212,12 +212,6 @@ package final class PostgresDatabase: Database {
 }
 
 extension PostgresRow: ResultRow {}
-
-extension SectionStore {
-    /// Why a text holding NUL is refused on a server.
-    public static let nulOnServerMessage =
-        "PostgreSQL cannot store the NUL character (U+0000) in text; remove it, or keep this list in a SQLite file"
-}
 
 extension PostgresDatabase {
     package func makeRowAppender() throws -> any RowAppender {
@@ -239,7 +233,7 @@ private final class PostgresRowAppender: RowAppender {
 
     func append(section: Int64, position: Int64, content: RowContent) throws {
         guard !content.title.utf8.contains(0) && !(content.value?.utf8.contains(0) ?? false) else {
-            throw RepositoryError.invalidInput(SectionStore.nulOnServerMessage)
+            throw RepositoryError.textContainsNULOnServer
         }
         let field = PostgresConnection.copyField
         lines.append("\(section)\t\(position)\t\(content.kind.rawValue)\t\(field(content.title))\t\(field(content.value))")

@@ -104,8 +104,7 @@ struct NativeReader {
         case (.lists, _):
             try expect(node, .object, at: "$.lists[\(listCount)]")
             if listOverride != nil && listCount > 0 {
-                throw RepositoryError.invalidInput(
-                    "the document holds more than one list; a list name can be given only for a document with one list")
+                throw RepositoryError.listNameForSeveralLists
             }
             listCount += 1
             listName = nil

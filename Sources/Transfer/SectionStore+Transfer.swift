@@ -109,7 +109,7 @@ extension SectionStore {
     /// - Throws: `RepositoryError.invalidData` for bad input (malformed JSON with its line,
     ///   column and byte offset; invalid UTF-8; a document of the wrong shape, naming the JSON
     ///   path); `RepositoryError.importIntoNonEmptyList` when a list already has sections and
-    ///   `policy` is `.refuse`; `RepositoryError.invalidInput` when `list` is given for a
+    ///   `policy` is `.refuse`; `RepositoryError.listNameForSeveralLists` when `list` is given for a
     ///   document with several lists. Nothing is written when it throws.
     /// - Complexity: O(input) time; `importJSON(from:list:policy:)` reads from a file handle in
     ///   memory flat in the size of the input.

@@ -1,3 +1,6 @@
+import Foundation
+import SQLite
+import TestSupport
 import Testing
 
 @testable import Repository
@@ -35,5 +38,41 @@ import Testing
         let message = RepositoryError.serverSupportMissing(location: "postgresql://… (not shown)", product: "RepositoryPostgres").description
         #expect(message == "postgresql://… (not shown) names a PostgreSQL server, and this program was built without server support: "
             + "link the RepositoryPostgres product and call PostgreSQLBackend.register() before opening it, or use a SQLite file")
+    }
+}
+
+/// Each failure is a case of its own carrying its values, so a caller tells them apart without
+/// reading text, and the engine's failures keep what a program needs to log them.
+@Suite struct ErrorValueTests {
+    @Test func anEngineFailureKeepsItsCodeMessageAndStatement() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.apply(.addSection(title: "A"))
+        // As the sqlite3 shell would (its triggers go with it).
+        try Connection(path: fixture.path, mode: .readWrite).execute(script: "DROP TABLE journal")
+        do {
+            _ = try fixture.store.changes(since: 0)
+            Issue.record("a read of a dropped table succeeded")
+        } catch RepositoryError.database(let code, let message, let sql) {
+            #expect(code == 1, "SQLITE_ERROR")
+            #expect(message.contains("journal"))
+            #expect(try #require(sql).contains("journal"), "the statement that failed")
+        }
+    }
+
+    @Test func refusalsOfTheCallersValuesAreCasesWithTheirValues() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+        #expect(throws: RepositoryError.emptyListName) { try store.createList(named: "") }
+        #expect(throws: RepositoryError.listNameContainsNUL("a\u{0}")) { try store.createList(named: "a\u{0}") }
+        let long = String(repeating: "x", count: SectionStore.maximumTextLength + 1)
+        #expect(throws: RepositoryError.textTooLong(what: "the section title", bytes: long.utf8.count, limit: SectionStore.maximumTextLength)) {
+            try store.apply(.addSection(title: long))
+        }
+        #expect(throws: RepositoryError.negativeWindowLimit(-3)) { try store.window(from: RowPath(section: 0, row: 0), limit: -3) }
+        #expect(throws: RepositoryError.unsupportedURL(scheme: "ftp")) { try SectionStore(url: try #require(URL(string: "ftp://host/a.db"))) }
+        #expect(RepositoryError.unsupportedURL(scheme: nil).description.hasPrefix("a URL without a scheme is not a database location"))
+        #expect(
+            RepositoryError.migrationBreaksForeignKeys(migration: "0007_x", tables: ["rows", "sections"]).description
+                == "migration 0007_x breaks foreign keys in: rows, sections")
     }
 }

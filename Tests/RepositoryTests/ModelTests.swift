@@ -164,7 +164,7 @@ extension RepositoryError {
         case .sectionNotFound, .rowNotFound: return .notFound
         case .ambiguousSectionTitle: return .ambiguous
         case .sectionNotEmpty: return .notEmpty
-        case .invalidInput: return .invalid
+        case .valueOnNonFieldRow, .textTooLong, .negativeWindowLimit, .emptyListName, .listNameContainsNUL: return .invalid
         default: return nil
         }
     }
@@ -501,11 +501,8 @@ struct IDMap {
             return .ambiguousSectionTitle(title, ids: ids.map(directSection))
         case .rowNotFound(let id, let list):
             return .rowNotFound(directRow(id), list: list)
-        case .invalidInput(let text) where text.hasPrefix("row #"):
-            // "row #ID is a … row": the id is the row's.
-            let digits = text.dropFirst("row #".count).prefix { $0 == "-" || $0.isNumber }
-            guard let id = Int64(digits) else { return error }
-            return .invalidInput("row #\(directRow(id))" + text.dropFirst("row #".count + digits.count))
+        case .valueOnNonFieldRow(let id, let kind):
+            return .valueOnNonFieldRow(row: directRow(id), kind: kind)
         default:
             return error
         }

@@ -109,7 +109,7 @@ struct ReadTests {
         #expect(throws: RepositoryError.sectionIndexOutOfRange(1, valid: 0...0)) {
             try store.window(from: RowPath(section: 1, row: 0), limit: 1)
         }
-        #expect(throws: RepositoryError.invalidInput("a window's limit must be 0 or more, not -1")) {
+        #expect(throws: RepositoryError.negativeWindowLimit(-1)) {
             try store.window(from: RowPath(section: 0, row: 0), limit: -1)
         }
         #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0)) { try store.row(at: RowPath(section: 0, row: 1)) }

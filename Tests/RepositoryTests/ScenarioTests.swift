@@ -115,7 +115,7 @@ struct ScenarioTests {
         let rows = try fixture.store.snapshot().sections[0].rows
         #expect(rows.map(\.content.displayValue) == ["ブログ書き太郎", "-", "-"])
         #expect(rows[2].kind == .topic && rows[2].value == nil)
-        #expect(throws: RepositoryError.invalidInput("row #\(rows[2].id) is a topic row; only field rows have a value")) {
+        #expect(throws: RepositoryError.valueOnNonFieldRow(row: rows[2].id, kind: .topic)) {
             try fixture.store.apply(.updateRow(.at(0, 2), value: .set("x")))
         }
         try fixture.store.apply(.updateRow(.at(0, 0), value: .remove))
@@ -141,10 +141,10 @@ struct ScenarioTests {
             // PostgreSQL's text cannot hold NUL: refused whole, never cut short, nothing written.
             try fixture.store.apply(.addSection(title: "s"))
             let before = try fixture.store.snapshot()
-            #expect(throws: RepositoryError.invalidInput(SectionStore.nulOnServerMessage)) {
+            #expect(throws: RepositoryError.textContainsNULOnServer) {
                 try fixture.store.apply(.addRow(.field("nul\u{0}inside", "v"), to: .at(0, 0)))
             }
-            #expect(throws: RepositoryError.invalidInput(SectionStore.nulOnServerMessage)) {
+            #expect(throws: RepositoryError.textContainsNULOnServer) {
                 try fixture.store.apply(.renameSection(.index(0), title: "a\u{0}b"))
             }
             #expect(try fixture.store.snapshot() == before)
@@ -160,7 +160,7 @@ struct ScenarioTests {
         #expect(rows.map(\.value) == texts)
         // The most a text may have is 1,000,000 UTF-8 bytes.
         let huge = String(repeating: "x", count: 1_000_001)
-        #expect(throws: RepositoryError.invalidInput("the row title is 1000001 bytes long; at most 1000000 are allowed")) {
+        #expect(throws: RepositoryError.textTooLong(what: "the row title", bytes: 1_000_001, limit: 1_000_000)) {
             try fixture.store.apply(.addRow(.text(huge), to: .at(0, 0)))
         }
         try fixture.store.apply(.addRow(.text(String(huge.dropLast())), to: .at(0, 0)))

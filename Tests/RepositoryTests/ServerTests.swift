@@ -77,7 +77,7 @@ struct ServerTests {
         let directory = try TemporaryDirectory()
         let file = try SectionStore(url: URL(fileURLWithPath: directory.path("a.db")), create: true)
         #expect(file.location == .file(path: directory.path("a.db")))
-        #expect(throws: RepositoryError.invalidInput("https is not a database location; use a file: URL or a postgresql:// URI")) {
+        #expect(throws: RepositoryError.unsupportedURL(scheme: "https")) {
             try SectionStore(url: try #require(URL(string: "https://example.com/a.db")))
         }
         #expect(StoreLocation("postgres://h/db").isServer && StoreLocation("POSTGRESQL://h/db").isServer)
@@ -257,7 +257,7 @@ struct ServerOfflineTests {
         #expect(mapped("57P01").map { if case .unavailable = $0 { true } else { false } } == true, "administrator shutdown")
         #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
         #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")
-        #expect(mapped("22021") == .invalidInput(SectionStore.nulOnServerMessage))
+        #expect(mapped("22021") == .textContainsNULOnServer)
         #expect(mapped("23505", "duplicate key") == .inconsistent("the schema refused a write (duplicate key)"))
         #expect(mapped("42P01", "no such table") == .server(sqlState: "42P01", message: "no such table"))
         #expect(!(mapped(nil, "password=s3cret rejected")?.description.contains("s3cret") ?? true), "a password in libpq's message is masked too")

@@ -140,8 +140,10 @@ struct HostileInputTests {
             do {
                 _ = try attempt()
                 Issue.record("a list name with NUL was accepted")
-            } catch RepositoryError.invalidInput(let message) {
-                #expect(message == "a list name cannot contain the character NUL (U+0000)")
+            } catch let error as RepositoryError {
+                guard case .listNameContainsNUL(let name) = error else { throw error }
+                #expect(name.utf8.contains(0))
+                #expect(error.description == "a list name cannot contain the character NUL (U+0000)")
             }
         }
         #expect(try fixture.store.lists().map(\.name) == ["default"])

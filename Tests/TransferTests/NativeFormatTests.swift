@@ -202,7 +202,7 @@ struct NativeFormatTests {
         let document = Data(try fixture.store.exportAllJSON())
         let before = try fixture.state()
         #expect(
-            throws: RepositoryError.invalidInput("the document holds more than one list; a list name can be given only for a document with one list")
+            throws: RepositoryError.listNameForSeveralLists
         ) { try fixture.store.importJSON(document, list: "x") }
         #expect(try fixture.state() == before)
     }

@@ -388,7 +388,7 @@ struct StreamingTests {
     @Test func aListNameForADocumentOfSeveralListsIsRefusedAtTheSecond() throws {
         let fixture = try TransferFixture()
         let before = try fixture.state()
-        #expect(throws: RepositoryError.invalidInput("the document holds more than one list; a list name can be given only for a document with one list")) {
+        #expect(throws: RepositoryError.listNameForSeveralLists) {
             try fixture.store.importJSON(Data(#"{"lists": [{"name": "a"}, {"name": "b"}]}"#.utf8), list: "x")
         }
         #expect(try fixture.state() == before)

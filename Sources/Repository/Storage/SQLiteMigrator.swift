@@ -90,8 +90,7 @@ enum Migrator {
                 try db.execute(script: "PRAGMA user_version = \(migration.version)")
                 let violations = try db.query("PRAGMA foreign_key_check") { $0.string(0) }
                 guard violations.count <= orphansBefore else {
-                    throw RepositoryError.invalidInput(
-                        "migration \(migration.version)_\(migration.name) breaks foreign keys in: \(violations.joined(separator: ", "))")
+                    throw RepositoryError.migrationBreaksForeignKeys(migration: "\(migration.version)_\(migration.name)", tables: violations)
                 }
             }
         }

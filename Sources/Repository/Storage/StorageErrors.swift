@@ -20,7 +20,7 @@ extension SQLiteError: EngineError {
         if isCannotOpen { return RepositoryError.cannotOpen(path: path, reason: message) }
         // sectionctl's own writes keep every rule of the schema on a consistent file.
         if isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
-        return RepositoryError.database(code: extendedCode, message: message)
+        return RepositoryError.database(code: extendedCode, message: message, sql: sql)
     }
 
     /// A file is one writer at a time already; nothing is refused for a conflict.
