@@ -1,0 +1,152 @@
+/// One list of a store, as a value that carries every per-list operation: edits, reads,
+/// windows, sessions, the change feed, the journal and undo. It names its list once, so no call
+/// can edit another list by a forgotten argument (the store's own per-list calls default to
+/// `"default"`).
+///
+/// ```swift
+/// let work = store.list("work")
+/// try work.apply(.addSection(title: "To do"))
+/// let cell = try await work.row(at: RowPath(section: 0, row: 0))
+/// for try await update in work.updates() { … }
+/// ```
+///
+/// A handle is a name and a store: making one reads nothing, and a list that does not exist is
+/// refused by the first call (`RepositoryError.listNotFound`). After `rename(to:)`, use the
+/// handle it returns.
+public struct ListHandle: Sendable, Hashable {
+    /// The store the list is in.
+    public let store: SectionStore
+    /// The list's name.
+    public let name: String
+
+    /// A handle on the list `name` of `store` (`store.list(name)`).
+    public init(store: SectionStore, name: String) {
+        self.store = store
+        self.name = name
+    }
+
+    public static func == (lhs: ListHandle, rhs: ListHandle) -> Bool {
+        lhs.store === rhs.store && lhs.name == rhs.name
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(store))
+        hasher.combine(name)
+    }
+
+    // MARK: - Edits
+
+    /// Commits one edit to the list (`SectionStore.apply(_:to:)`).
+    @discardableResult
+    public func apply(_ edit: Edit) throws -> Change { try store.apply(edit, to: name) }
+
+    /// Takes back the list's last change (`SectionStore.undo(list:)`).
+    @discardableResult
+    public func undo() throws -> Change { try store.undo(list: name) }
+
+    /// Makes the last undone change again (`SectionStore.redo(list:)`).
+    @discardableResult
+    public func redo() throws -> Change { try store.redo(list: name) }
+
+    /// Starts an edit session on the list (`SectionStore.beginEditing(_:)`).
+    public func beginEditing() throws -> EditSession { try store.beginEditing(name) }
+
+    /// Renames the list; returns the handle under its new name.
+    public func rename(to newName: String) throws -> (change: Change, list: ListHandle) {
+        let change = try store.renameList(name, to: newName)
+        return (change, ListHandle(store: store, name: newName))
+    }
+
+    /// Deletes the list (`SectionStore.deleteList(_:force:)`).
+    @discardableResult
+    public func delete(force: Bool = false) throws -> Change { try store.deleteList(name, force: force) }
+
+    // MARK: - Reads
+
+    /// The list's header: version, counts (`SectionStore.header(of:editing:)`).
+    public func header(editing: Bool = false) throws -> ListHeader { try store.header(of: name, editing: editing) }
+
+    /// The list's sections and their counts (`SectionStore.outline(of:editing:)`).
+    public func outline(editing: Bool = false) throws -> ListOutline { try store.outline(of: name, editing: editing) }
+
+    /// The whole list (`SectionStore.snapshot(of:editing:)`).
+    public func snapshot(editing: Bool = false) throws -> ListSnapshot { try store.snapshot(of: name, editing: editing) }
+
+    /// The row at `path` (`SectionStore.row(at:in:)`).
+    public func row(at path: RowPath) throws -> LocatedRow { try store.row(at: path, in: name) }
+
+    /// The row `ref` names (`SectionStore.row(_:in:)`).
+    public func row(_ ref: RowRef) throws -> LocatedRow { try store.row(ref, in: name) }
+
+    /// Where row `id` is (`SectionStore.path(ofRow:in:)`).
+    public func path(ofRow id: Int64) throws -> RowPath { try store.path(ofRow: id, in: name) }
+
+    /// How many rows `section` has (`SectionStore.rowCount(of:in:)`).
+    public func rowCount(of section: SectionRef) throws -> Int { try store.rowCount(of: section, in: name) }
+
+    /// Up to `limit` rows from `start` (`SectionStore.window(from:limit:in:editing:)`).
+    public func window(from start: RowPath, limit: Int, editing: Bool = false) throws -> ListWindow {
+        try store.window(from: start, limit: limit, in: name, editing: editing)
+    }
+
+    /// Up to `limit` rows from the row `start` names (`SectionStore.window(startingAt:limit:in:editing:)`).
+    public func window(startingAt start: RowRef, limit: Int, editing: Bool = false) throws -> ListWindow {
+        try store.window(startingAt: start, limit: limit, in: name, editing: editing)
+    }
+
+    /// What changed since `version`, as one changeset (`SectionStore.changes(of:since:)`).
+    public func changes(since version: Int64) throws -> ListChanges { try store.changes(of: name, since: version) }
+
+    /// The list's committed versions as they happen (`SectionStore.updates(of:from:bufferLimit:)`).
+    public func updates(from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit) -> ListFeed {
+        store.updates(of: name, from: version, bufferLimit: bufferLimit)
+    }
+
+    // MARK: - Async forms (off the cooperative pool; see `SectionStore.perform(_:)`)
+
+    /// `apply(_:)`, off the cooperative pool; a cancelled task's edit writes nothing.
+    @discardableResult
+    public func apply(_ edit: Edit) async throws -> Change { try await store.apply(edit, to: name) }
+
+    /// `undo()`, off the cooperative pool.
+    @discardableResult
+    public func undo() async throws -> Change { try await store.undo(list: name) }
+
+    /// `redo()`, off the cooperative pool.
+    @discardableResult
+    public func redo() async throws -> Change { try await store.redo(list: name) }
+
+    /// `outline(editing:)`, off the cooperative pool.
+    public func outline(editing: Bool = false) async throws -> ListOutline { try await store.outline(of: name, editing: editing) }
+
+    /// `snapshot(editing:)`, off the cooperative pool.
+    public func snapshot(editing: Bool = false) async throws -> ListSnapshot { try await store.snapshot(of: name, editing: editing) }
+
+    /// `row(at:)`, off the cooperative pool: what `cellForRowAt` reads.
+    public func row(at path: RowPath) async throws -> LocatedRow { try await store.row(at: path, in: name) }
+
+    /// `row(_:)`, off the cooperative pool.
+    public func row(_ ref: RowRef) async throws -> LocatedRow { try await store.row(ref, in: name) }
+
+    /// `path(ofRow:)`, off the cooperative pool.
+    public func path(ofRow id: Int64) async throws -> RowPath { try await store.path(ofRow: id, in: name) }
+
+    /// `rowCount(of:)`, off the cooperative pool.
+    public func rowCount(of section: SectionRef) async throws -> Int { try await store.rowCount(of: section, in: name) }
+
+    /// `window(from:limit:editing:)`, off the cooperative pool.
+    public func window(from start: RowPath, limit: Int, editing: Bool = false) async throws -> ListWindow {
+        try await store.window(from: start, limit: limit, in: name, editing: editing)
+    }
+
+    /// `changes(since:)`, off the cooperative pool.
+    public func changes(since version: Int64) async throws -> ListChanges { try await store.changes(of: name, since: version) }
+}
+
+extension SectionStore {
+    /// The list `name` of this store, as a value that carries every per-list operation (see
+    /// `ListHandle`). Reads nothing: a missing list is refused by the handle's first call.
+    public func list(_ name: String) -> ListHandle {
+        ListHandle(store: self, name: name)
+    }
+}
