@@ -4,8 +4,9 @@
 /// Beginning one takes no lock; others keep reading and writing. Edits apply to a draft, never
 /// to the database. `save()` writes them all in one transaction — refused with
 /// `RepositoryError.conflict` if the list changed since the session began — and returns one
-/// changeset from the state at the start to the saved state. `cancel()`, or dropping the
-/// session, writes nothing.
+/// changeset from the state at the start to the saved state. After a conflict, `rebase()` moves
+/// the session onto the list as it is now, applying its edits again by id, and `save()` can be
+/// tried again. `cancel()`, or dropping the session, writes nothing.
 ///
 /// A session holds only what it changes. It reads the stored list through its own connection,
 /// inside a read transaction kept open from `beginEditing` to `save` or `cancel`, so it keeps
@@ -67,7 +68,7 @@ public final class EditSession {
     /// `rebase()`, as they were applied again (naming rows and sections by id).
     public var edits: [Edit] { applied.map(\.edit) }
 
-    /// What saving now would change: the changeset from the list at the session's start to the
+    /// What saving now would change: the changeset from the list at `baseVersion` to the
     /// draft, composed from the changesets of the edits.
     /// - Complexity: O(t log t) in the number t of sections and rows the edits touched.
     public var pendingChanges: Changeset { composer.changeset }
@@ -75,7 +76,7 @@ public final class EditSession {
     /// Applies an edit to the draft. Failing edits change nothing and leave the session open.
     /// - Returns: what the edit changed in the draft, as `SectionStore.apply` reports a committed
     ///   edit: the changeset, the (draft, negative) id of what it created, and — as nothing is
-    ///   committed yet — the version the session began on.
+    ///   committed yet — `baseVersion`.
     /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the number of sections.
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change {
@@ -89,11 +90,11 @@ public final class EditSession {
     /// Takes back the last edit applied (a reorder mode's "undo"): the draft, the pending
     /// changes and the draft ids of what was created become exactly what they were before it.
     ///
-    /// The draft is rebuilt from the session's start, which its read transaction still sees, by
+    /// The draft is rebuilt from `baseVersion`, which the session's read transaction still sees, by
     /// applying the other edits again; so an undo costs what those edits cost, and a session that
     /// never undoes pays nothing for it but keeping its edits.
     /// - Returns: what the undo changed in the draft, as `apply` reports an edit: the inverse of
-    ///   the undone edit's changeset, at the version the session began on.
+    ///   the undone edit's changeset, at `baseVersion`.
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
     ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
     /// - Complexity: O(e (log n + e)) for the e edits that remain, plus O(s) in the number of
@@ -129,11 +130,13 @@ public final class EditSession {
     /// Writes every edit in one transaction and closes the session.
     ///
     /// - Returns: the list's new version (one step, however many edits) and the changeset from
-    ///   the session's start to the saved state. Its ids are the stored ones: where `pendingChanges`
-    ///   names a draft id (negative), the saved changeset names the id it was stored under. A session whose edits add up to no change writes
-    ///   nothing and leaves the version as it was.
-    /// - Throws: `RepositoryError.conflict` when the list changed since the session began;
-    ///   nothing is written and the session stays open, so the caller can cancel it.
+    ///   the list at `baseVersion` to the saved state. Its ids are the stored ones: where
+    ///   `pendingChanges` names a draft id (negative), the saved changeset names the id it was
+    ///   stored under. A session whose edits add up to no change writes nothing and leaves the
+    ///   version as it was.
+    /// - Throws: `RepositoryError.conflict` when the list changed since `baseVersion`; nothing is
+    ///   written and the session stays open, so the caller can `rebase()` it and save again, or
+    ///   cancel it.
     /// - Complexity: O(e log n) for e edits.
     @discardableResult
     public func save() throws -> Change {
@@ -398,7 +401,8 @@ public final class EditSession {
         get throws { try snapshot() }
     }
 
-    /// The whole list as it was when the session began (not an editing view).
+    /// The whole list at `baseVersion`: as it was when the session began, or when it was last
+    /// rebased (not an editing view).
     /// - Complexity: O(n): it reads every row of the list.
     public func baseSnapshot() throws -> ListSnapshot {
         try reading { try overlay.db.snapshot(of: overlay.list, editing: false) }

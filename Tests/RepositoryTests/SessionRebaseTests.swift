@@ -426,6 +426,31 @@ struct SessionRebaseTests {
         #expect(saved.changeset.insertedSectionIDs == [stored.sections[2].id])
     }
 
+    @Test(arguments: Backend.all) func aSessionCanBeRebasedAgainAfterTheListMovesAgain(backend: Backend) throws {
+        let (fixture, ids) = try makeList(backend)
+        let session = try fixture.store.beginEditing()
+        let row = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID)  // after a
+        try session.apply(.moveRow(.id(ids["d"]!), to: .after(row)))
+        let other = try fixture.reopen()
+        try other.apply(.moveRow(.id(ids["a"]!), to: .at(1, 0)))
+        let first = try session.rebase()
+        #expect(first.kept.first == .addRow(.text("new"), to: .before(ids["b"]!)), "a left the section: next to b, which was after it")
+        #expect(session.outline.sections.map(\.rowCount) == [4, 1])
+        try other.apply(.deleteRow(.id(ids["b"]!)))
+        try other.apply(.addRow(.text("y"), to: .at(0, 0)))
+        #expect(throws: RepositoryError.self) { try session.save() }
+        let second = try session.rebase()
+        #expect(second.dropped.isEmpty && second.previousVersion == first.version)
+        #expect(second.kept == [
+            .addRow(.text("new"), to: RowDestination(section: .id(ids["To do"]!), index: .index(0))),
+            .moveRow(.id(ids["d"]!), to: .after(row)),
+        ], "neither neighbour of new is left: its index; d still follows it by its draft id")
+        #expect(try session.path(ofRow: row) == RowPath(section: 0, row: 0))
+        try session.save()
+        #expect(try titles(fixture.store) == [["To do", "new", "d", "y", "c"], ["Done", "a"]])
+        #expect(try fixture.store.check() == [])
+    }
+
     @Test(arguments: Backend.all) func aRebaseWithNothingNewKeepsEverything(backend: Backend) throws {
         let (fixture, _) = try makeList(backend)
         let session = try fixture.store.beginEditing()
