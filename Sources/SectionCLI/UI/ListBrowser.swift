@@ -322,7 +322,7 @@ final class ListBrowser {
             return
         }
         if held != nil { try drop() }
-        let edits = sessionEdits.count
+        let edits = session.editCount
         do {
             let change = try session.save()
             self.session = nil
@@ -337,7 +337,7 @@ final class ListBrowser {
     private func cancelReorder() throws {
         guard let session else { return }
         held = nil
-        let edits = sessionEdits.count
+        let edits = session.editCount
         session.cancel()
         self.session = nil
         changedElsewhere = nil
@@ -468,7 +468,7 @@ final class ListBrowser {
     private func titleLine() -> ScreenText {
         let mode: String
         if isReordering {
-            let edits = sessionEdits.count
+            let edits = session?.editCount ?? 0
             mode = "REORDER · \(edits == 1 ? "1 edit" : "\(edits) edits")"
         } else {
             mode = "BROWSE"
