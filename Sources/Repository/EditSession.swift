@@ -4,8 +4,9 @@
 /// Beginning one takes no lock; others keep reading and writing. Edits apply to a draft, never
 /// to the database. `save()` writes them all in one transaction — refused with
 /// `RepositoryError.conflict` if the list changed since the session began — and returns one
-/// changeset from the state at the start to the saved state. `cancel()`, or dropping the
-/// session, writes nothing.
+/// changeset from the state at the start to the saved state. After a conflict, `rebase()` moves
+/// the session onto the list as it is now, applying its edits again by id, and `save()` can be
+/// tried again. `cancel()`, or dropping the session, writes nothing.
 ///
 /// A session holds only what it changes. It reads the stored list through its own connection,
 /// inside a read transaction kept open from `beginEditing` to `save` or `cancel`, so it keeps
@@ -28,17 +29,18 @@ public final class EditSession {
     /// The stored id of the list, so that a list deleted and made anew under the same name is
     /// not mistaken for this one.
     public let listID: Int64
-    /// The list's name when the session began.
-    public let name: String
-    /// The list's version when the session began: the state the draft starts from.
-    public let baseVersion: Int64
+    /// The list's name when the session began (or was last rebased).
+    public private(set) var name: String
+    /// The list's version the draft starts from: when the session began, or the version
+    /// `rebase()` last moved it to.
+    public private(set) var baseVersion: Int64
     /// Whether the session can still take edits (it has not been saved or cancelled).
     public private(set) var isOpen = true
 
     private var overlay: SessionDraft
-    private var steps: [ReplayStep] = []
-    /// The edits that succeeded, in order, with their changesets: what `undoLastEdit` replays.
-    private var edits: [(edit: Edit, changeset: Changeset)] = []
+    /// The edits that succeeded, in order: what `undoLastEdit` and `rebase` apply again, and
+    /// what `save` writes.
+    private var applied: [AppliedEdit] = []
     private var composer = ChangesetComposer()
     private var nextDraftID: Int64 = -1
 
@@ -60,9 +62,13 @@ public final class EditSession {
     }
 
     /// The number of edits applied so far.
-    public var editCount: Int { steps.count }
+    public var editCount: Int { applied.count }
 
-    /// What saving now would change: the changeset from the list at the session's start to the
+    /// The session's edits, in the order they were applied: as they were given, or, after a
+    /// `rebase()`, as they were applied again (naming rows and sections by id).
+    public var edits: [Edit] { applied.map(\.edit) }
+
+    /// What saving now would change: the changeset from the list at `baseVersion` to the
     /// draft, composed from the changesets of the edits.
     /// - Complexity: O(t log t) in the number t of sections and rows the edits touched.
     public var pendingChanges: Changeset { composer.changeset }
@@ -70,14 +76,13 @@ public final class EditSession {
     /// Applies an edit to the draft. Failing edits change nothing and leave the session open.
     /// - Returns: what the edit changed in the draft, as `SectionStore.apply` reports a committed
     ///   edit: the changeset, the (draft, negative) id of what it created, and — as nothing is
-    ///   committed yet — the version the session began on.
+    ///   committed yet — `baseVersion`.
     /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the number of sections.
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
-        steps.append(step)
-        edits.append((edit, outcome.changeset))
+        applied.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID))
         if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
         return Change(list: name, version: baseVersion, createdID: outcome.createdID, changeset: outcome.changeset)
     }
@@ -85,11 +90,11 @@ public final class EditSession {
     /// Takes back the last edit applied (a reorder mode's "undo"): the draft, the pending
     /// changes and the draft ids of what was created become exactly what they were before it.
     ///
-    /// The draft is rebuilt from the session's start, which its read transaction still sees, by
+    /// The draft is rebuilt from `baseVersion`, which the session's read transaction still sees, by
     /// applying the other edits again; so an undo costs what those edits cost, and a session that
     /// never undoes pays nothing for it but keeping its edits.
     /// - Returns: what the undo changed in the draft, as `apply` reports an edit: the inverse of
-    ///   the undone edit's changeset, at the version the session began on.
+    ///   the undone edit's changeset, at `baseVersion`.
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
     ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
     /// - Complexity: O(e (log n + e)) for the e edits that remain, plus O(s) in the number of
@@ -97,24 +102,24 @@ public final class EditSession {
     @discardableResult
     public func undoLastEdit() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        guard let last = edits.last else { throw RepositoryError.nothingToUndo(list: name) }
-        let kept = edits.dropLast()
+        guard let last = applied.last else { throw RepositoryError.nothingToUndo(list: name) }
+        let kept = applied.dropLast()
         var draft = try reading { try SessionDraft(db: overlay.db, list: overlay.list) }
-        var keptSteps: [ReplayStep] = []
         var keptComposer = ChangesetComposer()
-        var draftID: Int64 = -1
         try reading {
-            for (edit, _) in kept {
-                let (outcome, step) = try draft.apply(edit, nextID: &draftID)
-                keptSteps.append(step)
+            for edit in kept {
+                // An edit that changed nothing changes nothing again.
+                if case .nothing = edit.step { continue }
+                var draftID = edit.createdID ?? nextDraftID
+                let (outcome, _) = try draft.apply(edit.edit, nextID: &draftID)
                 if !outcome.changeset.isEmpty { keptComposer.append(outcome.changeset) }
             }
         }
         overlay = draft
-        steps = keptSteps
         composer = keptComposer
-        nextDraftID = draftID
-        edits.removeLast()
+        // The draft id of what the undone edit created is given out again.
+        if let created = last.createdID { nextDraftID = created }
+        applied.removeLast()
         return Change(list: name, version: baseVersion, changeset: last.changeset.inverted())
     }
 
@@ -125,16 +130,18 @@ public final class EditSession {
     /// Writes every edit in one transaction and closes the session.
     ///
     /// - Returns: the list's new version (one step, however many edits) and the changeset from
-    ///   the session's start to the saved state. Its ids are the stored ones: where `pendingChanges`
-    ///   names a draft id (negative), the saved changeset names the id it was stored under. A session whose edits add up to no change writes
-    ///   nothing and leaves the version as it was.
-    /// - Throws: `RepositoryError.conflict` when the list changed since the session began;
-    ///   nothing is written and the session stays open, so the caller can cancel it.
+    ///   the list at `baseVersion` to the saved state. Its ids are the stored ones: where
+    ///   `pendingChanges` names a draft id (negative), the saved changeset names the id it was
+    ///   stored under. A session whose edits add up to no change writes nothing and leaves the
+    ///   version as it was.
+    /// - Throws: `RepositoryError.conflict` when the list changed since `baseVersion`; nothing is
+    ///   written and the session stays open, so the caller can `rebase()` it and save again, or
+    ///   cancel it.
     /// - Complexity: O(e log n) for e edits.
     @discardableResult
     public func save() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        let steps = self.steps
+        let steps = applied.map(\.step)
         let name = self.name
         let baseVersion = self.baseVersion
         let listID = self.listID
@@ -173,13 +180,100 @@ public final class EditSession {
     }
 
     /// Discards the draft and closes the session. Nothing is written.
-    /// - Returns: the changeset from the draft back to the list as it was when the session
-    ///   began (the inverse of `pendingChanges`), so a view can animate back to it.
+    /// - Returns: the changeset from the draft back to the list at `baseVersion` (the inverse of
+    ///   `pendingChanges`), so a view can animate back to it; empty for a closed session.
+    /// - Complexity: O(t log t) in the number t of sections and rows the edits touched: it is
+    ///   computed from the session's own changes and reads nothing of the list.
     @discardableResult
     public func cancel() -> Changeset {
         let back = isOpen ? pendingChanges.inverted() : Changeset()
         close()
         return back
+    }
+
+    /// Moves the session onto the list as it is now, keeping its edits: what to do after `save`
+    /// throws `RepositoryError.conflict` (or at any time, to take in what others saved).
+    ///
+    /// It begins a new read transaction on the list's current version, starts a fresh draft on it
+    /// and applies the session's edits to it again, in order, by id — never by index path, which
+    /// would name other rows once others have changed the list:
+    /// - a moved or added row goes into the same section, just after the row that was before it
+    ///   in the draft, or else just before the row that was after it; when neither is in that
+    ///   section any more, at the index it had there (or the section's end, when it has fewer
+    ///   rows now);
+    /// - an added or moved section goes just after the section that was before it, or else just
+    ///   before the one that was after it, or else at the index it had;
+    /// - a row's update sets what the edit set (its title, its value) and leaves the rest as the
+    ///   other writer left it; a rename, an empty text, a deletion name their subject by id.
+    ///
+    /// An edit whose subject is gone — its row or section deleted by another writer, or created
+    /// by an edit that was itself dropped — or that the list now refuses (a section to delete
+    /// that is no longer empty) is dropped, and the report says which and why. Rows and sections
+    /// created in the session keep their draft ids. An edit that changed nothing is kept as it
+    /// was, changing nothing.
+    ///
+    /// Afterwards `baseVersion` is the list's current version (and `name` its current name),
+    /// `edits` the edits as applied again, `pendingChanges` the changeset from the list as it is
+    /// now to the new draft, and `save()` succeeds unless the list changes again. `undoLastEdit`
+    /// takes back the edits as applied again.
+    /// - Returns: what was kept and dropped, and the changeset from the list at its current
+    ///   version to the new draft, for a view that shows the list as it is now.
+    /// - Throws: `RepositoryError.conflict` with no current version when the list was deleted
+    ///   (or deleted and made anew), `.sessionClosed` after `save` or `cancel`, or a database
+    ///   error. The session is then as it was.
+    /// - Complexity: O(e (log n + e)) for e edits, plus O(s) in the number of sections.
+    @discardableResult
+    public func rebase() throws -> RebaseReport {
+        guard isOpen else { throw RepositoryError.sessionClosed }
+        let listID = self.listID
+        let name = self.name
+        let baseVersion = self.baseVersion
+        var draft = try store.openSessionDraft { db in
+            guard let list = try db.listRecordIfAny(id: listID) else {
+                throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: nil)
+            }
+            return list
+        }
+        var kept: [AppliedEdit] = []
+        var dropped: [DroppedEdit] = []
+        var keptComposer = ChangesetComposer()
+        do {
+            for (index, old) in applied.enumerated() {
+                if case .nothing = old.step {
+                    kept.append(old)
+                    continue
+                }
+                let edit: Edit
+                switch try draft.rebased(old.edit, step: old.step, changeset: old.changeset) {
+                case .drop(let reason):
+                    dropped.append(DroppedEdit(index: index, edit: old.edit, reason: reason))
+                    continue
+                case .edit(let rebased):
+                    edit = rebased
+                }
+                var draftID = old.createdID ?? nextDraftID
+                do {
+                    let (outcome, step) = try draft.apply(edit, nextID: &draftID)
+                    kept.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID))
+                    if !outcome.changeset.isEmpty { keptComposer.append(outcome.changeset) }
+                } catch let error as RepositoryError {
+                    dropped.append(DroppedEdit(index: index, edit: old.edit, reason: .refused(error)))
+                }
+            }
+        } catch {
+            draft.db.endSnapshot()
+            throw SectionStore.repositoryError(error, location: store.location)
+        }
+        endReading()
+        let report = RebaseReport(
+            previousVersion: baseVersion, version: draft.list.version, kept: kept.map(\.edit), dropped: dropped,
+            changeset: keptComposer.changeset)
+        overlay = draft
+        applied = kept
+        composer = keptComposer
+        self.baseVersion = draft.list.version
+        self.name = draft.list.name
+        return report
     }
 
     private func close() {
@@ -307,7 +401,8 @@ public final class EditSession {
         get throws { try snapshot() }
     }
 
-    /// The whole list as it was when the session began (not an editing view).
+    /// The whole list at `baseVersion`: as it was when the session began, or when it was last
+    /// rebased (not an editing view).
     /// - Complexity: O(n): it reads every row of the list.
     public func baseSnapshot() throws -> ListSnapshot {
         try reading { try overlay.db.snapshot(of: overlay.list, editing: false) }
@@ -320,13 +415,19 @@ extension SectionStore {
     /// - Complexity: O(s) in the number of sections: it reads the list's version and its
     ///   sections with their row counts, not its rows.
     public func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
+        EditSession(store: self, overlay: try openSessionDraft { db in try db.listRecord(named: list) })
+    }
+
+    /// A draft on a connection of its own, in a read transaction begun for it, of the list `find`
+    /// reads in that transaction (its first read, which fixes the state the draft sees).
+    func openSessionDraft(_ find: (any Database) throws -> ListRecord) throws -> SessionDraft {
         do {
-            return try beginEditing(list, immutable: false)
+            return try openSessionDraft(find, immutable: false)
         } catch where isReadOnly && error.isUnreadableWithoutWriting {
             // A database only readable as immutable (see `SQLiteStorage.openStore`): so is the
             // session's connection.
             do {
-                return try beginEditing(list, immutable: true)
+                return try openSessionDraft(find, immutable: true)
             } catch {
                 throw Self.repositoryError(error, location: location)
             }
@@ -335,18 +436,74 @@ extension SectionStore {
         }
     }
 
-    private func beginEditing(_ list: String, immutable: Bool) throws -> EditSession {
+    private func openSessionDraft(_ find: (any Database) throws -> ListRecord, immutable: Bool) throws -> SessionDraft {
         let db = try openReader(immutable: immutable)
         do {
             try db.beginSnapshot()
-            // The first read fixes the state the session sees.
-            let record = try db.listRecord(named: list)
-            return EditSession(store: self, overlay: try SessionDraft(db: db, list: record))
+            return try SessionDraft(db: db, list: try find(db))
         } catch {
             db.endSnapshot()
             throw error
         }
     }
+}
+
+/// One edit of a session as it was applied to the draft.
+struct AppliedEdit {
+    /// The edit as given, or as `rebase` applied it again.
+    var edit: Edit
+    /// What it changed in the draft.
+    var changeset: Changeset
+    /// How it is written at save, by ids and neighbours.
+    var step: ReplayStep
+    /// The draft id of what it created, which it keeps when applied again.
+    var createdID: Int64?
+}
+
+/// What `EditSession.rebase()` did.
+public struct RebaseReport: Hashable, Sendable {
+    /// The version the session's draft started from before.
+    public var previousVersion: Int64
+    /// The list's version the draft starts from now: the session's new `baseVersion`.
+    public var version: Int64
+    /// The edits applied again, in order, as they were applied: rows and sections named by id,
+    /// moved and added rows placed next to a row by id (or in a section by id). Edits that had
+    /// changed nothing are kept as they were.
+    public var kept: [Edit]
+    /// The edits that could not be applied again, in order.
+    public var dropped: [DroppedEdit]
+    /// The changeset from the list at `version` to the new draft (the session's new
+    /// `pendingChanges`), for a view that shows the list as it is now.
+    public var changeset: Changeset
+}
+
+/// An edit that `EditSession.rebase()` could not apply again.
+public struct DroppedEdit: Hashable, Sendable {
+    /// Why an edit was dropped.
+    public enum Reason: Hashable, Sendable, CustomStringConvertible {
+        /// The row it moves, updates or deletes is gone: deleted by another writer, or created by
+        /// an edit of the session that was dropped.
+        case rowGone(Int64)
+        /// The section it renames, moves or deletes, or the one a row was to go into, is gone.
+        case sectionGone(Int64)
+        /// The list as it is now refuses it (a section to delete, not forced, now has rows).
+        case refused(RepositoryError)
+
+        public var description: String {
+            switch self {
+            case .rowGone(let id): return "row #\(id) is gone"
+            case .sectionGone(let id): return "section #\(id) is gone"
+            case .refused(let error): return error.description
+            }
+        }
+    }
+
+    /// The edit's index among the session's edits before the rebase.
+    public var index: Int
+    /// The edit, as the session had applied it.
+    public var edit: Edit
+    /// Why it was dropped.
+    public var reason: Reason
 }
 
 /// Writes a session's steps inside the save's transaction.

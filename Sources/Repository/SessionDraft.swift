@@ -412,3 +412,87 @@ extension SessionDraft: EditableList {
         pendingStep = .deleteRow(id: row.row.id)
     }
 }
+
+/// How `EditSession.rebase` applies an edit again: the edit by ids, or why it is dropped.
+enum RebasePlan {
+    case edit(Edit)
+    case drop(DroppedEdit.Reason)
+}
+
+extension SessionDraft {
+    /// `edit`, which was applied to another draft as `step` and changed it by `changeset`, named
+    /// by ids on this draft: its subject by id, a row's place next to a neighbour it had (in the
+    /// same section), a section's next to a neighbour section; or why it cannot be applied
+    /// (its subject, or the section it was to go into, is gone).
+    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
+    func rebased(_ edit: Edit, step: ReplayStep, changeset: Changeset) throws -> RebasePlan {
+        func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: id) != nil }
+        func sectionIndex(of id: Int64) -> Int? { sections.firstIndex { $0.id == id } }
+        switch step {
+        case .nothing:
+            return .edit(edit)
+
+        case .insertSection(_, let title, let emptyText, let neighbours):
+            let index = sectionSlot(neighbours, moving: nil, fallback: changeset.insertedSections.first ?? sections.count)
+            return .edit(.addSection(title: title, emptyText: emptyText, at: index))
+
+        case .setSection(let id, let title, let emptyText):
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
+            if case .setEmptyText = edit { return .edit(.setEmptyText(.id(id), emptyText)) }
+            return .edit(.renameSection(.id(id), title: title))
+
+        case .moveSection(let id, let neighbours):
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
+            let index = sectionSlot(neighbours, moving: id, fallback: changeset.movedSections.first?.to ?? 0)
+            return .edit(.moveSection(.id(id), to: index))
+
+        case .deleteSection(let id):
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
+            var force = false
+            if case .deleteSection(_, let forced) = edit { force = forced }
+            return .edit(.deleteSection(.id(id), force: force))
+
+        case .insertRow(_, let content, let sectionID, let neighbours):
+            guard let destination = try rowPlace(neighbours, in: sectionID, moving: nil, fallback: changeset.insertedRows.first?.row ?? 0)
+            else { return .drop(.sectionGone(sectionID)) }
+            return .edit(.addRow(content, to: destination))
+
+        case .setRow(let id, let content):
+            guard try hasRow(id) else { return .drop(.rowGone(id)) }
+            if case .updateRow(_, let title, let value) = edit { return .edit(.updateRow(.id(id), title: title, value: value)) }
+            return .edit(.updateRow(.id(id), title: content.title))
+
+        case .moveRow(let id, let sectionID, let neighbours):
+            guard try hasRow(id) else { return .drop(.rowGone(id)) }
+            guard let destination = try rowPlace(neighbours, in: sectionID, moving: id, fallback: changeset.movedRows.first?.to.row ?? 0)
+            else { return .drop(.sectionGone(sectionID)) }
+            return .edit(.moveRow(.id(id), to: destination))
+
+        case .deleteRow(let id):
+            guard try hasRow(id) else { return .drop(.rowGone(id)) }
+            return .edit(.deleteRow(.id(id)))
+        }
+    }
+
+    /// The index among the other sections (all but `moving`) just after the section that was
+    /// before, else just before the one that was after, else `fallback` (at most the end).
+    private func sectionSlot(_ neighbours: Neighbours, moving: Int64?, fallback: Int) -> Int {
+        let others = sections.map(\.id).filter { $0 != moving }
+        if let before = neighbours.before, let index = others.firstIndex(of: before) { return index + 1 }
+        if let after = neighbours.after, let index = others.firstIndex(of: after) { return index }
+        return min(max(fallback, 0), others.count)
+    }
+
+    /// Where a row goes in the section `sectionID`: just after the row that was before it, else
+    /// just before the row that was after it (each only if still in that section), else at
+    /// `fallback` among the section's other rows (at most the end); `nil` when the section is
+    /// gone.
+    private func rowPlace(_ neighbours: Neighbours, in sectionID: Int64, moving: Int64?, fallback: Int) throws -> RowDestination? {
+        guard let section = sections.firstIndex(where: { $0.id == sectionID }) else { return nil }
+        if let before = neighbours.before, try path(ofRow: before)?.section == section { return .after(before) }
+        if let after = neighbours.after, try path(ofRow: after)?.section == section { return .before(after) }
+        var count = sections[section].rowCount
+        if let moving, try path(ofRow: moving)?.section == section { count -= 1 }
+        return RowDestination(section: .id(sectionID), index: .index(min(max(fallback, 0), count)))
+    }
+}

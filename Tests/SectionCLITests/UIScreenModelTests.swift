@@ -191,6 +191,30 @@ import Testing
         #expect(try fixture.titles() == [["r0.1", "r0.0", "r0.2"], ["other"]])
     }
 
+    @Test func reloadPlacesACarriedRowByItsNeighbourAndCountsTheEditsLost() throws {
+        let fixture = try Fixture()
+        try fixture.make([4, 0])
+        let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("e"))
+        _ = try browser.handle(.space)  // r0.0, carried below r0.1
+        _ = try browser.handle(.down)
+        _ = try browser.handle(.space)
+        _ = try browser.handle(.character("G"))
+        _ = try browser.handle(.character("d"))  // r0.3
+        // Meanwhile: a row at the top, r0.1 moved to the end, r0.3 deleted.
+        try fixture.store.apply(.addRow(.text("x"), to: .at(0, 0)))
+        try fixture.store.apply(.moveRow(.id(ids[1]), to: .at(0, 3)))
+        try fixture.store.apply(.deleteRow(.id(ids[3])))
+        _ = try browser.handle(.character("s"))
+        #expect(browser.prompt != nil)
+        _ = try browser.handle(.character("r"))
+        #expect(browser.sessionEdits == [.moveRow(.id(ids[0]), to: .after(ids[1]))])
+        #expect(browser.message?.contains("with 1 edit applied again; 1 no longer applied") == true, "\(browser.message ?? "")")
+        _ = try browser.handle(.character("s"))
+        #expect(try fixture.titles() == [["x", "r0.2", "r0.1", "r0.0"], []], "r0.0 follows r0.1, not its old index")
+    }
+
     @Test func aMillionRowListIsReadAWindowAtATime() throws {
         // Not a timing: the layout places any line from the row counts alone.
         let layout = ScreenLayout(rowCounts: [1_000_000, 0, 5], isEditing: true, slot: RowPath(section: 1, row: 0))

@@ -40,9 +40,8 @@ final class ListBrowser {
     let listName: String
     /// The reorder mode's edit session, or nil while browsing.
     private(set) var session: EditSession?
-    /// The session's edits as applied: rows named by id and placed next to other rows by id, so
-    /// they can be applied again to a list that changed meanwhile (after a conflict).
-    private(set) var sessionEdits: [Edit] = []
+    /// The session's edits as applied (none while browsing).
+    var sessionEdits: [Edit] { session?.edits ?? [] }
     private(set) var outline: ListOutline
     private(set) var layout: ScreenLayout
     /// The row under the cursor, or nil when the list has no rows.
@@ -227,7 +226,6 @@ final class ListBrowser {
             return
         }
         session = try store.beginEditing(listName)
-        sessionEdits = []
         changedElsewhere = nil
         try refresh(keeping: cursorID)
         message = "Reordering: space picks up a row, ↑↓ carry it, space drops it; s saves, Esc cancels."
@@ -314,7 +312,6 @@ final class ListBrowser {
         }
         let edit = Edit.moveRow(.id(held.id), to: destination)
         try session.apply(edit)
-        sessionEdits.append(edit)
         try refresh(keeping: held.id)
         message = "Moved \"\(TextEscaping.escaped(held.row.title))\" to \(slot); s saves, u takes it back."
     }
@@ -325,11 +322,10 @@ final class ListBrowser {
             return
         }
         if held != nil { try drop() }
-        let edits = sessionEdits.count
+        let edits = session.editCount
         do {
             let change = try session.save()
             self.session = nil
-            sessionEdits = []
             changedElsewhere = nil
             try refresh(keeping: cursorID)
             message = ChangeReport.savedSentence(for: change, editCount: edits)
@@ -341,10 +337,9 @@ final class ListBrowser {
     private func cancelReorder() throws {
         guard let session else { return }
         held = nil
-        let edits = sessionEdits.count
+        let edits = session.editCount
         session.cancel()
         self.session = nil
-        sessionEdits = []
         changedElsewhere = nil
         try refresh(keeping: cursorID)
         message = edits == 0 ? "Left reorder mode." : "Cancelled: \(edits == 1 ? "1 edit" : "\(edits) edits") dropped; the list is as it was."
@@ -361,24 +356,19 @@ final class ListBrowser {
         return .keepGoing
     }
 
-    /// After a conflict: a new session on the list as it is now, with this session's edits
-    /// applied again; edits whose rows are gone are counted and reported, never dropped unsaid.
+    /// After a conflict: the session moved onto the list as it is now, its edits applied again
+    /// by id (`EditSession.rebase`); edits whose rows are gone are counted and reported, never
+    /// dropped unsaid.
     private func reloadSession() throws {
-        guard let old = session else { return }
-        let fresh = try store.beginEditing(listName)
-        var kept: [Edit] = []
-        for edit in sessionEdits where (try? fresh.apply(edit)) != nil {
-            kept.append(edit)
-        }
-        let lost = sessionEdits.count - kept.count
-        old.cancel()
-        session = fresh
-        sessionEdits = kept
+        guard let session else { return }
+        let report = try session.rebase()
         prompt = nil
         changedElsewhere = nil
         try refresh(keeping: cursorID)
+        let kept = report.kept.count
+        let lost = report.dropped.count
         message =
-            "Reloaded version \(fresh.baseVersion) with \(kept.count == 1 ? "1 edit" : "\(kept.count) edits") applied again"
+            "Reloaded version \(report.version) with \(kept == 1 ? "1 edit" : "\(kept) edits") applied again"
             + (lost > 0 ? "; \(lost) no longer applied (their rows are gone)" : "") + "; s saves, Esc cancels."
     }
 
@@ -394,7 +384,6 @@ final class ListBrowser {
         let edit = Edit.deleteRow(.id(cursorID))
         if let session {
             try session.apply(edit)
-            sessionEdits.append(edit)
         } else {
             try store.apply(edit, to: listName)
         }
@@ -418,7 +407,6 @@ final class ListBrowser {
                 message = "Nothing to undo in this reorder."
                 return
             }
-            sessionEdits.removeLast()
         } else {
             do {
                 change = try store.undo(list: listName)
@@ -457,9 +445,10 @@ final class ListBrowser {
     /// Closes the session without saving (when the program ends); returns how many edits it held.
     func abandon() -> Int {
         guard let session else { return 0 }
+        let edits = session.editCount
         session.cancel()
         self.session = nil
-        return sessionEdits.count
+        return edits
     }
 
     /// The screen as lines of styled text: a title line, `pageHeight` lines of the list, and a
@@ -479,7 +468,7 @@ final class ListBrowser {
     private func titleLine() -> ScreenText {
         let mode: String
         if isReordering {
-            let edits = sessionEdits.count
+            let edits = session?.editCount ?? 0
             mode = "REORDER · \(edits == 1 ? "1 edit" : "\(edits) edits")"
         } else {
             mode = "BROWSE"
