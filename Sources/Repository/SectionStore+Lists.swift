@@ -9,10 +9,14 @@ extension SectionStore {
         }
     }
 
-    /// The list's sections and rows in order, as one consistent snapshot. In an `editing`
-    /// snapshot, empty sections show their footer.
-    public func snapshot(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListSnapshot {
-        try read { db in try db.snapshot(of: db.listRecord(named: list), editing: editing) }
+    /// The list's sections and rows in order, as one consistent snapshot, with the version it
+    /// holds. In an `editing` snapshot, empty sections show their footer.
+    /// - Parameter expected: when given, the version the list must be at: at any other, the read
+    ///   throws `RepositoryError.listMovedOn` and reads nothing.
+    public func snapshot(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) throws -> ListSnapshot {
+        try readList(list, atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }
     }
 
     /// Creates an empty list. Its version starts at 0 — or, when a list of that name existed and
