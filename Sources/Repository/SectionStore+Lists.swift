@@ -35,7 +35,8 @@ extension SectionStore {
         }
     }
 
-    /// Renames a list. Counts as a change to it: its version grows by one.
+    /// Renames a list. Counts as a change to it: its version grows by one. A rename to the name
+    /// it has commits nothing (`Change.committed` is false).
     /// - Throws: `RepositoryError.invalidInput` for a new name that is empty, holds NUL or is
     ///   longer than `maximumTextLength`; `RepositoryError.listExists` when it is taken.
     @discardableResult
@@ -45,7 +46,9 @@ extension SectionStore {
             let list = try db.listRecord(named: name)
             // Names are compared byte for byte, as SQLite does: "é" (U+00E9) and "e" + U+0301
             // are different names.
-            guard !newName.utf8.elementsEqual(name.utf8) else { return Change(list: name, version: list.version) }
+            guard !newName.utf8.elementsEqual(name.utf8) else {
+                return Change(list: name, version: list.version, committed: false)
+            }
             if try db.listExists(named: newName) { throw RepositoryError.listExists(newName) }
             try db.renameList(list, to: newName)
             return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))

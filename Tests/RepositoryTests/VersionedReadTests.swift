@@ -6,7 +6,7 @@ import Testing
 
 /// Every read says the list's version it read; a read asked for at a version the list is no
 /// longer at refuses with `listMovedOn`; an index out of range names the version it was looked
-/// up in.
+/// up in; and an edit that changes nothing says it committed nothing.
 @Suite("Versioned reads")
 struct VersionedReadTests {
     /// A list with sections A (rows a0, a1) and B (row b0): version 5.
@@ -107,6 +107,31 @@ struct VersionedReadTests {
         #expect(throws: RepositoryError.sectionIndexOutOfRange(1, valid: 0...0)) {
             try store.apply(.deleteRow(.at(1, 0)))
         }
+    }
+
+    @Test(arguments: Backend.all) func anEditThatChangesNothingSaysItCommittedNothing(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        try twoSections(store)
+        let moved = try store.apply(.moveRow(.at(0, 1), to: .at(0, 0)))
+        #expect(moved.committed)
+        #expect(moved.version == 6)
+
+        // Another writer commits; a no-op then says it committed nothing, and its version is the
+        // one it was checked against, not one it made.
+        try fixture.reopen().apply(.renameSection(.index(1), title: "Bee"))
+        let nothing = try store.apply(.moveRow(.at(0, 0), to: .at(0, 0)))
+        #expect(!nothing.committed)
+        #expect(nothing.version == 7)
+        #expect(nothing.changeset.isEmpty)
+        #expect(try store.outline().version == 7)
+        #expect(try store.changes(since: 7).changeset == Changeset())
+
+        let sameTitle = try store.apply(.renameSection(.index(1), title: "Bee"))
+        #expect(!sameTitle.committed)
+        #expect(try store.renameList("default", to: "default").committed == false)
+        #expect(try store.outline().version == 7)
+        #expect(try store.renameList("default", to: "other").committed)
     }
 
     @Test(arguments: Backend.all) func asyncReadsSayTheirVersionAndRefuseAnother(backend: Backend) async throws {
