@@ -4,6 +4,56 @@ import Testing
 
 @testable import Repository
 
+// MARK: - The README's view protocol
+
+// README view protocol begins
+/// A view that reads only what it shows, at the version it shows: the outline (sections and
+/// counts) of one version of the list, and each row at that version.
+final class VersionedListView {
+    let store: SectionStore
+    let list: String
+    /// The sections and counts shown, and the version they are of.
+    private(set) var outline: ListOutline
+    /// Animates a change to the view (`nil`: reload it) and shows the outline after it.
+    var animate: (Changeset?, ListOutline) -> Void = { _, _ in }
+
+    init(store: SectionStore, list: String = SectionStore.defaultList) throws {
+        self.store = store
+        self.list = list
+        outline = try store.outline(of: list)
+    }
+
+    /// `cellForRowAt`: the row at the path shown, read at the version shown; `nil` when the list
+    /// moved on (draw a placeholder: catching up reloads the cell).
+    func row(at path: RowPath) throws -> LocatedRow? {
+        do {
+            return try store.row(at: path, in: list, atVersion: outline.version)
+        } catch RepositoryError.listMovedOn {
+            return nil
+        }
+    }
+
+    /// Brings the view to the list's current version: the changes since the version shown, then
+    /// the outline at exactly the version they lead to — once more when yet another change came
+    /// between the two reads. Call it for each update `updates(of:)` delivers past the version
+    /// shown, and when a read says `listMovedOn`.
+    func catchUp() throws {
+        while true {
+            let changes = try store.changes(of: list, since: outline.version)
+            guard changes.version != outline.version else { return }
+            do {
+                let new = try store.outline(of: list, atVersion: changes.version)
+                animate(changes.changeset, new)
+                outline = new
+                return
+            } catch RepositoryError.listMovedOn {
+                continue
+            }
+        }
+    }
+}
+// README view protocol ends
+
 /// Every read says the list's version it read; a read asked for at a version the list is no
 /// longer at refuses with `listMovedOn`; an index out of range names the version it was looked
 /// up in; and an edit that changes nothing says it committed nothing.
@@ -151,5 +201,37 @@ struct VersionedReadTests {
         await #expect(throws: movedOn) { try await store.window(from: RowPath(section: 0, row: 0), limit: 1, atVersion: 5) }
         await #expect(throws: movedOn) { try await store.snapshot(atVersion: 5) }
         #expect(try await store.outline(atVersion: 6).sections.count == 3)
+    }
+
+    @Test(arguments: Backend.all) func theReadmesViewReadsAtItsVersionAndCatchesUp(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        try twoSections(fixture.store)
+        let view = try VersionedListView(store: fixture.store)
+        var animated: [Changeset?] = []
+        view.animate = { changeset, _ in animated.append(changeset) }
+        #expect(try view.row(at: RowPath(section: 1, row: 0))?.row.title == "b0")
+
+        // Another writer moves the list on: the view's read refuses rather than mix versions.
+        let other = try fixture.reopen()
+        try other.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
+        try other.apply(.deleteSection(.index(1)))
+        #expect(try view.row(at: RowPath(section: 1, row: 0)) == nil)
+
+        // Caught up, it animated one changeset from the version it showed, and reads again.
+        try view.catchUp()
+        #expect(view.outline == (try fixture.store.outline()))
+        #expect(view.outline.version == 7)
+        #expect(animated.count == 1)
+        #expect(animated.first??.deletedSections == [1])
+        #expect(try view.row(at: RowPath(section: 0, row: 0))?.row.title == "b0")
+        try view.catchUp()
+        #expect(animated.count == 1)
+    }
+
+    @Test func theReadmeShowsTheViewAsTested() throws {
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let block = source.components(separatedBy: "// README view protocol begins\n")[1]
+            .components(separatedBy: "// README view protocol ends")[0]
+        #expect(try DiffableRecipeTests.readme().contains("```swift\n" + block + "```"))
     }
 }
