@@ -58,41 +58,68 @@ extension SectionStore {
         try await perform { try $0.apply(edit, to: list) }
     }
 
-    /// `row(at:in:)`, off the cooperative pool (see `perform(_:)`): what `cellForRowAt` reads.
-    public func row(at path: RowPath, in list: String = SectionStore.defaultList) async throws -> LocatedRow {
-        try await perform { try $0.row(at: path, in: list) }
+    /// `row(at:in:atVersion:)`, off the cooperative pool (see `perform(_:)`): what `cellForRowAt` reads.
+    public func row(
+        at path: RowPath, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> LocatedRow {
+        try await perform { try $0.row(at: path, in: list, atVersion: expected) }
     }
 
-    /// `row(_:in:)`, off the cooperative pool (see `perform(_:)`).
-    public func row(_ ref: RowRef, in list: String = SectionStore.defaultList) async throws -> LocatedRow {
-        try await perform { try $0.row(ref, in: list) }
+    /// `row(_:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func row(
+        _ ref: RowRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> LocatedRow {
+        try await perform { try $0.row(ref, in: list, atVersion: expected) }
     }
 
-    /// `path(ofRow:in:)`, off the cooperative pool (see `perform(_:)`).
-    public func path(ofRow id: Int64, in list: String = SectionStore.defaultList) async throws -> RowPath {
-        try await perform { try $0.path(ofRow: id, in: list) }
+    /// `path(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func path(
+        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> RowPath {
+        try await perform { try $0.path(ofRow: id, in: list, atVersion: expected) }
     }
 
-    /// `rowCount(of:in:)`, off the cooperative pool (see `perform(_:)`).
-    public func rowCount(of section: SectionRef, in list: String = SectionStore.defaultList) async throws -> Int {
-        try await perform { try $0.rowCount(of: section, in: list) }
+    /// `versionedPath(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func versionedPath(
+        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> Versioned<RowPath> {
+        try await perform { try $0.versionedPath(ofRow: id, in: list, atVersion: expected) }
     }
 
-    /// `outline(of:editing:)`, off the cooperative pool (see `perform(_:)`).
-    public func outline(of list: String = SectionStore.defaultList, editing: Bool = false) async throws -> ListOutline {
-        try await perform { try $0.outline(of: list, editing: editing) }
+    /// `rowCount(of:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func rowCount(
+        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> Int {
+        try await perform { try $0.rowCount(of: section, in: list, atVersion: expected) }
     }
 
-    /// `window(from:limit:in:editing:)`, off the cooperative pool (see `perform(_:)`).
+    /// `versionedRowCount(of:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func versionedRowCount(
+        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) async throws -> Versioned<Int> {
+        try await perform { try $0.versionedRowCount(of: section, in: list, atVersion: expected) }
+    }
+
+    /// `outline(of:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func outline(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) async throws -> ListOutline {
+        try await perform { try $0.outline(of: list, editing: editing, atVersion: expected) }
+    }
+
+    /// `window(from:limit:in:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
     public func window(
-        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
+        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
+        atVersion expected: Int64? = nil
     ) async throws -> ListWindow {
-        try await perform { try $0.window(from: start, limit: limit, in: list, editing: editing) }
+        try await perform { try $0.window(from: start, limit: limit, in: list, editing: editing, atVersion: expected) }
     }
 
-    /// `snapshot(of:editing:)`, off the cooperative pool (see `perform(_:)`).
-    public func snapshot(of list: String = SectionStore.defaultList, editing: Bool = false) async throws -> ListSnapshot {
-        try await perform { try $0.snapshot(of: list, editing: editing) }
+    /// `snapshot(of:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    public func snapshot(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) async throws -> ListSnapshot {
+        try await perform { try $0.snapshot(of: list, editing: editing, atVersion: expected) }
     }
 
     /// `changes(of:since:)`, off the cooperative pool (see `perform(_:)`).

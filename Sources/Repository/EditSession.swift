@@ -149,7 +149,7 @@ public final class EditSession {
         // Edits that add up to nothing (a move there and back) have nothing to write.
         guard !changeset.isEmpty else {
             close()
-            return Change(list: name, version: baseVersion)
+            return Change(list: name, version: baseVersion, committed: false)
         }
         let change = try store.write { db in
             let list = try db.listRecordIfAny(id: listID)

@@ -62,12 +62,18 @@ public struct LocatedRow: Hashable, Sendable {
     public var row: Row
     /// The section the row is in, with its row count.
     public var section: SectionInfo
+    /// The list's version the row was read at: `path` and `section` are the row's place in that
+    /// version. Set by every read of the store (`row(at:in:atVersion:)`, `row(_:in:atVersion:)`,
+    /// `ListWindow.located`); `nil` for a row of an edit session's unsaved draft, which no
+    /// committed version holds.
+    public var version: Int64?
 
     /// Creates a located row.
-    public init(path: RowPath, row: Row, section: SectionInfo) {
+    public init(path: RowPath, row: Row, section: SectionInfo, version: Int64? = nil) {
         self.path = path
         self.row = row
         self.section = section
+        self.version = version
     }
 }
 
@@ -125,7 +131,9 @@ public struct ListWindow: Hashable, Sendable {
     public var located: [LocatedRow] {
         parts.flatMap { part in
             part.rows.enumerated().map { offset, row in
-                LocatedRow(path: RowPath(section: part.section.index, row: part.firstRow + offset), row: row, section: part.section)
+                LocatedRow(
+                    path: RowPath(section: part.section.index, row: part.firstRow + offset), row: row, section: part.section,
+                    version: version)
             }
         }
     }

@@ -19,11 +19,19 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case ambiguousSectionTitle(String, ids: [Int64])
     /// No row has this id in the list.
     case rowNotFound(Int64, list: String)
-    /// A section index outside `valid` (`nil` when the list has no sections).
-    case sectionIndexOutOfRange(Int, valid: ClosedRange<Int>?)
+    /// A section index outside `valid` (`nil` when the list has no sections). `version` is the
+    /// list's version the index was looked up in, when a read of the store reports it (`row(at:)`,
+    /// `window(from:)`, …): a view holding an index from an older version learns the list moved on.
+    case sectionIndexOutOfRange(Int, valid: ClosedRange<Int>?, version: Int64? = nil)
     /// A row index outside `valid` in the section at index `section` (`valid` is `nil` when
-    /// the section is empty and a row had to exist).
-    case rowIndexOutOfRange(Int, section: Int, valid: ClosedRange<Int>?)
+    /// the section is empty and a row had to exist). `version` is the list's version the index
+    /// was looked up in, when a read of the store reports it.
+    case rowIndexOutOfRange(Int, section: Int, valid: ClosedRange<Int>?, version: Int64? = nil)
+    /// A read was asked for at version `expected` (`atVersion:`), and the list is at `current`:
+    /// it moved on (or, when `current` is older, the version asked for is not one it has
+    /// reached). Nothing was read; apply the list's changes since `expected`
+    /// (`changes(of:since:)`, `updates(of:)`) and read again at `current`.
+    case listMovedOn(list: String, expected: Int64, current: Int64)
     /// The section still has rows, and deleting it was not forced.
     case sectionNotEmpty(title: String, rowCount: Int)
     /// The list changed since the edit session began; the save was refused and nothing written.
@@ -151,15 +159,21 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "\(ids.count) sections are titled \(quoted(title)) (\(listed(ids.map { "#\($0)" }, quoting: false))); name one by index or #ID"
         case .rowNotFound(let id, let list):
             return "no row #\(id) in list \(quoted(list))"
-        case .sectionIndexOutOfRange(let index, let valid):
-            guard let valid else { return "section index \(index) is out of range: the list has no sections" }
-            return "section index \(index) is out of range (valid: \(rangeText(valid)))"
-        case .rowIndexOutOfRange(let index, let section, let valid):
+        case .sectionIndexOutOfRange(let index, let valid, let version):
+            guard let valid else { return "section index \(index) is out of range: the list has no sections" + atVersion(version) }
+            return "section index \(index) is out of range (valid: \(rangeText(valid)))" + atVersion(version)
+        case .rowIndexOutOfRange(let index, let section, let valid, let version):
             guard let valid else {
                 // A negative index comes from `RowIndex.end` in an empty section.
-                return index < 0 ? "section \(section) has no rows" : "row index \(index) is out of range: section \(section) has no rows"
+                return (index < 0 ? "section \(section) has no rows" : "row index \(index) is out of range: section \(section) has no rows")
+                    + atVersion(version)
             }
-            return "row index \(index) is out of range for section \(section) (valid: \(rangeText(valid)))"
+            return "row index \(index) is out of range for section \(section) (valid: \(rangeText(valid)))" + atVersion(version)
+        case .listMovedOn(let list, let expected, let current):
+            guard current > expected else {
+                return "list \(quoted(list)) is at version \(current), not \(expected); read it at \(current)"
+            }
+            return "list \(quoted(list)) moved on from version \(expected) to \(current); apply its changes since \(expected), then read again"
         case .sectionNotEmpty(let title, let count):
             return "section \(quoted(title)) has \(plural(count, "row")); deleting it would delete them too, and was not forced"
         case .conflict(let list, let sessionVersion, let currentVersion):
@@ -246,6 +260,26 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
                 + "link the \(product) product and call PostgreSQLBackend.register() before opening it, or use a SQLite file"
         case .inconsistent(let detail):
             return "the database disagrees with itself: \(detail); nothing was written"
+        }
+    }
+}
+
+/// The end of a message about an index looked up in a version of a list: ` in version 7 of the list`.
+private func atVersion(_ version: Int64?) -> String {
+    version.map { " in version \($0) of the list" } ?? ""
+}
+
+extension RepositoryError {
+    /// This error, saying it was found reading the list at `version`: an index out of range
+    /// that does not name a version yet gets this one; any other error is returned as it is.
+    func read(atVersion version: Int64) -> RepositoryError {
+        switch self {
+        case .sectionIndexOutOfRange(let index, let valid, nil):
+            return .sectionIndexOutOfRange(index, valid: valid, version: version)
+        case .rowIndexOutOfRange(let index, let section, let valid, nil):
+            return .rowIndexOutOfRange(index, section: section, valid: valid, version: version)
+        default:
+            return self
         }
     }
 }

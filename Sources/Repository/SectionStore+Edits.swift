@@ -1,21 +1,32 @@
 
-/// The result of a committed change: the list's new version and what changed.
+/// The result of a change: the list's version after it, what changed, and whether anything was
+/// committed at all.
 public struct Change: Hashable, Sendable {
     /// The list's name (after the change, for a rename).
     public var list: String
-    /// The list's version after the change.
+    /// The list's version after the change. For a change that committed nothing (`committed` is
+    /// false), the version the edit was checked against and left as it was: the list's version
+    /// when the edit was made, which may be one another writer committed and the caller has not
+    /// seen yet — not a version this change produced.
     public var version: Int64
     /// The id of the list, section or row the change created, if it created one.
     public var createdID: Int64?
     /// What changed, from the old snapshot to the new.
     public var changeset: Changeset
+    /// Whether the change committed anything: false for an edit that changes nothing (a move
+    /// onto its own place, a rename to the same title or name), which writes nothing, journals
+    /// nothing and leaves the version as it was.
+    public var committed: Bool
 
     /// Creates a change.
-    public init(list: String, version: Int64, createdID: Int64? = nil, changeset: Changeset = Changeset()) {
+    public init(
+        list: String, version: Int64, createdID: Int64? = nil, changeset: Changeset = Changeset(), committed: Bool = true
+    ) {
         self.list = list
         self.version = version
         self.createdID = createdID
         self.changeset = changeset
+        self.committed = committed
     }
 }
 
@@ -73,16 +84,18 @@ struct EditOutcome {
 extension SectionStore {
     /// Commits one edit to a list, in one transaction, and returns its changeset and the list's
     /// new version. An edit that changes nothing (a move onto its own place, a rename to the
-    /// same title) succeeds, writes nothing and leaves the version as it was.
+    /// same title) succeeds, writes nothing and leaves the version as it was: its `Change` says
+    /// `committed == false`, and its `version` is the version the edit was checked against.
     @discardableResult
     public func apply(_ edit: Edit, to list: String = SectionStore.defaultList) throws -> Change {
         try edit.validate()
         return try write { db in
             let record = try db.listRecord(named: list)
             let outcome = try perform(edit, in: record, db: db)
-            let version =
-                outcome.changeset.isEmpty && outcome.createdID == nil
-                ? record.version : try bumpVersion(of: record, recording: outcome.changeset, db: db)
+            guard !outcome.changeset.isEmpty || outcome.createdID != nil else {
+                return Change(list: record.name, version: record.version, committed: false)
+            }
+            let version = try bumpVersion(of: record, recording: outcome.changeset, db: db)
             return Change(list: record.name, version: version, createdID: outcome.createdID, changeset: outcome.changeset)
         }
     }

@@ -9,10 +9,14 @@ extension SectionStore {
         }
     }
 
-    /// The list's sections and rows in order, as one consistent snapshot. In an `editing`
-    /// snapshot, empty sections show their footer.
-    public func snapshot(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListSnapshot {
-        try read { db in try db.snapshot(of: db.listRecord(named: list), editing: editing) }
+    /// The list's sections and rows in order, as one consistent snapshot, with the version it
+    /// holds. In an `editing` snapshot, empty sections show their footer.
+    /// - Parameter expected: when given, the version the list must be at: at any other, the read
+    ///   throws `RepositoryError.listMovedOn` and reads nothing.
+    public func snapshot(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) throws -> ListSnapshot {
+        try readList(list, atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }
     }
 
     /// Creates an empty list. Its version starts at 0 — or, when a list of that name existed and
@@ -31,9 +35,11 @@ extension SectionStore {
         }
     }
 
-    /// Renames a list. Counts as a change to it: its version grows by one.
+    /// Renames a list. Counts as a change to it: its version grows by one. A rename to the name
+    /// it has commits nothing (`Change.committed` is false).
     /// - Throws: `RepositoryError.emptyListName`, `.listNameContainsNUL` or `.textTooLong` for a
-    ///   new name that is empty, holds NUL or is longer than `maximumTextLength`; `RepositoryError.listExists` when it is taken.
+    ///   new name that is empty, holds NUL or is longer than `maximumTextLength`;
+    ///   `RepositoryError.listExists` when it is taken.
     @discardableResult
     public func renameList(_ name: String, to newName: String) throws -> Change {
         try Self.validateListName(newName)
@@ -41,7 +47,9 @@ extension SectionStore {
             let list = try db.listRecord(named: name)
             // Names are compared byte for byte, as SQLite does: "é" (U+00E9) and "e" + U+0301
             // are different names.
-            guard !newName.utf8.elementsEqual(name.utf8) else { return Change(list: name, version: list.version) }
+            guard !newName.utf8.elementsEqual(name.utf8) else {
+                return Change(list: name, version: list.version, committed: false)
+            }
             if try db.listExists(named: newName) { throw RepositoryError.listExists(newName) }
             try db.renameList(list, to: newName)
             return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))

@@ -1,73 +1,168 @@
 
+/// A value read from a list, with the list's version it was read at (in the same read
+/// transaction): what `versionedRowCount(of:in:atVersion:)` and `versionedPath(ofRow:in:atVersion:)`
+/// return.
+public struct Versioned<Value: Sendable>: Sendable {
+    /// What was read.
+    public var value: Value
+    /// The list's version `value` was read at.
+    public var version: Int64
+
+    /// Creates a value read at a version.
+    public init(_ value: Value, version: Int64) {
+        self.value = value
+        self.version = version
+    }
+}
+
+extension Versioned: Equatable where Value: Equatable {}
+extension Versioned: Hashable where Value: Hashable {}
+
 /// Reads that cost what they return: what a table view's data source calls. Each runs in one
-/// read transaction, so what it returns is one consistent state of the list.
+/// read transaction, so what it returns is one consistent state of the list, and each says the
+/// list's version it read (`LocatedRow.version`, `ListWindow.version`, `ListOutline.version`,
+/// `Versioned.version`).
+///
+/// Each takes an optional `atVersion`: the version the caller shows. When it is given and the
+/// list is at another version, the read throws `RepositoryError.listMovedOn(list:expected:current:)`
+/// and reads nothing, so a view never mixes an index path of the version it shows with rows of a
+/// newer one: it applies the changes it has not yet applied (`updates(of:)`,
+/// `changes(of:since:)`) and reads again. An index a read finds out of range
+/// (`.sectionIndexOutOfRange`, `.rowIndexOutOfRange`) names the version it was looked up in.
 extension SectionStore {
-    /// The list's sections with their row counts, but no rows.
-    /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    public func outline(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListOutline {
+    /// Runs `body` in one read transaction over the list named `list`, after checking that it is
+    /// at `expected` (when given); out-of-range errors `body` throws name the version read.
+    func readList<T: Sendable>(
+        _ list: String, atVersion expected: Int64?, _ body: (any Database, ListRecord) throws -> T
+    ) throws -> T {
         try read { db in
             let record = try db.listRecord(named: list)
-            return ListOutline(
+            if let expected, expected != record.version {
+                throw RepositoryError.listMovedOn(list: record.name, expected: expected, current: record.version)
+            }
+            do {
+                return try body(db, record)
+            } catch let error as RepositoryError {
+                throw error.read(atVersion: record.version)
+            }
+        }
+    }
+
+    /// The list's sections with their row counts, but no rows.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
+    /// - Complexity: O(s) in the number of sections; independent of the number of rows.
+    public func outline(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) throws -> ListOutline {
+        try readList(list, atVersion: expected) { db, record in
+            ListOutline(
                 listID: record.id, name: record.name, version: record.version, isEditing: editing,
                 sections: try db.sectionRecords(of: record).map(\.info))
         }
     }
 
-    /// The number of rows in a section.
+    /// The number of rows in a section. `versionedRowCount(of:in:atVersion:)` also says the
+    /// version it read.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the list's sections (sections are ordered, not ranked: an index or an id
     ///   is found through the `(list_id, position)` index, a title by reading the titles);
     ///   independent of the rows.
-    public func rowCount(of section: SectionRef, in list: String = SectionStore.defaultList) throws -> Int {
-        try read { db in try db.section(section, in: db.listRecord(named: list)).rowCount }
+    public func rowCount(
+        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> Int {
+        try versionedRowCount(of: section, in: list, atVersion: expected).value
     }
 
-    /// The row a reference names (`S:R`, `S:end`, `#ID`), with its index path and section.
-    /// - Throws: `RepositoryError.rowIndexOutOfRange`, `.sectionIndexOutOfRange`,
-    ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
-    /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
-    public func row(_ ref: RowRef, in list: String = SectionStore.defaultList) throws -> LocatedRow {
-        try read { db in
-            let record = try db.listRecord(named: list)
-            let row = try db.row(ref, in: record)
-            return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info)
+    /// The number of rows in a section, with the list's version it was read at.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
+    /// - Complexity: as `rowCount(of:in:atVersion:)`.
+    public func versionedRowCount(
+        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> Versioned<Int> {
+        try readList(list, atVersion: expected) { db, record in
+            Versioned(try db.section(section, in: record).rowCount, version: record.version)
         }
     }
 
-    /// The row at an index path.
-    /// - Complexity: O(log n) in the section's rows.
-    public func row(at path: RowPath, in list: String = SectionStore.defaultList) throws -> LocatedRow {
-        try row(.at(path.section, path.row), in: list)
+    /// The row a reference names (`S:R`, `S:end`, `#ID`), with its index path, its section and
+    /// the list's version it was read at (`LocatedRow.version`).
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.rowIndexOutOfRange`, `.sectionIndexOutOfRange` (naming the version read),
+    ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
+    /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
+    public func row(
+        _ ref: RowRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> LocatedRow {
+        try readList(list, atVersion: expected) { db, record in
+            let row = try db.row(ref, in: record)
+            return LocatedRow(
+                path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info, version: record.version)
+        }
     }
 
-    /// The index path of the row with this id.
-    /// - Throws: `RepositoryError.rowNotFound` when the list has no such row.
+    /// The row at an index path, read as `row(_:in:atVersion:)` reads it.
     /// - Complexity: O(log n) in the section's rows.
-    public func path(ofRow id: Int64, in list: String = SectionStore.defaultList) throws -> RowPath {
-        try read { db in try db.row(.id(id), in: db.listRecord(named: list)).path }
+    public func row(
+        at path: RowPath, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> LocatedRow {
+        try row(.at(path.section, path.row), in: list, atVersion: expected)
+    }
+
+    /// The index path of the row with this id. `versionedPath(ofRow:in:atVersion:)` also says
+    /// the version it read.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.rowNotFound` when the list has no such row.
+    /// - Complexity: O(log n) in the section's rows.
+    public func path(
+        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> RowPath {
+        try versionedPath(ofRow: id, in: list, atVersion: expected).value
+    }
+
+    /// The index path of the row with this id, with the list's version it was read at.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.rowNotFound` when the list has no such row.
+    /// - Complexity: O(log n) in the section's rows.
+    public func versionedPath(
+        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> Versioned<RowPath> {
+        try readList(list, atVersion: expected) { db, record in
+            Versioned(try db.row(.id(id), in: record).path, version: record.version)
+        }
     }
 
     /// Up to `limit` consecutive rows starting at `start`, crossing into the following sections
     /// in order, with the sections they belong to. `start.row` may equal the section's row
     /// count (the end of the section): the window then begins with the next section's rows.
     /// Empty sections passed on the way are included, so an editing view can show their footers.
-    /// - Throws: `RepositoryError.sectionIndexOutOfRange` or `.rowIndexOutOfRange` (valid rows
-    ///   are `0…count`) when `start` is outside the list, `.negativeWindowLimit` for a negative limit.
+    /// - Parameter expected: when given, the version the list must be at (see the reads above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.sectionIndexOutOfRange` or `.rowIndexOutOfRange` (valid rows are `0…count`; the error
+    ///   names the version read) when `start` is outside the list; `.negativeWindowLimit` for a
+    ///   negative limit.
     /// - Complexity: O(log n + limit + sections passed).
     public func window(
-        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
+        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
+        atVersion expected: Int64? = nil
     ) throws -> ListWindow {
-        try window(startingAt: .at(start.section, start.row), limit: limit, in: list, editing: editing)
+        try window(startingAt: .at(start.section, start.row), limit: limit, in: list, editing: editing, atVersion: expected)
     }
 
-    /// `window(from:limit:in:editing:)` starting at a row reference: `S:R` (`R` may be the
+    /// `window(from:limit:in:editing:atVersion:)` starting at a row reference: `S:R` (`R` may be the
     /// section's row count), `S:end` (the section's last row) or `#ID`, resolved in the same read.
     /// - Complexity: O(log n + limit + sections passed).
     public func window(
-        startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false
+        startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
+        atVersion expected: Int64? = nil
     ) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
-        return try read { db in
-            let record = try db.listRecord(named: list)
+        return try readList(list, atVersion: expected) { db, record in
             var section: SectionRecord
             var firstRow: Int
             switch start {

@@ -62,9 +62,13 @@ extension SectionStore {
     }
 
     /// The list's header alone: name, version, counts.
+    /// - Parameter expected: when given, the version the list must be at: at any other, the read
+    ///   throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    public func header(of list: String = SectionStore.defaultList, editing: Bool = false) throws -> ListHeader {
-        try read { db in try db.listHeader(of: db.listRecord(named: list), editing: editing) }
+    public func header(
+        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    ) throws -> ListHeader {
+        try readList(list, atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }
     }
 }
 

@@ -105,15 +105,17 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     /// (the order the store checks them in). A number too large for an `Int` reaches the store
     /// as `Int.max` (or `Int.min`), and is reported as the digits that were written.
     static func about(_ error: RepositoryError, writtenAs places: [WrittenPlace]) -> CLIError? {
+        func inVersion(_ version: Int64?) -> String { version.map { " in version \($0) of the list" } ?? "" }
         func written(_ literal: (WrittenPlace) -> String?) -> String? {
             places.lazy.compactMap(literal).first.map { TextEscaping.excerpt($0) }
         }
         switch error {
-        case .sectionIndexOutOfRange(let index, let valid):
+        case .sectionIndexOutOfRange(let index, let valid, let version):
             guard let section = written({ if case .sectionIndex(index, let literal) = $0 { literal } else { nil } }) else { return nil }
             return CLIError(
-                "section index \(section) is out of range" + (valid.map { " (valid: \(rangeText($0)))" } ?? ": the list has no sections"))
-        case .rowIndexOutOfRange(let index, let section, let valid):
+                "section index \(section) is out of range" + (valid.map { " (valid: \(rangeText($0)))" } ?? ": the list has no sections")
+                    + inVersion(version))
+        case .rowIndexOutOfRange(let index, let section, let valid, let version):
             // `end` in an empty section (reported with a negative index) matches too: there is no
             // number to quote, and the store's own words say it.
             let place = places.first { place in
@@ -123,8 +125,10 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             }
             guard case .rowIndex(.index, _, let literal)? = place else { return nil }
             let row = TextEscaping.excerpt(literal)
-            guard let valid else { return CLIError("row index \(row) is out of range: section \(section) has no rows") }
-            return CLIError("row index \(row) is out of range for section \(section) (valid: \(rangeText(valid)))")
+            guard let valid else {
+                return CLIError("row index \(row) is out of range: section \(section) has no rows" + inVersion(version))
+            }
+            return CLIError("row index \(row) is out of range for section \(section) (valid: \(rangeText(valid)))" + inVersion(version))
         case .sectionNotFound(.id(let id), let list, let titles):
             guard let section = written({ if case .sectionID(id, let literal) = $0 { literal } else { nil } }) else { return nil }
             let choices = titles.isEmpty ? "it has no sections" : "sections: " + listed(titles)

@@ -197,12 +197,14 @@ enum JSONShapes {
         ])
     }
 
-    /// `{"list", "version", "id"?, "changes": {"sections": {…}, "rows": {…}}}`; `id` only when
-    /// the change created something.
+    /// `{"list", "version", "committed", "id"?, "changes": {"sections": {…}, "rows": {…}}}`; `id`
+    /// only when the change created something; `committed` false for a change that committed
+    /// nothing (its `version` is then the one the edit was checked against).
     static func change(_ change: Change) -> JSONValue {
         var members: [(key: String, value: JSONValue)] = [
             ("list", .string(change.list)),
             ("version", .int(change.version)),
+            ("committed", .bool(change.committed)),
         ]
         if let id = change.createdID { members.append(("id", .int(id))) }
         members.append(("changes", changeset(change.changeset)))

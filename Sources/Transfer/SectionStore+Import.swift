@@ -92,7 +92,10 @@ final class NativeImporter {
         changeset.insertedSections = Array(firstSection..<appender.sectionCount)
         changeset.insertedSectionIDs = appender.appendedSectionIDs
         let version = changeset.isEmpty ? list.version : try store.bumpVersion(of: list, recording: changeset, db: db)
-        changes.append(Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset))
+        changes.append(
+            Change(
+                list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset,
+                committed: created || !changeset.isEmpty))
         self.list = nil
         self.appender = nil
     }
@@ -120,6 +123,8 @@ extension SectionStore {
         changeset.insertedSections = Array(first..<appender.sectionCount)
         changeset.insertedSectionIDs = appender.appendedSectionIDs
         let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
-        return Change(list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset)
+        return Change(
+            list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset,
+            committed: created || !changeset.isEmpty)
     }
 }

@@ -103,16 +103,16 @@ struct ReadTests {
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         try store.apply(.addRow(.text("a"), to: .at(0, 0)))
-        #expect(throws: RepositoryError.rowIndexOutOfRange(2, section: 0, valid: 0...1)) {
+        #expect(throws: RepositoryError.rowIndexOutOfRange(2, section: 0, valid: 0...1, version: 2)) {
             try store.window(from: RowPath(section: 0, row: 2), limit: 1)
         }
-        #expect(throws: RepositoryError.sectionIndexOutOfRange(1, valid: 0...0)) {
+        #expect(throws: RepositoryError.sectionIndexOutOfRange(1, valid: 0...0, version: 2)) {
             try store.window(from: RowPath(section: 1, row: 0), limit: 1)
         }
         #expect(throws: RepositoryError.negativeWindowLimit(-1)) {
             try store.window(from: RowPath(section: 0, row: 0), limit: -1)
         }
-        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0)) { try store.row(at: RowPath(section: 0, row: 1)) }
+        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0, version: 2)) { try store.row(at: RowPath(section: 0, row: 1)) }
         #expect(throws: RepositoryError.rowNotFound(99, list: "default")) { try store.path(ofRow: 99) }
         // A window may start at a reference too; S:end is the last row.
         let window = try store.window(startingAt: .path(.index(0), .end), limit: 3)

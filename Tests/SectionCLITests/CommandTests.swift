@@ -47,14 +47,14 @@ import Testing
         #expect(try cli.ok(["section", "add", "To do"]) == "Added section 0 (#1); list \"default\" is at version 1.\n")
         #expect(
             try cli.ok(["--json", "section", "add", "Urgent", "--at", "0"])
-                == #"{"list":"default","version":2,"id":2,"changes":{"sections":{"deleted":[],"inserted":[0],"moved":[],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":2,"committed":true,"id":2,"changes":{"sections":{"deleted":[],"inserted":[0],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[2],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["section", "rename", "Urgent", "Today"]) == "Updated section 0; list \"default\" is at version 3.\n")
         #expect(
             try cli.ok(["--json", "section", "set", "#1", "--empty-text", "Nothing to do"])
-                == #"{"list":"default","version":4,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1],"footers":[1]},"#
+                == #"{"list":"default","version":4,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1],"footers":[1]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
@@ -63,7 +63,7 @@ import Testing
         #expect(try cli.ok(["show", "--editing"]).contains("[1] To do  #1\n       (No Data)\n"))
         #expect(
             try cli.ok(["--json", "section", "move", "Today", "1"])
-                == #"{"list":"default","version":6,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":0,"to":1}],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":6,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":0,"to":1}],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
@@ -78,13 +78,13 @@ import Testing
         #expect(try cli.ok(["row", "add", "Done", "Sleep", "--at", "0"]) == "Added row 1:0 (#4); list \"default\" is at version 6.\n")
         #expect(
             try cli.ok(["--json", "row", "add", "0", "First", "--at", "0"])
-                == #"{"list":"default","version":7,"id":5,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":7,"committed":true,"id":5,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[5],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(
             try cli.ok(["--json", "row", "move", "0:1", "1:end"])
-                == #"{"list":"default","version":8,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":8,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,1],"to":[1,1]}],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
@@ -92,12 +92,36 @@ import Testing
         #expect(try cli.ok(["row", "move", "0:2", "0:2"]) == "Nothing changed; list \"default\" is still at version 9.\n")
         #expect(
             try cli.ok(["--json", "row", "set", "0:0", "--title", "Call Mom today"])
-                == #"{"list":"default","version":10,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":10,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[[0,0]]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[2]}}}}"# + "\n")
         #expect(try cli.ok(["row", "delete", "0:end"]) == "Deleted row 0:2; list \"default\" is at version 11.\n")
         #expect(try cli.orderedOutline() == [["To do", "Call Mom today", "Write report"], ["Done", "Sleep", "Buy milk"]])
+    }
+
+    @Test func aChangeThatChangesNothingSaysItCommittedNothing() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let moved = try cli.run(["--json", "row", "move", "0:0", "0:1"]).json()
+        #expect(moved["committed"] as? Bool == true)
+        #expect(moved["version"] as? Int == 6)
+        // Onto its own place: nothing is written, and the version is the one it was checked against.
+        let nothing = try cli.run(["--json", "row", "move", "0:1", "0:1"])
+        #expect(nothing.status == 0)
+        let json = try nothing.json()
+        #expect(json["committed"] as? Bool == false)
+        #expect(json["version"] as? Int == 6)
+        #expect(json["id"] == nil)
+        let renamed = try cli.run(["--json", "section", "rename", "Done", "Done"]).json()
+        #expect(renamed["committed"] as? Bool == false)
+        // A session whose edits add up to nothing commits nothing when saved.
+        let session = try cli.run(["--json", "edit"], input: "row move 0:0 0:2\nrow move 0:2 0:0\nsave\n")
+        #expect(session.status == 0, "\(session.stderr)")
+        let saved = try session.json()
+        #expect(saved["committed"] as? Bool == false)
+        #expect(saved["version"] as? Int == 6)
+        #expect(try cli.run(["--json", "show"]).json()["version"] as? Int == 6)
     }
 
     @Test func fieldRowsAndValues() throws {
@@ -135,7 +159,7 @@ import Testing
         #expect(try cli.ok(["list", "add", "work"]) == "Created list \"work\" (#2).\n")
         #expect(
             try cli.ok(["--json", "list", "add", "home"])
-                == #"{"list":"home","version":0,"id":3,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
+                == #"{"list":"home","version":0,"committed":true,"id":3,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")

@@ -30,7 +30,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout
-                == #"{"list":"default","version":6,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":1,"to":0}],"updated":[],"footers":[]},"#
+                == #"{"list":"default","version":6,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":1,"to":0}],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[[0,0]],"inserted":[],"moved":[{"from":[0,2],"to":[1,0]}],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
                 + #""rows":{"deleted":[1],"inserted":[],"moved":[3],"updated":[]}}}}"# + "\n")

@@ -38,10 +38,14 @@ import Testing
         changeset.movedSections = [.init(from: 2, to: 0)]
         #expect(
             JSONShapes.change(Change(list: "default", version: 4, createdID: 9, changeset: changeset)).rendered
-                == #"{"list":"default","version":4,"id":9,"changes":{"sections":{"deleted":[],"inserted":[],"#
+                == #"{"list":"default","version":4,"committed":true,"id":9,"changes":{"sections":{"deleted":[],"inserted":[],"#
                 + #""moved":[{"from":2,"to":0}],"updated":[],"footers":[]},"rows":{"deleted":[[0,2]],"inserted":[],"#
                 + #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]}}}"#)
         #expect(!JSONShapes.change(Change(list: "l", version: 1)).rendered.contains("\"id\""))
+        // A change that committed nothing says so; its other fields keep their meaning.
+        #expect(
+            JSONShapes.change(Change(list: "l", version: 3, committed: false)).rendered
+                .hasPrefix(#"{"list":"l","version":3,"committed":false,"changes":{"sections":{"deleted":[],"#))
         // With the ids of what changed, written last.
         changeset.deletedRowIDs = [7]
         changeset.movedRowIDs = [4]

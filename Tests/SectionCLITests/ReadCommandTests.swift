@@ -32,7 +32,7 @@ import Testing
         let cli = try seeded()
         let missing = try cli.run(["row", "get", "0:3"])
         #expect(missing.status == 1)
-        #expect(missing.stderr == "sectionctl: error: row index 3 is out of range for section 0 (valid: 0…2)\n")
+        #expect(missing.stderr == "sectionctl: error: row index 3 is out of range for section 0 (valid: 0…2) in version 8 of the list\n")
         let malformed = try cli.run(["row", "get", "zero"])
         #expect(malformed.status == 2)
         #expect(try cli.run(["row", "get", "1:end"]).status == 1)
@@ -71,7 +71,7 @@ import Testing
         #expect(bad.stderr.hasPrefix("sectionctl: error: --limit takes a number of rows, 0 or more, not \"-1\"\n"))
         let past = try cli.run(["show", "--from", "0:4"])
         #expect(past.status == 1)
-        #expect(past.stderr == "sectionctl: error: row index 4 is out of range for section 0 (valid: 0…3)\n")
+        #expect(past.stderr == "sectionctl: error: row index 4 is out of range for section 0 (valid: 0…3) in version 8 of the list\n")
     }
 
     @Test func checkSaysOkOrNamesEachProblem() throws {

@@ -188,8 +188,8 @@ extension RowMoveArguments {
             (["row", "move", "0:0", "1:01"], "row index 01 is out of range for section 1 (valid: 0)"),
             (["row", "move", "To do:-01", "1:0"], "row index -01 is out of range for section 0 (valid: 0…2)"),
             (["row", "add", "0", "x", "--at", "0004"], "row index 0004 is out of range for section 0 (valid: 0…3)"),
-            (["row", "get", "0:003"], "row index 003 is out of range for section 0 (valid: 0…2)"),
-            (["show", "--from", "0:04"], "row index 04 is out of range for section 0 (valid: 0…3)"),
+            (["row", "get", "0:003"], "row index 003 is out of range for section 0 (valid: 0…2) in version 5 of the list"),
+            (["show", "--from", "0:04"], "row index 04 is out of range for section 0 (valid: 0…3) in version 5 of the list"),
         ]
         for (arguments, message) in cases {
             let result = try cli.run(arguments)

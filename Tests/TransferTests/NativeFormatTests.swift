@@ -124,7 +124,7 @@ struct NativeFormatTests {
         #expect(exported == "{\n  \"format\": \"sectionctl\",\n  \"version\": 1,\n  \"lists\": [\n    {\n      \"name\": \"default\",\n      \"sections\": []\n    }\n  ]\n}\n")
         let fresh = try fixture.freshStore("fresh.db")
         let changes = try fresh.importJSON(Data(exported))
-        #expect(changes == [Change(list: "default", version: 0)])
+        #expect(changes == [Change(list: "default", version: 0, committed: false)])
         #expect(try fresh.exportJSON() == exported)
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) { try fixture.store.exportJSON(list: "nope") }
     }

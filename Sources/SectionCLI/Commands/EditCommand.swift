@@ -233,12 +233,15 @@ final class EditCommand {
 
     private func save() throws {
         let editCount = session.editCount
-        let change: Change
+        var change: Change
         do {
             change = try session.save()
         } catch let error as RepositoryError {
             throw SaveFailure(error: CLIError.from(error))
         }
+        // A session whose edits add up to nothing writes nothing when saved: its changeset is
+        // empty, and any session that writes has one.
+        if change.changeset.isEmpty { change.committed = false }
         if context.json {
             context.printJSON(JSONShapes.change(change))
         } else {

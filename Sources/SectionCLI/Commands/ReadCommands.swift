@@ -5,20 +5,23 @@ enum RowGetCommand {
     static func run(_ arguments: RowGetArguments, context: Context) throws {
         let store = try context.openStore()
         try arguments.row.places.naming {
-            try print(try store.window(startingAt: arguments.row.reference, limit: 1, in: context.listName), context: context)
+            let window = try store.window(startingAt: arguments.row.reference, limit: 1, in: context.listName)
+            try print(window, context: context, readAt: window.version)
         }
     }
 
     /// Prints the first row of a one-row window (from the store, or an edit session's draft).
     /// - Throws: `RepositoryError.rowIndexOutOfRange` when the window starts past the last row of
-    ///   its section, as the store's own errors about the path are thrown.
-    static func print(_ window: ListWindow, context: Context) throws {
+    ///   its section, as the store's own errors about the path are thrown: naming `version`, the
+    ///   version of the list the store read (`nil` for a draft).
+    static func print(_ window: ListWindow, context: Context, readAt version: Int64? = nil) throws {
         // A window may start at a section's end; a row must exist.
         guard let part = window.parts.first, let row = part.rows.first else {
             let section = window.parts.first?.section
             let count = section?.rowCount ?? 0
             throw RepositoryError.rowIndexOutOfRange(
-                window.parts.first?.firstRow ?? 0, section: section?.index ?? 0, valid: count > 0 ? 0...(count - 1) : nil)
+                window.parts.first?.firstRow ?? 0, section: section?.index ?? 0, valid: count > 0 ? 0...(count - 1) : nil,
+                version: version)
         }
         let path = RowPath(section: part.section.index, row: part.firstRow)
         if context.json {
