@@ -74,7 +74,7 @@ extension Benchmark {
 
     /// Writes a native document of one list, `list`, with one section of `rows` text rows.
     static func writeOneSectionDocument(rows: Int, list: String, to path: String) throws {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? handle.close() }
         try handle.write(contentsOf: Data("{\"lists\":[{\"name\":\"\(list)\",\"sections\":[{\"title\":\"Bulk\",\"rows\":[".utf8))
