@@ -21,6 +21,11 @@ import Foundation
 
 @testable import Postgres
 @testable import Repository
+import RepositoryPostgres
+
+/// Server locations are shown and their errors mapped by the PostgreSQL backend, as in
+/// `sectionctl`, which registers it at start.
+private let backendRegistered: Void = PostgreSQLBackend.register()
 
 /// A password the harness plants where the input has a byte 0x01: only unreserved URI
 /// characters, so that no encoding changes it.
@@ -58,6 +63,7 @@ private func isPlaceholder(_ shown: String) -> Bool {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConnectionStrings(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    _ = backendRegistered
     var bytes: [UInt8] = []
     for byte in UnsafeBufferPointer(start: data, count: size) {
         if byte == 0x01 { bytes += Array(plant.utf8) } else { bytes.append(byte) }
