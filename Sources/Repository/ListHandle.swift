@@ -62,36 +62,74 @@ public struct ListHandle: Sendable, Hashable {
     public func delete(force: Bool = false) throws -> Change { try store.deleteList(name, force: force) }
 
     // MARK: - Reads
+    //
+    // Every read says the list's version it read. Given `atVersion:`, a read of a list at any
+    // other version reads nothing and throws `RepositoryError.listMovedOn`: a view reads at the
+    // version it shows (see "The protocol a view follows" in the README).
 
-    /// The list's header: version, counts (`SectionStore.header(of:editing:)`).
-    public func header(editing: Bool = false) throws -> ListHeader { try store.header(of: name, editing: editing) }
-
-    /// The list's sections and their counts (`SectionStore.outline(of:editing:)`).
-    public func outline(editing: Bool = false) throws -> ListOutline { try store.outline(of: name, editing: editing) }
-
-    /// The whole list (`SectionStore.snapshot(of:editing:)`).
-    public func snapshot(editing: Bool = false) throws -> ListSnapshot { try store.snapshot(of: name, editing: editing) }
-
-    /// The row at `path` (`SectionStore.row(at:in:)`).
-    public func row(at path: RowPath) throws -> LocatedRow { try store.row(at: path, in: name) }
-
-    /// The row `ref` names (`SectionStore.row(_:in:)`).
-    public func row(_ ref: RowRef) throws -> LocatedRow { try store.row(ref, in: name) }
-
-    /// Where row `id` is (`SectionStore.path(ofRow:in:)`).
-    public func path(ofRow id: Int64) throws -> RowPath { try store.path(ofRow: id, in: name) }
-
-    /// How many rows `section` has (`SectionStore.rowCount(of:in:)`).
-    public func rowCount(of section: SectionRef) throws -> Int { try store.rowCount(of: section, in: name) }
-
-    /// Up to `limit` rows from `start` (`SectionStore.window(from:limit:in:editing:)`).
-    public func window(from start: RowPath, limit: Int, editing: Bool = false) throws -> ListWindow {
-        try store.window(from: start, limit: limit, in: name, editing: editing)
+    /// The list's header: version, counts (`SectionStore.header(of:editing:atVersion:)`).
+    public func header(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListHeader {
+        try store.header(of: name, editing: editing, atVersion: expected)
     }
 
-    /// Up to `limit` rows from the row `start` names (`SectionStore.window(startingAt:limit:in:editing:)`).
-    public func window(startingAt start: RowRef, limit: Int, editing: Bool = false) throws -> ListWindow {
-        try store.window(startingAt: start, limit: limit, in: name, editing: editing)
+    /// The list's sections and their counts (`SectionStore.outline(of:editing:atVersion:)`).
+    public func outline(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListOutline {
+        try store.outline(of: name, editing: editing, atVersion: expected)
+    }
+
+    /// The whole list (`SectionStore.snapshot(of:editing:atVersion:)`).
+    public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListSnapshot {
+        try store.snapshot(of: name, editing: editing, atVersion: expected)
+    }
+
+    /// Every section and row in order, one at a time, in one read, in O(1) memory
+    /// (`SectionStore.forEachItem(of:editing:start:_:)`).
+    public func forEachItem(
+        editing: Bool = false, start: (ListHeader) throws -> Void = { _ in }, _ body: (ListItem) throws -> Void
+    ) throws {
+        try store.forEachItem(of: name, editing: editing, start: start, body)
+    }
+
+    /// The row at `path` (`SectionStore.row(at:in:atVersion:)`).
+    public func row(at path: RowPath, atVersion expected: Int64? = nil) throws -> LocatedRow {
+        try store.row(at: path, in: name, atVersion: expected)
+    }
+
+    /// The row `ref` names (`SectionStore.row(_:in:atVersion:)`).
+    public func row(_ ref: RowRef, atVersion expected: Int64? = nil) throws -> LocatedRow {
+        try store.row(ref, in: name, atVersion: expected)
+    }
+
+    /// Where row `id` is (`SectionStore.path(ofRow:in:atVersion:)`).
+    public func path(ofRow id: Int64, atVersion expected: Int64? = nil) throws -> RowPath {
+        try store.path(ofRow: id, in: name, atVersion: expected)
+    }
+
+    /// Where row `id` is, with the version read (`SectionStore.versionedPath(ofRow:in:atVersion:)`).
+    public func versionedPath(ofRow id: Int64, atVersion expected: Int64? = nil) throws -> Versioned<RowPath> {
+        try store.versionedPath(ofRow: id, in: name, atVersion: expected)
+    }
+
+    /// How many rows `section` has (`SectionStore.rowCount(of:in:atVersion:)`).
+    public func rowCount(of section: SectionRef, atVersion expected: Int64? = nil) throws -> Int {
+        try store.rowCount(of: section, in: name, atVersion: expected)
+    }
+
+    /// How many rows `section` has, with the version read (`SectionStore.versionedRowCount(of:in:atVersion:)`).
+    public func versionedRowCount(of section: SectionRef, atVersion expected: Int64? = nil) throws -> Versioned<Int> {
+        try store.versionedRowCount(of: section, in: name, atVersion: expected)
+    }
+
+    /// Up to `limit` rows from `start` (`SectionStore.window(from:limit:in:editing:atVersion:)`).
+    public func window(from start: RowPath, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListWindow {
+        try store.window(from: start, limit: limit, in: name, editing: editing, atVersion: expected)
+    }
+
+    /// Up to `limit` rows from the row `start` names (`SectionStore.window(startingAt:limit:in:editing:atVersion:)`).
+    public func window(
+        startingAt start: RowRef, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil
+    ) throws -> ListWindow {
+        try store.window(startingAt: start, limit: limit, in: name, editing: editing, atVersion: expected)
     }
 
     /// What changed since `version`, as one changeset (`SectionStore.changes(of:since:)`).
@@ -116,27 +154,63 @@ public struct ListHandle: Sendable, Hashable {
     @discardableResult
     public func redo() async throws -> Change { try await store.redo(list: name) }
 
-    /// `outline(editing:)`, off the cooperative pool.
-    public func outline(editing: Bool = false) async throws -> ListOutline { try await store.outline(of: name, editing: editing) }
+    /// `outline(editing:atVersion:)`, off the cooperative pool.
+    public func outline(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListOutline {
+        try await store.outline(of: name, editing: editing, atVersion: expected)
+    }
 
-    /// `snapshot(editing:)`, off the cooperative pool.
-    public func snapshot(editing: Bool = false) async throws -> ListSnapshot { try await store.snapshot(of: name, editing: editing) }
+    /// `snapshot(editing:atVersion:)`, off the cooperative pool.
+    public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListSnapshot {
+        try await store.snapshot(of: name, editing: editing, atVersion: expected)
+    }
 
-    /// `row(at:)`, off the cooperative pool: what `cellForRowAt` reads.
-    public func row(at path: RowPath) async throws -> LocatedRow { try await store.row(at: path, in: name) }
+    /// `row(at:atVersion:)`, off the cooperative pool: what `cellForRowAt` reads.
+    public func row(at path: RowPath, atVersion expected: Int64? = nil) async throws -> LocatedRow {
+        try await store.row(at: path, in: name, atVersion: expected)
+    }
 
-    /// `row(_:)`, off the cooperative pool.
-    public func row(_ ref: RowRef) async throws -> LocatedRow { try await store.row(ref, in: name) }
+    /// `row(_:atVersion:)`, off the cooperative pool.
+    public func row(_ ref: RowRef, atVersion expected: Int64? = nil) async throws -> LocatedRow {
+        try await store.row(ref, in: name, atVersion: expected)
+    }
 
-    /// `path(ofRow:)`, off the cooperative pool.
-    public func path(ofRow id: Int64) async throws -> RowPath { try await store.path(ofRow: id, in: name) }
+    /// `path(ofRow:atVersion:)`, off the cooperative pool.
+    public func path(ofRow id: Int64, atVersion expected: Int64? = nil) async throws -> RowPath {
+        try await store.path(ofRow: id, in: name, atVersion: expected)
+    }
 
-    /// `rowCount(of:)`, off the cooperative pool.
-    public func rowCount(of section: SectionRef) async throws -> Int { try await store.rowCount(of: section, in: name) }
+    /// `versionedPath(ofRow:atVersion:)`, off the cooperative pool.
+    public func versionedPath(ofRow id: Int64, atVersion expected: Int64? = nil) async throws -> Versioned<RowPath> {
+        try await store.versionedPath(ofRow: id, in: name, atVersion: expected)
+    }
 
-    /// `window(from:limit:editing:)`, off the cooperative pool.
-    public func window(from start: RowPath, limit: Int, editing: Bool = false) async throws -> ListWindow {
-        try await store.window(from: start, limit: limit, in: name, editing: editing)
+    /// `rowCount(of:atVersion:)`, off the cooperative pool.
+    public func rowCount(of section: SectionRef, atVersion expected: Int64? = nil) async throws -> Int {
+        try await store.rowCount(of: section, in: name, atVersion: expected)
+    }
+
+    /// `versionedRowCount(of:atVersion:)`, off the cooperative pool.
+    public func versionedRowCount(of section: SectionRef, atVersion expected: Int64? = nil) async throws -> Versioned<Int> {
+        try await store.versionedRowCount(of: section, in: name, atVersion: expected)
+    }
+
+    /// `window(from:limit:editing:atVersion:)`, off the cooperative pool.
+    public func window(from start: RowPath, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListWindow {
+        try await store.window(from: start, limit: limit, in: name, editing: editing, atVersion: expected)
+    }
+
+    /// `window(startingAt:limit:editing:atVersion:)`, off the cooperative pool.
+    public func window(
+        startingAt start: RowRef, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil
+    ) async throws -> ListWindow {
+        let name = name
+        return try await store.perform { try $0.window(startingAt: start, limit: limit, in: name, editing: editing, atVersion: expected) }
+    }
+
+    /// `header(editing:atVersion:)`, off the cooperative pool.
+    public func header(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListHeader {
+        let name = name
+        return try await store.perform { try $0.header(of: name, editing: editing, atVersion: expected) }
     }
 
     /// `changes(since:)`, off the cooperative pool.

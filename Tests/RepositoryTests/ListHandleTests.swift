@@ -48,6 +48,67 @@ struct ListHandleTests {
         #expect(try store.lists().map(\.name) == ["default"])
     }
 
+    @Test(arguments: Backend.all) func aHandleReadsAtTheVersionItIsGiven(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        try fixture.store.createList(named: "work")
+        let work = fixture.store.list("work")
+        try work.apply(.addSection(title: "A"))
+        let row = try #require(try work.apply(.addRow(.text("a"), to: .at(0, 0))).createdID)
+        let shown = try work.outline()
+        #expect(shown.version == 2)
+
+        // At the version shown, every read answers, and says the version it read.
+        #expect(try work.header(atVersion: 2).rowCount == 1)
+        #expect(try work.outline(atVersion: 2) == shown)
+        #expect(try work.snapshot(atVersion: 2).sections.map(\.title) == ["A"])
+        #expect(try work.row(at: RowPath(section: 0, row: 0), atVersion: 2).row.id == row)
+        #expect(try work.row(.id(row), atVersion: 2).version == 2)
+        #expect(try work.path(ofRow: row, atVersion: 2) == RowPath(section: 0, row: 0))
+        #expect(try work.versionedPath(ofRow: row) == Versioned(RowPath(section: 0, row: 0), version: 2))
+        #expect(try work.rowCount(of: .index(0), atVersion: 2) == 1)
+        #expect(try work.versionedRowCount(of: .index(0)) == Versioned(1, version: 2))
+        #expect(try work.window(from: RowPath(section: 0, row: 0), limit: 1, atVersion: 2).version == 2)
+        #expect(try work.window(startingAt: .id(row), limit: 1, atVersion: 2).rowCount == 1)
+        var items: [String] = []
+        try work.forEachItem(start: { items.append("v\($0.version)") }) { item in
+            switch item {
+            case .section(let section): items.append(section.title)
+            case .row(let row, _): items.append(row.title)
+            }
+        }
+        #expect(items == ["v2", "A", "a"])
+
+        // Another writer moves the list on: each read at the version shown refuses, naming it.
+        try fixture.reopen().list("work").apply(.addSection(title: "B"))
+        let movedOn = RepositoryError.listMovedOn(list: "work", expected: 2, current: 3)
+        #expect(throws: movedOn) { try work.header(atVersion: 2) }
+        #expect(throws: movedOn) { try work.outline(atVersion: 2) }
+        #expect(throws: movedOn) { try work.snapshot(atVersion: 2) }
+        #expect(throws: movedOn) { try work.row(at: RowPath(section: 0, row: 0), atVersion: 2) }
+        #expect(throws: movedOn) { try work.path(ofRow: row, atVersion: 2) }
+        #expect(throws: movedOn) { try work.rowCount(of: .index(0), atVersion: 2) }
+        #expect(throws: movedOn) { try work.window(startingAt: .id(row), limit: 1, atVersion: 2) }
+        // The default list was never touched.
+        #expect(try fixture.store.outline().sections.isEmpty)
+    }
+
+    @Test(arguments: Backend.all) func aHandlesAsyncReadsTakeTheVersionToo(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
+        let list = fixture.store.list(SectionStore.defaultList)
+        try await list.apply(.addSection(title: "A"))
+        let row = try #require(try await list.apply(.addRow(.text("a"), to: .at(0, 0))).createdID)
+        #expect(try await list.header(atVersion: 2).version == 2)
+        #expect(try await list.window(startingAt: .id(row), limit: 1, atVersion: 2).rowCount == 1)
+        #expect(try await list.versionedRowCount(of: .index(0), atVersion: 2) == Versioned(1, version: 2))
+        #expect(try await list.versionedPath(ofRow: row, atVersion: 2) == Versioned(RowPath(section: 0, row: 0), version: 2))
+        try await fixture.reopen().list(SectionStore.defaultList).apply(.addSection(title: "B"))
+        let movedOn = RepositoryError.listMovedOn(list: "default", expected: 2, current: 3)
+        await #expect(throws: movedOn) { try await list.row(at: RowPath(section: 0, row: 0), atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.snapshot(atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.header(atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.outline(atVersion: 2) }
+    }
+
     @Test func aHandleOnAMissingListIsRefusedByItsFirstCall() throws {
         let fixture = try StoreFixture()
         let missing = fixture.store.list("nope")
