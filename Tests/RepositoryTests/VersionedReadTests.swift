@@ -10,24 +10,23 @@ import Testing
 /// A view that reads only what it shows, at the version it shows: the outline (sections and
 /// counts) of one version of the list, and each row at that version.
 final class VersionedListView {
-    let store: SectionStore
-    let list: String
+    let list: ListHandle
     /// The sections and counts shown, and the version they are of.
     private(set) var outline: ListOutline
-    /// Animates a change to the view (`nil`: reload it) and shows the outline after it.
+    /// Animates a change to the view (`nil`: reload it). It is called with the view already at
+    /// the outline after the change, which is what a batch update asks the data source for.
     var animate: (Changeset?, ListOutline) -> Void = { _, _ in }
 
-    init(store: SectionStore, list: String = SectionStore.defaultList) throws {
-        self.store = store
+    init(_ list: ListHandle) throws {
         self.list = list
-        outline = try store.outline(of: list)
+        outline = try list.outline()
     }
 
     /// `cellForRowAt`: the row at the path shown, read at the version shown; `nil` when the list
-    /// moved on (draw a placeholder: catching up reloads the cell).
+    /// moved on (draw a placeholder, and reconfigure the visible rows once caught up).
     func row(at path: RowPath) throws -> LocatedRow? {
         do {
-            return try store.row(at: path, in: list, atVersion: outline.version)
+            return try list.row(at: path, atVersion: outline.version)
         } catch RepositoryError.listMovedOn {
             return nil
         }
@@ -35,16 +34,16 @@ final class VersionedListView {
 
     /// Brings the view to the list's current version: the changes since the version shown, then
     /// the outline at exactly the version they lead to — once more when yet another change came
-    /// between the two reads. Call it for each update `updates(of:)` delivers past the version
+    /// between the two reads. Call it for each update `updates()` delivers past the version
     /// shown, and when a read says `listMovedOn`.
     func catchUp() throws {
         while true {
-            let changes = try store.changes(of: list, since: outline.version)
+            let changes = try list.changes(since: outline.version)
             guard changes.version != outline.version else { return }
             do {
-                let new = try store.outline(of: list, atVersion: changes.version)
-                animate(changes.changeset, new)
+                let new = try list.outline(atVersion: changes.version)
                 outline = new
+                animate(changes.changeset, new)
                 return
             } catch RepositoryError.listMovedOn {
                 continue
@@ -206,7 +205,7 @@ struct VersionedReadTests {
     @Test(arguments: Backend.all) func theReadmesViewReadsAtItsVersionAndCatchesUp(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         try twoSections(fixture.store)
-        let view = try VersionedListView(store: fixture.store)
+        let view = try VersionedListView(fixture.store.list("default"))
         var animated: [Changeset?] = []
         view.animate = { changeset, _ in animated.append(changeset) }
         #expect(try view.row(at: RowPath(section: 1, row: 0))?.row.title == "b0")

@@ -168,3 +168,30 @@ package func eventually(seconds: Double = hangGuardSeconds, _ condition: () thro
 /// Whether the tests run at the sizes that make them slow (`SECTIONCLI_TEST_LARGE=1`): by
 /// default they use small sizes that test the same behaviour.
 package var largeTestsEnabled: Bool { ProcessInfo.processInfo.environment["SECTIONCLI_TEST_LARGE"] == "1" }
+
+/// An executable product of this package as `swift build` left it: next to the test bundle
+/// (the build directory of `swift test`, whatever its scratch path), in the package's own
+/// `.build/debug`, or at `$<NAME>_BINARY` (`SECTIONCTL_BINARY`) when that is set.
+package func builtProduct(_ name: String) -> URL {
+    let variable = name.uppercased().replacingOccurrences(of: "-", with: "_") + "_BINARY"
+    if let path = ProcessInfo.processInfo.environment[variable] {
+        return URL(fileURLWithPath: path)
+    }
+    var candidates: [URL] = []
+    if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+    candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+    candidates.append(Bundle.main.bundleURL)
+    candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+    // The package's own .build, from this file's place in Tests/TestSupport.
+    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    candidates.append(package.appendingPathComponent(".build/debug"))
+    for directory in candidates {
+        let binary = directory.appendingPathComponent(name)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return binary
+        }
+    }
+    return candidates[0].appendingPathComponent(name)
+}

@@ -29,28 +29,7 @@ final class Sectionctl: Sendable {
     /// The database every run uses unless it passes `--db` itself.
     let databasePath: String
 
-    static let binary: URL = {
-        if let path = ProcessInfo.processInfo.environment["SECTIONCTL_BINARY"] {
-            return URL(fileURLWithPath: path)
-        }
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(Bundle.main.bundleURL)
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        // The package's own .build, from this file's place in Tests/SectionCLITests/Support.
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug"))
-        for directory in candidates {
-            let binary = directory.appendingPathComponent("sectionctl")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: binary.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                return binary
-            }
-        }
-        return candidates[0].appendingPathComponent("sectionctl")
-    }()
+    static let binary: URL = builtProduct("sectionctl")
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-tests-\(UUID().uuidString)")
