@@ -161,7 +161,7 @@ public final class SectionStore: Sendable {
         while true {
             do {
                 return try withConnection(mappingErrors: false) { db in
-                    try db.inTransaction(.write) {
+                    let result = try db.inTransaction(.write) {
                         try db.beginWriterMark()
                         let result = try body(db)
                         try RankTree.settle(db)
@@ -170,6 +170,10 @@ public final class SectionStore: Sendable {
                         try CancellationFlag.check()
                         return result
                     }
+                    // Committed. Free pages a large delete left go back to the file system; a
+                    // failure here (another writer holds the lock) leaves them for a later write.
+                    try? db.reclaimFreePages()
+                    return result
                 }
             } catch where error.isRetryableConflict && retrying && attempt < Self.serializationRetries {
                 attempt += 1
@@ -180,7 +184,7 @@ public final class SectionStore: Sendable {
         }
     }
 
-    private func withConnection<T: Sendable>(mappingErrors: Bool = true, _ body: (any Database) throws -> T) throws -> T {
+    func withConnection<T: Sendable>(mappingErrors: Bool = true, _ body: (any Database) throws -> T) throws -> T {
         do {
             return try connection.withLock { db in try body(db) }
         } catch {

@@ -159,6 +159,12 @@ package final class PostgresDatabase: Database {
         try NotificationSignal(database: self, listID: listID)
     }
 
+    /// A server's autovacuum reclaims dead rows by itself.
+    package func reclaimFreePages() throws {}
+
+    /// A server's autovacuum reclaims dead rows by itself: nothing to do.
+    package func compact() throws -> SpaceReport? { nil }
+
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.
     private func translate(_ sql: String) -> String {
         if let known = translated[sql] { return known }

@@ -256,6 +256,20 @@ enum JSONShapes {
         ])
     }
 
+    /// `vacuum`: `{"database", "vacuumed": true, "bytes_before", "bytes_after", "free_pages_before",
+    /// "reclaims_free_pages"}`; on a server `{"database", "vacuumed": false}`.
+    static func vacuum(_ report: SpaceReport?, database: String) -> JSONValue {
+        guard let report else { return .object([("database", .string(database)), ("vacuumed", .bool(false))]) }
+        return .object([
+            ("database", .string(database)),
+            ("vacuumed", .bool(true)),
+            ("bytes_before", .int(report.bytesBefore)),
+            ("bytes_after", .int(report.bytesAfter)),
+            ("free_pages_before", .int(report.freePagesBefore)),
+            ("reclaims_free_pages", .bool(report.reclaimsFreePages)),
+        ])
+    }
+
     /// `{"lists": [{"id", "name", "version", "sections", "rows"}]}`
     static func lists(_ lists: [ListSummary]) -> JSONValue {
         .object([

@@ -99,7 +99,7 @@ import Repository
         let nothing = try cli.run([], database: false)
         #expect(nothing.status == 2)
         #expect(
-            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, changes, watch, undo, redo, completion, help)\n"
+            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, undo, redo, completion, help)\n"
                 + "hint: see 'sectionctl --help'\n")
     }
 

@@ -110,6 +110,17 @@ package protocol Database: AnyObject {
     /// backend has (batched multi-row `INSERT`s; `COPY`). Rows reach the database by
     /// `RowAppender.finish()` at the latest; nothing else may use the connection meanwhile.
     func makeRowAppender() throws -> any RowAppender
+
+    /// After a write committed, outside any transaction: gives the file's free pages back to the
+    /// file system when many have built up (a large delete, an undo of an import), so that the
+    /// file stays proportional to what it holds. Does nothing where the engine reclaims space
+    /// by itself (a server's autovacuum).
+    func reclaimFreePages() throws
+
+    /// Rewrites the whole database compactly, outside any transaction, and from then on gives
+    /// free pages back after large deletes (`reclaimFreePages()`). `nil` where the engine
+    /// reclaims space by itself (a server).
+    func compact() throws -> SpaceReport?
 }
 
 /// What a transaction is for (`Database.inTransaction(_:_:)`).

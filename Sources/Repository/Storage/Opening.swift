@@ -165,6 +165,12 @@ enum SQLiteStorage {
         }
         try db.execute(script: "PRAGMA foreign_keys = ON; PRAGMA synchronous = FULL;")
         if !db.isReadOnly {
+            // A new file gives free pages back after large deletes (`Database.reclaimFreePages()`);
+            // the mode can be set only before the first table (an older file: `SectionStore.vacuum()`).
+            if inspection == .empty { try db.execute(script: "PRAGMA auto_vacuum = INCREMENTAL") }
+            // The write-ahead log is cut back to this size after it was reset, rather than
+            // keep the size a large transaction once gave it.
+            try db.execute(script: "PRAGMA journal_size_limit = \(SpaceReport.walSizeLimit)")
             do {
                 _ = try db.query("PRAGMA journal_mode = WAL") { $0.string(0) }
             } catch let error as SQLiteError where error.isDiskFull {

@@ -31,6 +31,7 @@ enum Catalog {
         ExportCommand.command,
         CheckCommand.command,
         RepairCommand.command,
+        VacuumCommand.command,
         ChangesCommand.command,
         WatchCommand.command,
         UndoCommands.undo,

@@ -102,3 +102,58 @@ enum RepairCommand {
             + "sectionctl\(database) export --all | sectionctl --db NEW.db import - (ids and history start afresh there)"
     }
 }
+
+/// `vacuum`: compacts a database file and sets it to give free pages back by itself.
+enum VacuumCommand {
+    static let command = Command<Context>(
+        CommandSpec(
+            name: "vacuum", summary: "compact the database file, giving free pages back",
+            examples: ["vacuum", "--json vacuum"],
+            discussion: """
+                A file created by this version gives free pages back by itself: after a write that
+                leaves at least 4 MiB and an eighth of the file free (a large delete, the undo of an
+                import), the file shrinks by them. vacuum rewrites the whole file compactly (SQLite's
+                VACUUM), truncates its write-ahead log, and sets a file made by an older version to
+                give pages back the same way from then on. It copies every page once and needs no
+                other process to be writing (exit 75 while one holds a transaction open: try again).
+                Prints the file's size before and after. On a server there is nothing to do:
+                PostgreSQL's autovacuum reclaims space by itself. The whole database; --list is
+                refused.
+                """),
+        run: { try run(context: $0) })
+
+    static func run(context: Context) throws {
+        guard context.options.listName == nil else {
+            throw CLIError.usage(
+                "vacuum compacts the whole database; give no \(Catalog.list.name)", command: ["vacuum"])
+        }
+        let store = try context.openStore()
+        let report = try store.vacuum()
+        if context.json {
+            context.printJSON(JSONShapes.vacuum(report, database: store.path))
+            return
+        }
+        guard let report else {
+            context.console.writeLine("nothing to vacuum on a server: PostgreSQL's autovacuum reclaims space by itself")
+            return
+        }
+        context.console.writeLine(
+            "Vacuumed \(TextEscaping.escaped(store.path)): \(bytes(report.bytesBefore)) → \(bytes(report.bytesAfter))"
+                + " (\(report.freePagesBefore) free page\(report.freePagesBefore == 1 ? "" : "s") given back);"
+                + " free pages are given back after large deletes from now on.")
+    }
+
+    /// A size as people read it: bytes, KiB, MiB or GiB, one decimal past bytes.
+    static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        guard count >= 1024 else { return "\(count) bytes" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}
