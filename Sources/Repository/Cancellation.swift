@@ -54,61 +54,61 @@ extension SectionStore {
 
     /// `apply(_:to:)`, off the cooperative pool (see `perform(_:)`).
     @discardableResult
-    public func apply(_ edit: Edit, to list: String = SectionStore.defaultList) async throws -> Change {
+    package func apply(_ edit: Edit, to list: String = SectionStore.defaultList) async throws -> Change {
         try await perform { try $0.apply(edit, to: list) }
     }
 
     /// `row(at:in:atVersion:)`, off the cooperative pool (see `perform(_:)`): what `cellForRowAt` reads.
-    public func row(
+    package func row(
         at path: RowPath, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> LocatedRow {
         try await perform { try $0.row(at: path, in: list, atVersion: expected) }
     }
 
     /// `row(_:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func row(
+    package func row(
         _ ref: RowRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> LocatedRow {
         try await perform { try $0.row(ref, in: list, atVersion: expected) }
     }
 
     /// `path(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func path(
+    package func path(
         ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> RowPath {
         try await perform { try $0.path(ofRow: id, in: list, atVersion: expected) }
     }
 
     /// `versionedPath(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func versionedPath(
+    package func versionedPath(
         ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> Versioned<RowPath> {
         try await perform { try $0.versionedPath(ofRow: id, in: list, atVersion: expected) }
     }
 
     /// `rowCount(of:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func rowCount(
+    package func rowCount(
         of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> Int {
         try await perform { try $0.rowCount(of: section, in: list, atVersion: expected) }
     }
 
     /// `versionedRowCount(of:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func versionedRowCount(
+    package func versionedRowCount(
         of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> Versioned<Int> {
         try await perform { try $0.versionedRowCount(of: section, in: list, atVersion: expected) }
     }
 
     /// `outline(of:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func outline(
+    package func outline(
         of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
     ) async throws -> ListOutline {
         try await perform { try $0.outline(of: list, editing: editing, atVersion: expected) }
     }
 
     /// `window(from:limit:in:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func window(
+    package func window(
         from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) async throws -> ListWindow {
@@ -116,26 +116,26 @@ extension SectionStore {
     }
 
     /// `snapshot(of:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
-    public func snapshot(
+    package func snapshot(
         of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
     ) async throws -> ListSnapshot {
         try await perform { try $0.snapshot(of: list, editing: editing, atVersion: expected) }
     }
 
     /// `changes(of:since:)`, off the cooperative pool (see `perform(_:)`).
-    public func changes(of list: String = SectionStore.defaultList, since version: Int64) async throws -> ListChanges {
+    package func changes(of list: String = SectionStore.defaultList, since version: Int64) async throws -> ListChanges {
         try await perform { try $0.changes(of: list, since: version) }
     }
 
     /// `undo(list:)`, off the cooperative pool (see `perform(_:)`).
     @discardableResult
-    public func undo(list: String = SectionStore.defaultList) async throws -> Change {
+    package func undo(list: String = SectionStore.defaultList) async throws -> Change {
         try await perform { try $0.undo(list: list) }
     }
 
     /// `redo(list:)`, off the cooperative pool (see `perform(_:)`).
     @discardableResult
-    public func redo(list: String = SectionStore.defaultList) async throws -> Change {
+    package func redo(list: String = SectionStore.defaultList) async throws -> Change {
         try await perform { try $0.redo(list: list) }
     }
 }

@@ -414,7 +414,7 @@ extension SectionStore {
     /// its own, in a read transaction that keeps the list as it was while others write.
     /// - Complexity: O(s) in the number of sections: it reads the list's version and its
     ///   sections with their row counts, not its rows.
-    public func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
+    package func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
         EditSession(store: self, overlay: try openSessionDraft { db in try db.listRecord(named: list) })
     }
 

@@ -53,7 +53,7 @@ extension SectionStore {
     /// older than the last 1,000 versions it keeps, newer than the list's, or plain SQL changed
     /// the list in between.
     /// - Complexity: O(entries since `version` × their size).
-    public func changes(of list: String = SectionStore.defaultList, since version: Int64) throws -> ListChanges {
+    package func changes(of list: String = SectionStore.defaultList, since version: Int64) throws -> ListChanges {
         try read { db in
             let record = try db.listRecord(named: list)
             var answer = ListChanges(listID: record.id, list: record.name, from: version, version: record.version, changeset: nil)

@@ -157,7 +157,7 @@ extension SectionStore {
     ///   - version: deliver what came after this version first (default: the current one).
     ///   - bufferLimit: how many updates may wait for the consumer before they are composed into
     ///     one (at least 1; see `ListFeed`).
-    public func updates(
+    package func updates(
         of list: String = SectionStore.defaultList, from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit
     ) -> ListFeed {
         ListFeed(location: location, list: list, version: version, bufferLimit: max(1, bufferLimit))

@@ -87,7 +87,7 @@ extension SectionStore {
     /// same title) succeeds, writes nothing and leaves the version as it was: its `Change` says
     /// `committed == false`, and its `version` is the version the edit was checked against.
     @discardableResult
-    public func apply(_ edit: Edit, to list: String = SectionStore.defaultList) throws -> Change {
+    package func apply(_ edit: Edit, to list: String = SectionStore.defaultList) throws -> Change {
         try edit.validate()
         return try write { db in
             let record = try db.listRecord(named: list)

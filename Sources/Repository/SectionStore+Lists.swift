@@ -13,7 +13,7 @@ extension SectionStore {
     /// holds. In an `editing` snapshot, empty sections show their footer.
     /// - Parameter expected: when given, the version the list must be at: at any other, the read
     ///   throws `RepositoryError.listMovedOn` and reads nothing.
-    public func snapshot(
+    package func snapshot(
         of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
     ) throws -> ListSnapshot {
         try readList(list, atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }

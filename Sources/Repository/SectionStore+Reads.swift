@@ -52,7 +52,7 @@ extension SectionStore {
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    public func outline(
+    package func outline(
         of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
     ) throws -> ListOutline {
         try readList(list, atVersion: expected) { db, record in
@@ -69,7 +69,7 @@ extension SectionStore {
     /// - Complexity: O(s) in the list's sections (sections are ordered, not ranked: an index or an id
     ///   is found through the `(list_id, position)` index, a title by reading the titles);
     ///   independent of the rows.
-    public func rowCount(
+    package func rowCount(
         of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> Int {
         try versionedRowCount(of: section, in: list, atVersion: expected).value
@@ -79,7 +79,7 @@ extension SectionStore {
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: as `rowCount(of:in:atVersion:)`.
-    public func versionedRowCount(
+    package func versionedRowCount(
         of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> Versioned<Int> {
         try readList(list, atVersion: expected) { db, record in
@@ -94,7 +94,7 @@ extension SectionStore {
     ///   `.rowIndexOutOfRange`, `.sectionIndexOutOfRange` (naming the version read),
     ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
     /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
-    public func row(
+    package func row(
         _ ref: RowRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> LocatedRow {
         try readList(list, atVersion: expected) { db, record in
@@ -106,7 +106,7 @@ extension SectionStore {
 
     /// The row at an index path, read as `row(_:in:atVersion:)` reads it.
     /// - Complexity: O(log n) in the section's rows.
-    public func row(
+    package func row(
         at path: RowPath, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> LocatedRow {
         try row(.at(path.section, path.row), in: list, atVersion: expected)
@@ -118,7 +118,7 @@ extension SectionStore {
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
-    public func path(
+    package func path(
         ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> RowPath {
         try versionedPath(ofRow: id, in: list, atVersion: expected).value
@@ -129,7 +129,7 @@ extension SectionStore {
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
-    public func versionedPath(
+    package func versionedPath(
         ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> Versioned<RowPath> {
         try readList(list, atVersion: expected) { db, record in
@@ -147,7 +147,7 @@ extension SectionStore {
     ///   names the version read) when `start` is outside the list; `.negativeWindowLimit` for a
     ///   negative limit.
     /// - Complexity: O(log n + limit + sections passed).
-    public func window(
+    package func window(
         from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) throws -> ListWindow {
@@ -157,7 +157,7 @@ extension SectionStore {
     /// `window(from:limit:in:editing:atVersion:)` starting at a row reference: `S:R` (`R` may be the
     /// section's row count), `S:end` (the section's last row) or `#ID`, resolved in the same read.
     /// - Complexity: O(log n + limit + sections passed).
-    public func window(
+    package func window(
         startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) throws -> ListWindow {

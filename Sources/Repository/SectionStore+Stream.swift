@@ -50,7 +50,7 @@ extension SectionStore {
     /// rethrown.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list (before `start`).
     /// - Complexity: O(n + s) time for n rows and s sections; O(1) memory in the list's size.
-    public func forEachItem(
+    package func forEachItem(
         of list: String = SectionStore.defaultList, editing: Bool = false, start: (ListHeader) throws -> Void = { _ in },
         _ body: (ListItem) throws -> Void
     ) throws {
@@ -65,7 +65,7 @@ extension SectionStore {
     /// - Parameter expected: when given, the version the list must be at: at any other, the read
     ///   throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    public func header(
+    package func header(
         of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
     ) throws -> ListHeader {
         try readList(list, atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }

@@ -24,7 +24,7 @@ extension SectionStore {
     ///   plain SQL since, or its last change is not one the journal can invert. Nothing is written.
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
-    public func undo(list: String = SectionStore.defaultList) throws -> Change {
+    package func undo(list: String = SectionStore.defaultList) throws -> Change {
         try takeBack(list: list, from: .undo, as: { .undo(of: $0) }, orElse: { .nothingToUndo(list: $0) })
     }
 
@@ -33,7 +33,7 @@ extension SectionStore {
     /// - Throws: `RepositoryError.nothingToRedo`, or `.cannotUndo` as `undo()` does.
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
-    public func redo(list: String = SectionStore.defaultList) throws -> Change {
+    package func redo(list: String = SectionStore.defaultList) throws -> Change {
         try takeBack(list: list, from: .redo, as: { .redo(of: $0) }, orElse: { .nothingToRedo(list: $0) })
     }
 

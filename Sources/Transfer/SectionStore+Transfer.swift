@@ -24,7 +24,7 @@ public struct RecordsImportOptions: Sendable {
     public var template: RecordTemplate?
 
     /// Creates options for a records import.
-    public init(list: String = SectionStore.defaultList, titleKey: String? = nil, template: RecordTemplate? = nil) {
+    public init(list: String, titleKey: String? = nil, template: RecordTemplate? = nil) {
         self.list = list
         self.titleKey = titleKey
         self.template = template
@@ -41,7 +41,7 @@ extension SectionStore {
     /// two-space indentation and a final newline, and the same state always gives the same text.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list.
     /// - Complexity: O(n) time and memory in the list's rows; `exportJSON(list:to:)` streams.
-    public func exportJSON(list: String = SectionStore.defaultList) throws -> String {
+    package func exportJSON(list: String = SectionStore.defaultList) throws -> String {
         var text = ""
         try exportJSON(list: list) { text += $0 }
         return text
@@ -54,7 +54,7 @@ extension SectionStore {
     /// told of the rows read, of the list's row count, and of the bytes handed to `write`.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list; what `write` throws.
     /// - Complexity: O(n) time in the list's rows, O(1) memory in its size.
-    public func exportJSON(
+    package func exportJSON(
         list: String = SectionStore.defaultList, progress: ProgressHandler? = nil, to write: (String) throws -> Void
     ) throws {
         try withoutActuallyEscaping(write) { write in
@@ -194,3 +194,43 @@ extension SectionStore {
 }
 
 
+
+extension ListHandle {
+    /// The list as a native JSON document (`SectionStore.exportJSON(list:)`: the same text).
+    /// - Throws: `RepositoryError.listNotFound` when the list does not exist.
+    public func exportJSON() throws -> String { try store.exportJSON(list: name) }
+
+    /// Writes the list as a native JSON document a piece at a time, in one read transaction, in
+    /// O(1) memory (`SectionStore.exportJSON(list:progress:to:)`).
+    public func exportJSON(progress: ProgressHandler? = nil, to write: (String) throws -> Void) throws {
+        try store.exportJSON(list: name, progress: progress, to: write)
+    }
+
+    /// Imports a native JSON document of one list into this list, created when absent; `policy`
+    /// says what to do when it already has sections (`SectionStore.importJSON(_:list:policy:)`).
+    /// - Throws: `RepositoryError.listNameForSeveralLists` for a document of several lists;
+    ///   otherwise as the store's import. Nothing is written when it throws.
+    @discardableResult
+    public func importJSON(_ data: Data, policy: ImportConflictPolicy = .refuse) throws -> Change {
+        try store.importJSON(data, list: name, policy: policy)[0]
+    }
+
+    /// Imports records — a JSON array of objects — as sections appended to this list, one per
+    /// record, in one transaction (`SectionStore.importRecords(_:options:progress:)`).
+    @discardableResult
+    public func importRecords(
+        _ data: Data, titleKey: String? = nil, template: RecordTemplate? = nil, progress: ProgressHandler? = nil
+    ) throws -> Change {
+        try store.importRecords(data, options: RecordsImportOptions(list: name, titleKey: titleKey, template: template), progress: progress)
+    }
+
+    /// Imports newline-delimited records read from `lines`, in memory flat in their number
+    /// (`SectionStore.importRecords(lines:options:progress:)`).
+    @discardableResult
+    public func importRecords(
+        lines: FileHandle, titleKey: String? = nil, template: RecordTemplate? = nil, progress: ProgressHandler? = nil
+    ) throws -> Change {
+        try store.importRecords(
+            lines: lines, options: RecordsImportOptions(list: name, titleKey: titleKey, template: template), progress: progress)
+    }
+}

@@ -298,6 +298,7 @@ struct DiffableRecipeTests {
     func theRecipeFollowsTheStore(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let store = try SectionStore(path: directory.path("list.db"), create: true)
+        let list = store.list("default")
         var generator = SeededGenerator(seed: seed)
         let dataSource = DiffableDataSource()
         var start = NSDiffableDataSourceSnapshot<Int64, Int64>()
@@ -328,8 +329,9 @@ struct DiffableRecipeTests {
             // README diffable use begins
             var snapshot = dataSource.snapshot()
             try apply(change.changeset, to: &snapshot) { section in
-                let count = try store.rowCount(of: .id(section))
-                return try store.window(startingAt: .path(.id(section), .index(0)), limit: count).parts[0].rows.map(\.id)
+                let count = try list.rowCount(of: .id(section), atVersion: change.version)
+                let window = try list.window(startingAt: .path(.id(section), .index(0)), limit: count, atVersion: change.version)
+                return window.parts[0].rows.map(\.id)
             }
             dataSource.apply(snapshot, animatingDifferences: true)
             // README diffable use ends

@@ -12,25 +12,26 @@ struct ReadmeExampleTests {
 
         // README example begins
         let store = try SectionStore(path: path, create: true)
+        let list = store.list("default")  // a new file has the list "default"; createList(named:) makes more
 
         // Two sections, three rows in the first.
-        try store.apply(.addSection(title: "To do"))
-        try store.apply(.addSection(title: "Done"))
+        try list.apply(.addSection(title: "To do"))
+        try list.apply(.addSection(title: "Done"))
         for title in ["Buy milk", "Write report", "Call Aiko"] {
-            try store.apply(.addRow(.text(title), to: RowDestination(section: .index(0), index: .end)))
+            try list.apply(.addRow(.text(title), to: RowDestination(section: .index(0), index: .end)))
         }
 
         // Move 0:1 into the empty section. The change says what a table view animates.
-        let change = try store.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
+        let change = try list.apply(.moveRow(.at(0, 1), to: .at(1, 0)))
         // change.version == 6, change.changeset.movedRows == [0:1 → 1:0]
 
         // An edit session: edits go to a draft; save writes them all in one transaction.
-        let session = try store.beginEditing()
+        let session = try list.beginEditing()
         try session.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
         let footer = session.outline.sections[1].footer(editing: true)  // "No Data": empty while editing
         let saved = try session.save()  // or session.cancel()
 
-        let snapshot = try store.snapshot()
+        let snapshot = try list.snapshot()
         // README example ends
 
         #expect(change.version == 6)

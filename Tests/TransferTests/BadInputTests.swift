@@ -20,12 +20,12 @@ struct BadInputTests {
     }
 
     private func records(_ text: String) throws -> String {
-        try refusal { store, _ in try store.importRecords(Data(text), options: RecordsImportOptions()) }
+        try refusal { store, _ in try store.importRecords(Data(text), options: RecordsImportOptions(list: "default")) }
     }
 
     private func lines(_ data: Data) throws -> String {
         try refusal { store, fixture in
-            try store.importRecords(lines: fixture.fileHandle("input.jsonl", contents: data), options: RecordsImportOptions())
+            try store.importRecords(lines: fixture.fileHandle("input.jsonl", contents: data), options: RecordsImportOptions(list: "default"))
         }
     }
 
@@ -65,7 +65,7 @@ struct BadInputTests {
         var bytes = Data("[{\"a\": \"ok\"},\n {\"b\": \"".utf8)
         bytes.append(contentsOf: [0xE3, 0x81])  // a character cut short
         bytes.append(contentsOf: Data("\"}]".utf8))
-        #expect(try refusal { store, _ in try store.importRecords(bytes, options: RecordsImportOptions()) } == "invalid JSON at line 2, column 9 (byte offset 22): invalid UTF-8")
+        #expect(try refusal { store, _ in try store.importRecords(bytes, options: RecordsImportOptions(list: "default")) } == "invalid JSON at line 2, column 9 (byte offset 22): invalid UTF-8")
         #expect(try lines(Data([0x7B, 0xFF, 0x7D])).contains("line 1, column 2 (byte offset 1): invalid UTF-8"))
         // Overlong forms and encoded surrogates are not UTF-8 either.
         #expect(try lines(Data([0x7B, 0x22, 0xC0, 0xAF, 0x22, 0x3A, 0x31, 0x7D])).contains("invalid UTF-8"))
@@ -166,7 +166,7 @@ struct BadInputTests {
         let readOnly = try SectionStore(path: fixture.store.path, readOnly: true)
         #expect(try readOnly.exportJSON() == fixture.store.exportJSON())
         #expect(throws: RepositoryError.readOnly(path: fixture.store.path)) {
-            try readOnly.importRecords(Data(#"[{"a": 1}]"#), options: RecordsImportOptions())
+            try readOnly.importRecords(Data(#"[{"a": 1}]"#), options: RecordsImportOptions(list: "default"))
         }
     }
 }

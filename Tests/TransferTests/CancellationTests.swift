@@ -17,7 +17,7 @@ struct CancellationTests {
         let cancelled = DispatchSemaphore(value: 0)
         let importing = Task {
             try await store.perform { store in
-                try store.importRecords(Data(records.utf8), options: RecordsImportOptions()) { _ in
+                try store.importRecords(Data(records.utf8), options: RecordsImportOptions(list: "default")) { _ in
                     // The import is under way (on a thread of its own, not the cooperative
                     // pool): hold it until the task is cancelled.
                     started.continuation.yield()
@@ -32,7 +32,7 @@ struct CancellationTests {
         await #expect(throws: CancellationError.self) { try await importing.value }
         #expect(try await store.snapshot() == before, "nothing of the import was written")
         // The store works on: the same import, not cancelled, writes every record.
-        let change = try await store.perform { try $0.importRecords(Data(records.utf8), options: RecordsImportOptions()) }
+        let change = try await store.perform { try $0.importRecords(Data(records.utf8), options: RecordsImportOptions(list: "default")) }
         #expect(change.changeset.insertedSections.count == 20_000)
     }
 }

@@ -25,7 +25,7 @@ struct HostileInputTests {
         input.append(Data(repeating: UInt8(ascii: "x"), count: 8_000_000))
         input.append(Data("\"}\n{\"c\": 3}\n".utf8))
         let message = invalidDataMessage {
-            try fixture.store.importRecords(lines: fixture.fileHandle("long.jsonl", contents: input), options: RecordsImportOptions())
+            try fixture.store.importRecords(lines: fixture.fileHandle("long.jsonl", contents: input), options: RecordsImportOptions(list: "default"))
         }
         #expect(message == "invalid records at line 2: the line is longer than 8000000 bytes, the most a record's line may have")
         #expect(try fixture.state() == before)
@@ -37,7 +37,7 @@ struct HostileInputTests {
         var input = Data("{\"a\": 1}\n\n".utf8)
         input.append(Data(repeating: UInt8(ascii: " "), count: 8_000_000 + 1))
         let message = invalidDataMessage {
-            try fixture.store.importRecords(lines: fixture.fileHandle("endless.jsonl", contents: input), options: RecordsImportOptions())
+            try fixture.store.importRecords(lines: fixture.fileHandle("endless.jsonl", contents: input), options: RecordsImportOptions(list: "default"))
         }
         #expect(message.hasPrefix("invalid records at line 3: the line is longer than"))
         #expect(try fixture.store.lists().map(\.name) == ["default"])
@@ -49,7 +49,7 @@ struct HostileInputTests {
         let prefix = "{\"a\": \"v\", \"pad\": null}"
         let line = prefix + String(repeating: " ", count: 8_000_000 - prefix.utf8.count)
         try fixture.store.importRecords(
-            lines: fixture.fileHandle("limit.jsonl", contents: Data((line + "\n" + line).utf8)), options: RecordsImportOptions())
+            lines: fixture.fileHandle("limit.jsonl", contents: Data((line + "\n" + line).utf8)), options: RecordsImportOptions(list: "default"))
         #expect(try fixture.store.snapshot().sections.count == 2)
     }
 

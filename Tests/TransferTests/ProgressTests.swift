@@ -27,7 +27,7 @@ struct ProgressTests {
         let input = Data((records(3_000).joined(separator: "\n") + "\n").utf8)
         var reports: [TransferProgress] = []
         try fixture.store.importRecords(
-            lines: fixture.fileHandle("r.jsonl", contents: input), options: RecordsImportOptions()
+            lines: fixture.fileHandle("r.jsonl", contents: input), options: RecordsImportOptions(list: "default")
         ) { reports.append($0) }
         let rows = try fixture.store.lists().first { $0.name == SectionStore.defaultList }!.rowCount
         expectGrowing(reports)
@@ -38,7 +38,7 @@ struct ProgressTests {
 
     @Test func aNativeImportAndItsExportReportEveryRow() throws {
         let fixture = try TransferFixture()
-        try fixture.store.importRecords(Data(("[" + records(2_000).joined(separator: ",") + "]").utf8), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(("[" + records(2_000).joined(separator: ",") + "]").utf8), options: RecordsImportOptions(list: "default"))
         let rows = try fixture.store.lists().first { $0.name == SectionStore.defaultList }!.rowCount
         var exported = ""
         var exportReports: [TransferProgress] = []

@@ -35,7 +35,7 @@ struct RecordsImportTests {
     @Test func seed004BecomesTopicAndFieldRowsWithTheMissingDrinkShownAsADash() throws {
         let fixture = try TransferFixture()
         let template = try RecordTemplate(json: Data(Self.seedTemplate))
-        let change = try fixture.store.importRecords(Data(Self.seedRecords), options: RecordsImportOptions(template: template))
+        let change = try fixture.store.importRecords(Data(Self.seedRecords), options: RecordsImportOptions(list: "default", template: template))
 
         #expect(change.changeset.insertedSections == [0, 1])
         #expect(change.version == 1)
@@ -55,7 +55,7 @@ struct RecordsImportTests {
     @Test func withoutATemplateRowsFollowTheDocumentsKeyOrder() throws {
         let fixture = try TransferFixture()
         let records = #"[{"zebra": "z", "apple": "a", "mango": "m", "Banana": "b", "_": "u", "10": "ten", "9": "nine"}]"#
-        try fixture.store.importRecords(Data(records), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(list: "default"))
         let labels = try fixture.store.rows()[0].map(\.title)
         #expect(labels == ["zebra", "apple", "mango", "Banana", "_", "10", "9"])
         #expect(labels != labels.sorted())
@@ -70,7 +70,7 @@ struct RecordsImportTests {
               "escaped": "tab\\tquote\\"\\u00e9\\ud83d\\ude00", "list": [1, "two", {"three": null}, [], 4.0],
               "empty list": [], "empty text": ""}]
             """
-        try fixture.store.importRecords(Data(records), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(list: "default"))
         #expect(
             try fixture.store.rows()[0] == [
                 .field("int", "42"), .field("negative", "-7"), .field("zero", "-0"), .field("decimal", "1.50"),
@@ -89,7 +89,7 @@ struct RecordsImportTests {
             [{"a\u0000b": "x\u0000y", "list": [1.10, "n\u0000", {"k\u0000": 2.20}], "after": 3.30,
               "nested": {"deep\u0000": {"v": "\u0000"}, "w": 4.40}, "last": "\u0000\ud83d\ude00\n"}]
             """#
-        try fixture.store.importRecords(Data(records), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(list: "default"))
         #expect(
             try fixture.store.rows()[0] == [
                 .field("a\u{0}b", "x\u{0}y"), .field("list", #"[1.10,"n\u0000",{"k\u0000":2.20}]"#), .field("after", "3.30"),
@@ -121,7 +121,7 @@ struct RecordsImportTests {
             ]),
             (#"["é",1E3] #2"#, [.field("name", #"["é",1E3]"#), .topic("A"), .field("b", nil), .field("e\u{301}", "😀"), .field("t", "true")]),
         ]
-        try fixture.store.importRecords(Data("[" + records.joined(separator: ",\n") + "]"), options: RecordsImportOptions(template: template))
+        try fixture.store.importRecords(Data("[" + records.joined(separator: ",\n") + "]"), options: RecordsImportOptions(list: "default", template: template))
         let temporary = try TemporaryDirectory()
         let url = temporary.url.appending(path: "records.jsonl")
         try Data(records.joined(separator: "\n").utf8).write(to: url)
@@ -141,7 +141,7 @@ struct RecordsImportTests {
             [{"name": "n", "address": {"city": "Tokyo", "geo": {"lat": 35.68, "lng": 139.76}, "zip": "100"},
               "empty": {}, "after": 1}]
             """
-        try fixture.store.importRecords(Data(records), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(list: "default"))
         #expect(
             try fixture.store.rows()[0] == [
                 .field("name", "n"), .topic("address"), .field("city", "Tokyo"), .topic("geo"), .field("lat", "35.68"),
@@ -152,7 +152,7 @@ struct RecordsImportTests {
     @Test func theTitleKeyTitlesEachSectionAndRecordNNamesTheRest() throws {
         let fixture = try TransferFixture()
         let records = #"[{"id": 1, "name": "Ann"}, {"id": 2}, {"name": null}, {"name": 7}, {"name": {"x": 1}}]"#
-        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(titleKey: "name"))
+        try fixture.store.importRecords(Data(records), options: RecordsImportOptions(list: "default", titleKey: "name"))
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["Ann", "Record 2", "Record 3", "7", "Record 5"])
         // The title key's value is still a row.
         #expect(try fixture.store.rows()[0] == [.field("id", "1"), .field("name", "Ann")])
@@ -162,7 +162,7 @@ struct RecordsImportTests {
         let fixture = try TransferFixture()
         let template = try RecordTemplate(json: Data(#"{"title": "{{#{#}}} {name} ({missing})"}"#))
         try fixture.store.importRecords(
-            Data(#"[{"name": "Ann"}, {"name": 2}]"#), options: RecordsImportOptions(titleKey: "ignored", template: template))
+            Data(#"[{"name": "Ann"}, {"name": 2}]"#), options: RecordsImportOptions(list: "default", titleKey: "ignored", template: template))
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["{#1} Ann (-)", "{#2} 2 (-)"])
     }
 
@@ -198,7 +198,7 @@ struct RecordsImportTests {
                   {"key": "extra", "label": "Extra", "expected": false, "fields": ["a"]}
                 ]}
                 """))
-        try fixture.store.importRecords(Data(#"[{"other": 1}, {"nickname": "N", "favorite": 5}]"#), options: RecordsImportOptions(template: template))
+        try fixture.store.importRecords(Data(#"[{"other": 1}, {"nickname": "N", "favorite": 5}]"#), options: RecordsImportOptions(list: "default", template: template))
         #expect(
             try fixture.store.rows() == [
                 [.field("ID", nil), .topic("お気に入り"), .field("飲み物", nil)],
@@ -210,7 +210,7 @@ struct RecordsImportTests {
     @Test func aKeyTwiceInARecordGivesTwoRows() throws {
         let fixture = try TransferFixture()
         let template = RecordTemplate(fields: [.init(key: "a", label: "A")])
-        try fixture.store.importRecords(Data(#"[{"a": 1, "b": 2, "a": 3}]"#), options: RecordsImportOptions(template: template))
+        try fixture.store.importRecords(Data(#"[{"a": 1, "b": 2, "a": 3}]"#), options: RecordsImportOptions(list: "default", template: template))
         #expect(try fixture.store.rows()[0] == [.field("A", "1"), .field("b", "2"), .field("a", "3")])
     }
 
@@ -219,14 +219,14 @@ struct RecordsImportTests {
         try fixture.store.addSection("Mine")
         try fixture.store.addRow(.text("kept"), section: 0)
         let version = try fixture.store.snapshot().version
-        let change = try fixture.store.importRecords(Data(#"[{"a": 1}, {"b": 2}, {}]"#), options: RecordsImportOptions())
+        let change = try fixture.store.importRecords(Data(#"[{"a": 1}, {"b": 2}, {}]"#), options: RecordsImportOptions(list: "default"))
         #expect(change.version == version + 1)
         #expect(change.createdID == nil)
         #expect(change.changeset.insertedSections == [1, 2, 3])
         #expect(try fixture.store.snapshot().sections.map(\.title) == ["Mine", "Record 1", "Record 2", "Record 3"])
         #expect(try fixture.store.rows() == [[.text("kept")], [.field("a", "1")], [.field("b", "2")], []])
 
-        let none = try fixture.store.importRecords(Data("[]"), options: RecordsImportOptions())
+        let none = try fixture.store.importRecords(Data("[]"), options: RecordsImportOptions(list: "default"))
         #expect(none == Change(list: "default", version: version + 1, committed: false))
     }
 
@@ -248,7 +248,7 @@ struct RecordsImportTests {
         }
         text += #"{"last": true}"#
         let handle = try fixture.fileHandle("records.jsonl", contents: Data(text))
-        let change = try fixture.store.importRecords(lines: handle, options: RecordsImportOptions(titleKey: "name"))
+        let change = try fixture.store.importRecords(lines: handle, options: RecordsImportOptions(list: "default", titleKey: "name"))
         #expect(change.changeset.insertedSections.count == count + 1)
         let summary = try #require(try fixture.store.lists().first)
         #expect(summary.sectionCount == count + 1)
@@ -266,7 +266,7 @@ struct RecordsImportTests {
         let long = String(repeating: "あ", count: LineReader.chunkSize)  // three bytes each
         let text = "{\"a\": 1}\n{\"long\": \"\(long)\"}\n{\"b\": 2}\n"
         let handle = try fixture.fileHandle("long.jsonl", contents: Data(text))
-        try fixture.store.importRecords(lines: handle, options: RecordsImportOptions())
+        try fixture.store.importRecords(lines: handle, options: RecordsImportOptions(list: "default"))
         #expect(try fixture.store.rows() == [[.field("a", "1")], [.field("long", long)], [.field("b", "2")]])
     }
 
@@ -274,7 +274,7 @@ struct RecordsImportTests {
         let fixture = try TransferFixture()
         let depth = 900
         let text = "[" + String(repeating: #"{"k": 1, "d": "#, count: depth) + "null" + String(repeating: "}", count: depth) + "]"
-        try fixture.store.importRecords(Data(text), options: RecordsImportOptions())
+        try fixture.store.importRecords(Data(text), options: RecordsImportOptions(list: "default"))
         let rows = try fixture.store.rows()[0]
         #expect(rows.count == 2 * depth)  // "k" and "d" at every level; the last "d" is null
         #expect(rows.prefix(3) == [.field("k", "1"), .topic("d"), .field("k", "1")])
