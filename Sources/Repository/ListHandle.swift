@@ -79,7 +79,7 @@ public struct ListHandle: Sendable, Hashable {
     public func row(_ ref: RowRef) throws -> LocatedRow { try store.row(ref, in: name) }
 
     /// Where row `id` is (`SectionStore.path(ofRow:in:)`).
-    public func path(ofRow id: Int64) throws -> RowPath { try store.path(ofRow: id, in: name) }
+    public func path(ofRow id: RowID) throws -> RowPath { try store.path(ofRow: id, in: name) }
 
     /// How many rows `section` has (`SectionStore.rowCount(of:in:)`).
     public func rowCount(of section: SectionRef) throws -> Int { try store.rowCount(of: section, in: name) }
@@ -129,7 +129,7 @@ public struct ListHandle: Sendable, Hashable {
     public func row(_ ref: RowRef) async throws -> LocatedRow { try await store.row(ref, in: name) }
 
     /// `path(ofRow:)`, off the cooperative pool.
-    public func path(ofRow id: Int64) async throws -> RowPath { try await store.path(ofRow: id, in: name) }
+    public func path(ofRow id: RowID) async throws -> RowPath { try await store.path(ofRow: id, in: name) }
 
     /// `rowCount(of:)`, off the cooperative pool.
     public func rowCount(of section: SectionRef) async throws -> Int { try await store.rowCount(of: section, in: name) }
