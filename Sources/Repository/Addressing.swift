@@ -3,7 +3,7 @@ public enum SectionRef: Hashable, Sendable, CustomStringConvertible {
     /// The section at this 0-based index.
     case index(Int)
     /// The section with this stable id.
-    case id(Int64)
+    case id(SectionID)
     /// The one section whose title is exactly this text.
     case title(String)
 
@@ -36,7 +36,7 @@ public enum RowRef: Hashable, Sendable, CustomStringConvertible {
     /// The row at this place in that section.
     case path(SectionRef, RowIndex)
     /// The row with this stable id.
-    case id(Int64)
+    case id(RowID)
 
     /// The row at `S:R`, both indexes.
     public static func at(_ section: Int, _ row: Int) -> RowRef { .path(.index(section), .index(row)) }
@@ -53,12 +53,12 @@ public enum RowRef: Hashable, Sendable, CustomStringConvertible {
 /// or moved elsewhere, so a retried move lands where the person meant.
 public enum RowAnchor: Hashable, Sendable, CustomStringConvertible {
     /// Just after the row with this id, in its section.
-    case after(Int64)
+    case after(RowID)
     /// Just before the row with this id, in its section.
-    case before(Int64)
+    case before(RowID)
 
     /// The id of the row the place is next to.
-    public var rowID: Int64 {
+    public var rowID: RowID {
         switch self {
         case .after(let id), .before(let id): return id
         }
@@ -103,14 +103,14 @@ public struct RowDestination: Hashable, Sendable {
     }
 
     /// Just after the row with this id, in its section.
-    public static func after(_ rowID: Int64) -> RowDestination {
+    public static func after(_ rowID: RowID) -> RowDestination {
         var destination = RowDestination(section: .index(0), index: .end)
         destination.anchor = .after(rowID)
         return destination
     }
 
     /// Just before the row with this id, in its section.
-    public static func before(_ rowID: Int64) -> RowDestination {
+    public static func before(_ rowID: RowID) -> RowDestination {
         var destination = RowDestination(section: .index(0), index: .end)
         destination.anchor = .before(rowID)
         return destination

@@ -74,14 +74,14 @@ extension SectionStore {
 
     /// `path(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
     package func path(
-        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> RowPath {
         try await perform { try $0.path(ofRow: id, in: list, atVersion: expected) }
     }
 
     /// `versionedPath(ofRow:in:atVersion:)`, off the cooperative pool (see `perform(_:)`).
     package func versionedPath(
-        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) async throws -> Versioned<RowPath> {
         try await perform { try $0.versionedPath(ofRow: id, in: list, atVersion: expected) }
     }

@@ -57,17 +57,17 @@ struct ChangesetComposer {
     /// none.
     private var hasIDs = true
     /// Ids of the sections of the first state that some changeset touched, by first-state index.
-    private var sectionIDs: [Int: Int64] = [:]
+    private var sectionIDs: [Int: SectionID] = [:]
     /// Ids of the rows of the first state that some changeset touched, by first-state path.
-    private var rowIDs: [RowPath: Int64] = [:]
+    private var rowIDs: [RowPath: RowID] = [:]
 
     /// Where a section of the latest state came from, and its id.
     enum SectionLabel {
         /// Inserted; `key` names its rows' track.
-        case inserted(key: Int, id: Int64)
+        case inserted(key: Int, id: SectionID)
         /// The section at this index in the first state, and whether its title or empty text
         /// changed.
-        case old(Int, updated: Bool, id: Int64)
+        case old(Int, updated: Bool, id: SectionID)
 
         var key: Int {
             switch self {
@@ -80,9 +80,9 @@ struct ChangesetComposer {
     /// Where a row of the latest state came from, and its id.
     enum RowLabel {
         /// Inserted (in this section, or in any section that did not exist in the first state).
-        case inserted(id: Int64)
+        case inserted(id: RowID)
         /// The row at this path in the first state, and whether its content changed.
-        case old(RowPath, updated: Bool, id: Int64)
+        case old(RowPath, updated: Bool, id: RowID)
     }
 
     /// The touched items of one container.
@@ -193,7 +193,7 @@ struct ChangesetComposer {
 
     /// Resolves the rows at `indexes` (latest state) of the section `key`, whose ids are `ids`,
     /// marking untouched ones removed, and returns what each was.
-    private mutating func resolveRows(_ indexes: [Int], ids: [Int64], key: Int) -> [RowLabel] {
+    private mutating func resolveRows(_ indexes: [Int], ids: [RowID], key: Int) -> [RowLabel] {
         var track = rows[key] ?? Track()
         var labels: [RowLabel] = []
         var origins: [Int] = []
@@ -230,7 +230,7 @@ struct ChangesetComposer {
 
         // The ids of the change's entries (0 where it has none: the result will have none).
         if !change.hasIDs { hasIDs = false }
-        func ids(_ ids: [Int64], _ count: Int) -> [Int64] { ids.count == count ? ids : Array(repeating: 0, count: count) }
+        func ids<ID: StoredID>(_ ids: [ID], _ count: Int) -> [ID] { ids.count == count ? ids : Array(repeating: ID(0), count: count) }
         let deletedSectionIDs = ids(change.deletedSectionIDs, change.deletedSections.count)
         let insertedSectionIDs = ids(change.insertedSectionIDs, change.insertedSections.count)
         let movedSectionIDs = ids(change.movedSectionIDs, change.movedSections.count)
@@ -241,7 +241,7 @@ struct ChangesetComposer {
         let updatedRowIDs = ids(change.updatedRowIDs, change.updatedRows.count)
 
         // 1. Everything that leaves, named by its place in the old state.
-        var rowsLeaving: [Int: [(row: Int, id: Int64)]] = [:]  // section key → row indexes and ids
+        var rowsLeaving: [Int: [(row: Int, id: RowID)]] = [:]  // section key → row indexes and ids
         for (path, id) in zip(change.deletedRows + change.movedRows.map(\.from), deletedRowIDs + movedRowIDs) {
             rowsLeaving[sectionKey(at: path.section), default: []].append((path.row, id))
         }

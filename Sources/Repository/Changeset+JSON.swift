@@ -124,19 +124,19 @@ extension Changeset: Codable {
         text += "}"
         if hasIDs {
             func id(_ value: Int64) { text += String(value) }
-            func ids(_ deleted: [Int64], _ inserted: [Int64], _ moved: [Int64], _ updated: [Int64]) {
+            func ids<ID: StoredID>(_ deleted: [ID], _ inserted: [ID], _ moved: [ID], _ updated: [ID]) {
                 text += "{"
                 key(IDKey.deleted)
-                array(deleted, id)
+                array(deleted) { id($0.rawValue) }
                 text += ","
                 key(IDKey.inserted)
-                array(inserted, id)
+                array(inserted) { id($0.rawValue) }
                 text += ","
                 key(IDKey.moved)
-                array(moved, id)
+                array(moved) { id($0.rawValue) }
                 text += ","
                 key(IDKey.updated)
-                array(updated, id)
+                array(updated) { id($0.rawValue) }
                 text += "}"
             }
             text += ","
@@ -260,8 +260,8 @@ extension Changeset: Codable {
 
         guard parts.contains(.ids) else { return }
         let ids = try parts.nestedContainer(keyedBy: PartKey.self, forKey: .ids)
-        func read(_ key: IDKey, of part: KeyedDecodingContainer<IDKey>, entries: Int) throws -> [Int64] {
-            let values = try part.decode([Int64].self, forKey: key)
+        func read<ID: StoredID>(_ key: IDKey, of part: KeyedDecodingContainer<IDKey>, entries: Int) throws -> [ID] {
+            let values = try part.decode([Int64].self, forKey: key).map { ID($0) }
             guard values.count == entries else {
                 throw DecodingError.dataCorruptedError(
                     forKey: key, in: part, debugDescription: "\(values.count) ids for \(entries) entries; each entry has one id")

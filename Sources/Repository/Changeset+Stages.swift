@@ -60,10 +60,10 @@ extension Changeset {
         let hasIDs = self.hasIDs
         // Updates of inserted items need no reload: an insertion shows their content. Each
         // reload keeps its id beside it (when the changeset has ids) as it moves to its old place.
-        let rowReloads = updatedRows.indices.compactMap { entry -> (new: RowPath, old: RowPath, id: Int64?)? in
+        let rowReloads = updatedRows.indices.compactMap { entry -> (new: RowPath, old: RowPath, id: RowID?)? in
             indexes.oldPath(ofNew: updatedRows[entry]).map { (updatedRows[entry], $0, hasIDs ? updatedRowIDs[entry] : nil) }
         }.sorted { $0.old < $1.old }
-        let sectionReloads = updatedSections.indices.compactMap { entry -> (new: Int, old: Int, id: Int64?)? in
+        let sectionReloads = updatedSections.indices.compactMap { entry -> (new: Int, old: Int, id: SectionID?)? in
             indexes.oldSection(ofNew: updatedSections[entry]).map { (updatedSections[entry], $0, hasIDs ? updatedSectionIDs[entry] : nil) }
         }
         let rowsToReload = rowReloads.map(\.new)
@@ -128,8 +128,8 @@ extension Changeset {
     /// - Complexity: O(n · k) for n sections and rows and k stages (at most four), plus O(c log c)
     ///   in the entries of the changeset.
     public func stages(from old: ListSnapshot, to new: ListSnapshot) throws -> [ChangesetStage] {
-        var newSections: [Int64: Section] = [:]
-        var newRows: [Int64: RowContent] = [:]
+        var newSections: [SectionID: Section] = [:]
+        var newRows: [RowID: RowContent] = [:]
         for section in new.sections {
             newSections[section.id] = section
             for row in section.rows { newRows[row.id] = row.content }
@@ -164,7 +164,7 @@ private struct BatchMismatch: Error {
 /// insertions and moves' destinations after it), taking inserted sections and rows from `new`
 /// at their indexes and reloaded content from `new` by id.
 private func applyingBatch(
-    _ batch: Changeset, to sections: [Section], new: ListSnapshot, newSections: [Int64: Section], newRows: [Int64: RowContent]
+    _ batch: Changeset, to sections: [Section], new: ListSnapshot, newSections: [SectionID: Section], newRows: [RowID: RowContent]
 ) throws(BatchMismatch) -> [Section] {
     var sections = sections
     for index in batch.updatedSections {

@@ -68,22 +68,22 @@ public struct Changeset: Hashable, Sendable {
     public var changedFooters: [Int] = []
 
     /// Ids of the deleted sections, parallel to `deletedSections`.
-    public var deletedSectionIDs: [Int64] = []
+    public var deletedSectionIDs: [SectionID] = []
     /// Ids of the inserted sections, parallel to `insertedSections`.
-    public var insertedSectionIDs: [Int64] = []
+    public var insertedSectionIDs: [SectionID] = []
     /// Ids of the moved sections, parallel to `movedSections`.
-    public var movedSectionIDs: [Int64] = []
+    public var movedSectionIDs: [SectionID] = []
     /// Ids of the updated sections, parallel to `updatedSections`.
-    public var updatedSectionIDs: [Int64] = []
+    public var updatedSectionIDs: [SectionID] = []
     /// Ids of the deleted rows, parallel to `deletedRows`.
-    public var deletedRowIDs: [Int64] = []
+    public var deletedRowIDs: [RowID] = []
     /// Ids of the inserted rows, parallel to `insertedRows` (rows of inserted sections are not
     /// listed, as in `insertedRows`).
-    public var insertedRowIDs: [Int64] = []
+    public var insertedRowIDs: [RowID] = []
     /// Ids of the moved rows, parallel to `movedRows`.
-    public var movedRowIDs: [Int64] = []
+    public var movedRowIDs: [RowID] = []
     /// Ids of the updated rows, parallel to `updatedRows`.
-    public var updatedRowIDs: [Int64] = []
+    public var updatedRowIDs: [RowID] = []
 
     /// An empty changeset.
     public init() {}
@@ -128,7 +128,8 @@ public struct Changeset: Hashable, Sendable {
     func mappingIDs(_ map: [Int64: Int64]) -> Changeset {
         guard !map.isEmpty else { return self }
         var copy = self
-        func mapped(_ ids: [Int64]) -> [Int64] { ids.map { map[$0] ?? $0 } }
+        func mapped(_ ids: [RowID]) -> [RowID] { ids.map { RowID(map[$0.rawValue] ?? $0.rawValue) } }
+        func mapped(_ ids: [SectionID]) -> [SectionID] { ids.map { SectionID(map[$0.rawValue] ?? $0.rawValue) } }
         copy.deletedSectionIDs = mapped(deletedSectionIDs)
         copy.insertedSectionIDs = mapped(insertedSectionIDs)
         copy.movedSectionIDs = mapped(movedSectionIDs)
@@ -150,9 +151,9 @@ public struct Changeset: Hashable, Sendable {
     /// come with their changesets already (`Change`, `changes(of:since:)`, `updates(of:)`).
     /// - Complexity: O(n log n) in the rows and sections of both snapshots.
     public init(from old: ListSnapshot, to new: ListSnapshot) {
-        var oldSectionIndex: [Int64: Int] = [:]
+        var oldSectionIndex: [SectionID: Int] = [:]
         for (index, section) in old.sections.enumerated() { oldSectionIndex[section.id] = index }
-        var newSectionIndex: [Int64: Int] = [:]
+        var newSectionIndex: [SectionID: Int] = [:]
         for (index, section) in new.sections.enumerated() { newSectionIndex[section.id] = index }
 
         // Sections.
@@ -184,14 +185,14 @@ public struct Changeset: Hashable, Sendable {
         }
 
         // Rows: where each row was, by id.
-        var oldRowPlace: [Int64: (path: RowPath, content: RowContent)] = [:]
+        var oldRowPlace: [RowID: (path: RowPath, content: RowContent)] = [:]
         for (sectionIndex, section) in old.sections.enumerated() {
             for (rowIndex, row) in section.rows.enumerated() {
                 oldRowPlace[row.id] = (RowPath(section: sectionIndex, row: rowIndex), row.content)
             }
         }
         let survivingNewSections = Set(new.sections.indices.filter { oldSectionIndex[new.sections[$0].id] != nil })
-        var seenRows: Set<Int64> = []
+        var seenRows: Set<RowID> = []
         for (newSection, section) in new.sections.enumerated() where survivingNewSections.contains(newSection) {
             let oldSection = oldSectionIndex[section.id]!
             // Rows that stay in this section, in new order, with their old row indexes.
@@ -260,7 +261,7 @@ public struct Changeset: Hashable, Sendable {
 
 /// Sorts `entries` by `areInIncreasingOrder`, and `ids` with them when it is parallel to them
 /// (as long); otherwise leaves `ids` as it is.
-func sortAlong<Entry>(_ entries: inout [Entry], _ ids: inout [Int64], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
+func sortAlong<Entry, ID>(_ entries: inout [Entry], _ ids: inout [ID], by areInIncreasingOrder: (Entry, Entry) -> Bool) {
     guard ids.count == entries.count else {
         entries.sort(by: areInIncreasingOrder)
         return

@@ -50,9 +50,9 @@ enum EditRules {
                 throw RepositoryError.sectionIndexOutOfRange(index, valid: 0...count)
             }
             let id = try list.insertSection(title: title, emptyText: emptyText, at: index, count: count)
-            outcome.createdID = id
+            outcome.createdID = .section(SectionID(id))
             outcome.changeset.insertedSections = [index]
-            outcome.changeset.insertedSectionIDs = [id]
+            outcome.changeset.insertedSectionIDs = [SectionID(id)]
 
         case .renameSection(let ref, let title):
             let section = try list.section(ref)
@@ -92,9 +92,9 @@ enum EditRules {
         case .addRow(let content, let destination):
             let (section, index) = try place(destination, of: nil, in: list)
             let id = try list.insertRow(content, at: index, in: section)
-            outcome.createdID = id
+            outcome.createdID = .row(RowID(id))
             outcome.changeset.insertedRows = [RowPath(section: section.index, row: index)]
-            outcome.changeset.insertedRowIDs = [id]
+            outcome.changeset.insertedRowIDs = [RowID(id)]
             outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText)])
 
         case .updateRow(let ref, let title, let value):

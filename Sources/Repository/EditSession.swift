@@ -28,7 +28,7 @@ public final class EditSession {
     public let store: SectionStore
     /// The stored id of the list, so that a list deleted and made anew under the same name is
     /// not mistaken for this one.
-    public let listID: Int64
+    public let listID: ListID
     /// The list's name when the session began (or was last rebased).
     public private(set) var name: String
     /// The list's version the draft starts from: when the session began, or the version
@@ -47,7 +47,7 @@ public final class EditSession {
     init(store: SectionStore, overlay: SessionDraft) {
         self.store = store
         self.overlay = overlay
-        self.listID = overlay.list.id
+        self.listID = ListID(overlay.list.id)
         self.name = overlay.list.name
         self.baseVersion = overlay.list.version
     }
@@ -82,7 +82,7 @@ public final class EditSession {
     public func apply(_ edit: Edit) throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
-        applied.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID))
+        applied.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID?.rawValue))
         if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
         return Change(list: name, version: baseVersion, createdID: outcome.createdID, changeset: outcome.changeset)
     }
@@ -123,9 +123,13 @@ public final class EditSession {
         return Change(list: name, version: baseVersion, changeset: last.changeset.inverted())
     }
 
-    /// After a save, the stored id of each row and section the session created, by its draft id
-    /// (the negative ids `apply` returned), so a view can re-key what it showed.
-    public private(set) var savedIDs: [Int64: Int64] = [:]
+    /// After a save, the stored id of each row the session created, by its draft id (the
+    /// negative ids `apply` returned), so a view can re-key what it showed.
+    public private(set) var savedRowIDs: [RowID: RowID] = [:]
+
+    /// After a save, the stored id of each section the session created, by its draft id (the
+    /// negative ids `apply` returned), so a view can re-key what it showed.
+    public private(set) var savedSectionIDs: [SectionID: SectionID] = [:]
 
     /// Writes every edit in one transaction and closes the session.
     ///
@@ -152,7 +156,7 @@ public final class EditSession {
             return Change(list: name, version: baseVersion, committed: false)
         }
         let change = try store.write { db in
-            let list = try db.listRecordIfAny(id: listID)
+            let list = try db.listRecordIfAny(id: listID.rawValue)
             guard let list, list.version == baseVersion else {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list?.version)
             }
@@ -172,9 +176,10 @@ public final class EditSession {
             // The draft ids of what the session created become the stored ones.
             let saved = changeset.mappingIDs(replay.storedIDs)
             let version = try store.bumpVersion(of: list, recording: saved, db: db)
-            return (Change(list: list.name, version: version, changeset: saved), replay.storedIDs)
+            return (Change(list: list.name, version: version, changeset: saved), replay.storedRowIDs, replay.storedSectionIDs)
         }
-        savedIDs = change.1
+        savedRowIDs = change.1
+        savedSectionIDs = change.2
         close()
         return change.0
     }
@@ -229,7 +234,7 @@ public final class EditSession {
         let name = self.name
         let baseVersion = self.baseVersion
         var draft = try store.openSessionDraft { db in
-            guard let list = try db.listRecordIfAny(id: listID) else {
+            guard let list = try db.listRecordIfAny(id: listID.rawValue) else {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: nil)
             }
             return list
@@ -254,7 +259,7 @@ public final class EditSession {
                 var draftID = old.createdID ?? nextDraftID
                 do {
                     let (outcome, step) = try draft.apply(edit, nextID: &draftID)
-                    kept.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID))
+                    kept.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID?.rawValue))
                     if !outcome.changeset.isEmpty { keptComposer.append(outcome.changeset) }
                 } catch let error as RepositoryError {
                     dropped.append(DroppedEdit(index: index, edit: old.edit, reason: .refused(error)))
@@ -329,7 +334,7 @@ public final class EditSession {
     /// the session).
     /// - Throws: `RepositoryError.rowNotFound` when the draft has no such row.
     /// - Complexity: O(log n + e).
-    public func path(ofRow id: Int64) throws -> RowPath {
+    public func path(ofRow id: RowID) throws -> RowPath {
         try reading { try overlay.rowPath(.id(id)) }
     }
 
@@ -483,9 +488,9 @@ public struct DroppedEdit: Hashable, Sendable {
     public enum Reason: Hashable, Sendable, CustomStringConvertible {
         /// The row it moves, updates or deletes is gone: deleted by another writer, or created by
         /// an edit of the session that was dropped.
-        case rowGone(Int64)
+        case rowGone(RowID)
         /// The section it renames, moves or deletes, or the one a row was to go into, is gone.
-        case sectionGone(Int64)
+        case sectionGone(SectionID)
         /// The list as it is now refuses it (a section to delete, not forced, now has rows).
         case refused(RepositoryError)
 
@@ -515,6 +520,10 @@ private struct Replay {
     let db: any Database
     /// Draft ids (negative) of what the session created → their stored ids.
     var storedIDs: [Int64: Int64] = [:]
+    /// The rows of `storedIDs`, by their typed ids.
+    var storedRowIDs: [RowID: RowID] = [:]
+    /// The sections of `storedIDs`, by their typed ids.
+    var storedSectionIDs: [SectionID: SectionID] = [:]
     var positionWrites = 0
 
     init(list: ListRecord, db: any Database) {
@@ -542,7 +551,9 @@ private struct Replay {
             break
         case .insertSection(let draftID, let title, let emptyText, let neighbours):
             let position = try place(in: .sections, parentID: list.id, neighbours: neighbours, movingID: nil)
-            storedIDs[draftID] = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
+            let storedID = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
+            storedIDs[draftID] = storedID
+            storedSectionIDs[SectionID(draftID)] = SectionID(storedID)
         case .setSection(let id, let title, let emptyText):
             try requireOne(db.updateSection(id: stored(id), title: title, emptyText: emptyText, in: list))
         case .moveSection(let id, let neighbours):
@@ -554,7 +565,9 @@ private struct Replay {
         case .insertRow(let draftID, let content, let sectionID, let neighbours):
             let section = try storedSection(sectionID)
             let position = try place(in: .rows, parentID: section, neighbours: neighbours, movingID: nil)
-            storedIDs[draftID] = try db.insertRow(content, section: section, position: position)
+            let storedID = try db.insertRow(content, section: section, position: position)
+            storedIDs[draftID] = storedID
+            storedRowIDs[RowID(draftID)] = RowID(storedID)
         case .setRow(let id, let content):
             try requireOne(db.updateRow(id: stored(id), to: content, in: list))
         case .moveRow(let id, let sectionID, let neighbours):

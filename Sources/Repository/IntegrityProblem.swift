@@ -88,14 +88,14 @@ public struct RepairReport: Hashable, Sendable, Codable {
     /// reload, so that views and `changes(of:since:)` read it afresh).
     public struct ReloadedList: Hashable, Sendable, Codable {
         /// The list's stable id.
-        public var id: Int64
+        public var id: ListID
         /// The list's name.
         public var name: String
         /// The list's version after the repair.
         public var version: Int64
 
         /// Creates an entry.
-        public init(id: Int64, name: String, version: Int64) {
+        public init(id: ListID, name: String, version: Int64) {
             self.id = id
             self.name = name
             self.version = version

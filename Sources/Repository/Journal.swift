@@ -22,7 +22,7 @@ enum Journal {
 /// What changed in a list since a version: one changeset, or "reload".
 public struct ListChanges: Hashable, Sendable {
     /// The list's stable id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name.
     public var list: String
     /// The version asked about.
@@ -35,7 +35,7 @@ public struct ListChanges: Hashable, Sendable {
     public var changeset: Changeset?
 
     /// Creates an answer.
-    public init(listID: Int64, list: String, from: Int64, version: Int64, changeset: Changeset?) {
+    public init(listID: ListID, list: String, from: Int64, version: Int64, changeset: Changeset?) {
         self.listID = listID
         self.list = list
         self.from = from
@@ -56,7 +56,7 @@ extension SectionStore {
     package func changes(of list: String = SectionStore.defaultList, since version: Int64) throws -> ListChanges {
         try read { db in
             let record = try db.listRecord(named: list)
-            var answer = ListChanges(listID: record.id, list: record.name, from: version, version: record.version, changeset: nil)
+            var answer = ListChanges(listID: ListID(record.id), list: record.name, from: version, version: record.version, changeset: nil)
             guard try db.isJournaled(listID: record.id), version <= record.version, version >= 0 else { return answer }
             let entries = try db.journalEntries(list: record.id, after: version)
             guard entries.count == Int(record.version - version), entries.first.map({ $0.0 == version + 1 }) ?? true else {

@@ -101,12 +101,12 @@ public struct ListHandle: Sendable, Hashable {
     }
 
     /// Where row `id` is (`SectionStore.path(ofRow:in:atVersion:)`).
-    public func path(ofRow id: Int64, atVersion expected: Int64? = nil) throws -> RowPath {
+    public func path(ofRow id: RowID, atVersion expected: Int64? = nil) throws -> RowPath {
         try store.path(ofRow: id, in: name, atVersion: expected)
     }
 
     /// Where row `id` is, with the version read (`SectionStore.versionedPath(ofRow:in:atVersion:)`).
-    public func versionedPath(ofRow id: Int64, atVersion expected: Int64? = nil) throws -> Versioned<RowPath> {
+    public func versionedPath(ofRow id: RowID, atVersion expected: Int64? = nil) throws -> Versioned<RowPath> {
         try store.versionedPath(ofRow: id, in: name, atVersion: expected)
     }
 
@@ -175,12 +175,12 @@ public struct ListHandle: Sendable, Hashable {
     }
 
     /// `path(ofRow:atVersion:)`, off the cooperative pool.
-    public func path(ofRow id: Int64, atVersion expected: Int64? = nil) async throws -> RowPath {
+    public func path(ofRow id: RowID, atVersion expected: Int64? = nil) async throws -> RowPath {
         try await store.path(ofRow: id, in: name, atVersion: expected)
     }
 
     /// `versionedPath(ofRow:atVersion:)`, off the cooperative pool.
-    public func versionedPath(ofRow id: Int64, atVersion expected: Int64? = nil) async throws -> Versioned<RowPath> {
+    public func versionedPath(ofRow id: RowID, atVersion expected: Int64? = nil) async throws -> Versioned<RowPath> {
         try await store.versionedPath(ofRow: id, in: name, atVersion: expected)
     }
 

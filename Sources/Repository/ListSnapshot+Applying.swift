@@ -26,7 +26,7 @@ extension ListSnapshot {
     /// - Complexity: O(n + c log c) for n sections and rows, c entries of the changeset (plus
     ///   the rows of inserted sections).
     public func applying(
-        _ changeset: Changeset, version: Int64, section: (_ id: Int64) throws -> Section, row: (_ id: Int64) throws -> RowContent
+        _ changeset: Changeset, version: Int64, section: (_ id: SectionID) throws -> Section, row: (_ id: RowID) throws -> RowContent
     ) throws -> ListSnapshot {
         func misfit(_ detail: String) -> RepositoryError { .changesetDoesNotFit(detail) }
         guard changeset.hasIDs else {
@@ -35,7 +35,7 @@ extension ListSnapshot {
 
         // What leaves, checked against the old snapshot: the ids must be those at the places.
         let deletedSections = Set(changeset.deletedSections)
-        var leavingSections: [Int: Int64] = [:]  // old index → id
+        var leavingSections: [Int: SectionID] = [:]  // old index → id
         for (index, id) in zip(
             changeset.deletedSections + changeset.movedSections.map(\.from), changeset.deletedSectionIDs + changeset.movedSectionIDs)
         {
@@ -44,7 +44,7 @@ extension ListSnapshot {
             guard leavingSections.updateValue(id, forKey: index) == nil else { throw misfit("section \(index) leaves twice") }
         }
         var leavingRows: [Int: Set<Int>] = [:]  // old section → old rows
-        var movingRows: [Int64: Row] = [:]
+        var movingRows: [RowID: Row] = [:]
         for (path, id) in zip(changeset.deletedRows + changeset.movedRows.map(\.from), changeset.deletedRowIDs + changeset.movedRowIDs) {
             guard sections.indices.contains(path.section), sections[path.section].rows.indices.contains(path.row) else {
                 throw misfit("row \(path) is not in the old snapshot")
@@ -57,7 +57,7 @@ extension ListSnapshot {
 
         // Sections after what left: the ones staying, in order, and the moving ones by id.
         var staying: [Section] = []
-        var movingSections: [Int64: Section] = [:]
+        var movingSections: [SectionID: Section] = [:]
         for (index, old) in sections.enumerated() where !deletedSections.contains(index) {
             var kept = old
             if let gone = leavingRows[index] {
@@ -131,8 +131,8 @@ extension ListSnapshot {
         }
 
         // An id inserted where it already was.
-        var sectionIDs: Set<Int64> = []
-        var rowIDs: Set<Int64> = []
+        var sectionIDs: Set<SectionID> = []
+        var rowIDs: Set<RowID> = []
         for section in result.sections {
             guard sectionIDs.insert(section.id).inserted else { throw misfit("section #\(section.id) would be in the list twice") }
             for row in section.rows where !rowIDs.insert(row.id).inserted {
@@ -152,8 +152,8 @@ extension ListSnapshot {
     ///   updates.
     /// - Complexity: O(n + m + c log c), n and m the sections and rows of both snapshots.
     public func applying(_ changeset: Changeset, contentFrom content: ListSnapshot) throws -> ListSnapshot {
-        var sectionsByID: [Int64: Section] = [:]
-        var rowsByID: [Int64: RowContent] = [:]
+        var sectionsByID: [SectionID: Section] = [:]
+        var rowsByID: [RowID: RowContent] = [:]
         for section in content.sections {
             sectionsByID[section.id] = section
             for row in section.rows { rowsByID[row.id] = row.content }

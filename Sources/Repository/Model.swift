@@ -63,12 +63,12 @@ public struct RowContent: Hashable, Sendable {
 public struct Row: Hashable, Sendable, Identifiable {
     /// The row's stable id: never changes, never reused. Negative for a row created in an edit
     /// session that has not been saved yet.
-    public var id: Int64
+    public var id: RowID
     /// The row's kind, title and value.
     public var content: RowContent
 
     /// Creates a row.
-    public init(id: Int64, content: RowContent) {
+    public init(id: RowID, content: RowContent) {
         self.id = id
         self.content = content
     }
@@ -87,7 +87,7 @@ public struct Section: Hashable, Sendable, Identifiable {
     public static let defaultEmptyText = "No Data"
 
     /// The section's stable id. Negative for a section created in an unsaved edit session.
-    public var id: Int64
+    public var id: SectionID
     /// The section's title.
     public var title: String
     /// What the footer says while the section is empty in an editing view; `nil` means "No Data".
@@ -96,7 +96,7 @@ public struct Section: Hashable, Sendable, Identifiable {
     public var rows: [Row]
 
     /// Creates a section.
-    public init(id: Int64, title: String, emptyText: String? = nil, rows: [Row] = []) {
+    public init(id: SectionID, title: String, emptyText: String? = nil, rows: [Row] = []) {
         self.id = id
         self.title = title
         self.emptyText = emptyText
@@ -114,7 +114,7 @@ public struct Section: Hashable, Sendable, Identifiable {
 public struct ListSnapshot: Hashable, Sendable {
     /// The list's stable id (0 when the snapshot was made by hand). With `version`, it names one
     /// state: a list deleted and made anew under the same name has another id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name.
     public var name: String
     /// The list's version: grows by one with every committed change.
@@ -125,7 +125,7 @@ public struct ListSnapshot: Hashable, Sendable {
     public var sections: [Section]
 
     /// Creates a snapshot.
-    public init(name: String, version: Int64, isEditing: Bool = false, sections: [Section] = [], listID: Int64 = 0) {
+    public init(name: String, version: Int64, isEditing: Bool = false, sections: [Section] = [], listID: ListID = 0) {
         self.listID = listID
         self.name = name
         self.version = version
@@ -150,7 +150,7 @@ public struct ListSnapshot: Hashable, Sendable {
 /// A list's name and counters, without its content.
 public struct ListSummary: Hashable, Sendable {
     /// The list's stable id.
-    public var id: Int64
+    public var id: ListID
     /// The list's unique name.
     public var name: String
     /// The list's version.
@@ -161,7 +161,7 @@ public struct ListSummary: Hashable, Sendable {
     public var rowCount: Int
 
     /// Creates a summary.
-    public init(id: Int64, name: String, version: Int64, sectionCount: Int, rowCount: Int) {
+    public init(id: ListID, name: String, version: Int64, sectionCount: Int, rowCount: Int) {
         self.id = id
         self.name = name
         self.version = version

@@ -4,7 +4,7 @@ import Foundation
 /// before, or a reload when no changeset can say what changed.
 public struct ListUpdate: Hashable, Sendable {
     /// The list's stable id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name when the update was read.
     public var list: String
     /// The version this update starts from: `version - 1` for one committed version; earlier
@@ -20,7 +20,7 @@ public struct ListUpdate: Hashable, Sendable {
     public var isDeleted: Bool
 
     /// Creates an update from `from` (by default the version before `version`) to `version`.
-    public init(listID: Int64, list: String, from: Int64? = nil, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
+    public init(listID: ListID, list: String, from: Int64? = nil, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
         self.listID = listID
         self.list = list
         self.from = from ?? version - 1
@@ -47,7 +47,7 @@ public final class ListWatcher {
     private let connection: any Database
     private let signal: any CommitSignal
     private let location: StoreLocation
-    private let listID: Int64
+    private let listID: ListID
     private var name: String
     /// The last version delivered.
     public private(set) var version: Int64
@@ -71,7 +71,7 @@ public final class ListWatcher {
             // this read and the signal's start is read by the first poll.
             signal = try connection.makeCommitSignal(listID: record.id)
             self.connection = connection
-            listID = record.id
+            listID = ListID(record.id)
             name = record.name
             self.version = version ?? record.version
         } catch {
@@ -99,14 +99,14 @@ public final class ListWatcher {
     }
 
     private func readUpdates() throws -> [ListUpdate] {
-        guard let (name, latest, journaled) = try connection.listState(id: listID) else {
+        guard let (name, latest, journaled) = try connection.listState(id: listID.rawValue) else {
             ended = true
             return [ListUpdate(listID: listID, list: self.name, from: version, version: version, changeset: nil, isDeleted: true)]
         }
         self.name = name
         var updates: [ListUpdate] = []
         if latest > version {
-            let entries = try connection.journalEntries(list: listID, after: version, through: latest)
+            let entries = try connection.journalEntries(list: listID.rawValue, after: version, through: latest)
             if entries.count != Int(latest - version) || entries.first?.0 != version + 1 {
                 // Pruned away, or a gap: the journal cannot say what happened.
                 updates.append(ListUpdate(listID: listID, list: name, from: version, version: latest, changeset: nil))

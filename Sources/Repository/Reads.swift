@@ -2,7 +2,7 @@
 /// `numberOfRowsInSection`.
 public struct SectionInfo: Hashable, Sendable, Identifiable {
     /// The section's stable id (negative for a section created in an unsaved edit session).
-    public var id: Int64
+    public var id: SectionID
     /// The section's 0-based index in its list.
     public var index: Int
     /// The section's title.
@@ -13,7 +13,7 @@ public struct SectionInfo: Hashable, Sendable, Identifiable {
     public var rowCount: Int
 
     /// Creates a section summary.
-    public init(id: Int64, index: Int, title: String, emptyText: String? = nil, rowCount: Int) {
+    public init(id: SectionID, index: Int, title: String, emptyText: String? = nil, rowCount: Int) {
         self.id = id
         self.index = index
         self.title = title
@@ -31,7 +31,7 @@ public struct SectionInfo: Hashable, Sendable, Identifiable {
 /// A list's sections with their row counts, but no rows.
 public struct ListOutline: Hashable, Sendable {
     /// The list's stable id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name.
     public var name: String
     /// The list's version.
@@ -42,7 +42,7 @@ public struct ListOutline: Hashable, Sendable {
     public var sections: [SectionInfo]
 
     /// Creates an outline.
-    public init(listID: Int64, name: String, version: Int64, isEditing: Bool = false, sections: [SectionInfo] = []) {
+    public init(listID: ListID, name: String, version: Int64, isEditing: Bool = false, sections: [SectionInfo] = []) {
         self.listID = listID
         self.name = name
         self.version = version
@@ -104,7 +104,7 @@ public struct ListWindow: Hashable, Sendable {
     }
 
     /// The list's stable id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name.
     public var name: String
     /// The list's version.
@@ -116,7 +116,7 @@ public struct ListWindow: Hashable, Sendable {
     public var parts: [Part]
 
     /// Creates a window.
-    public init(listID: Int64, name: String, version: Int64, isEditing: Bool = false, parts: [Part] = []) {
+    public init(listID: ListID, name: String, version: Int64, isEditing: Bool = false, parts: [Part] = []) {
         self.listID = listID
         self.name = name
         self.version = version

@@ -16,9 +16,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// No section has this id or title in the list. `titles` are the list's section titles.
     case sectionNotFound(SectionRef, list: String, titles: [String])
     /// Several sections have this title; name one by index or id.
-    case ambiguousSectionTitle(String, ids: [Int64])
+    case ambiguousSectionTitle(String, ids: [SectionID])
     /// No row has this id in the list.
-    case rowNotFound(Int64, list: String)
+    case rowNotFound(RowID, list: String)
     /// A section index outside `valid` (`nil` when the list has no sections). `version` is the
     /// list's version the index was looked up in, when a read of the store reports it (`row(at:)`,
     /// `window(from:)`, …): a view holding an index from an older version learns the list moved on.
@@ -79,7 +79,7 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// (`SectionStore.maximumTextLength`); `what` says which text ("the row title").
     case textTooLong(what: String, bytes: Int, limit: Int)
     /// A value given to row `row`, a `kind` row: only field rows have a value.
-    case valueOnNonFieldRow(row: Int64, kind: RowKind)
+    case valueOnNonFieldRow(row: RowID, kind: RowKind)
     /// A window asked for a negative number of rows.
     case negativeWindowLimit(Int)
     /// A URL of a scheme that names no database (`nil`: no scheme at all); use a `file:` URL or

@@ -9,8 +9,9 @@ public struct Change: Hashable, Sendable {
     /// when the edit was made, which may be one another writer committed and the caller has not
     /// seen yet — not a version this change produced.
     public var version: Int64
-    /// The id of the list, section or row the change created, if it created one.
-    public var createdID: Int64?
+    /// The id of the list, section or row the change created, if it created one: `.row`,
+    /// `.section` or `.list`, so the kind of the id is part of it.
+    public var createdID: CreatedID?
     /// What changed, from the old snapshot to the new.
     public var changeset: Changeset
     /// Whether the change committed anything: false for an edit that changes nothing (a move
@@ -20,7 +21,7 @@ public struct Change: Hashable, Sendable {
 
     /// Creates a change.
     public init(
-        list: String, version: Int64, createdID: Int64? = nil, changeset: Changeset = Changeset(), committed: Bool = true
+        list: String, version: Int64, createdID: CreatedID? = nil, changeset: Changeset = Changeset(), committed: Bool = true
     ) {
         self.list = list
         self.version = version
@@ -78,7 +79,7 @@ extension Edit {
 /// What one edit did: its changeset and the id of what it created.
 struct EditOutcome {
     var changeset = Changeset()
-    var createdID: Int64?
+    var createdID: CreatedID?
 }
 
 extension SectionStore {
@@ -128,7 +129,7 @@ extension SectionStore {
     }
 
     /// A row's content after `Edit.updateRow`.
-    static func updated(_ content: RowContent, id: Int64, title: String?, value: ValueUpdate) throws -> RowContent {
+    static func updated(_ content: RowContent, id: RowID, title: String?, value: ValueUpdate) throws -> RowContent {
         var result = content
         if let title { result.title = title }
         switch value {

@@ -4,7 +4,7 @@ extension SectionStore {
     public func lists() throws -> [ListSummary] {
         try read { db in
             try db.listSummaries().map {
-                ListSummary(id: $0.id, name: $0.name, version: $0.version, sectionCount: $0.sections, rowCount: $0.rows)
+                ListSummary(id: ListID($0.id), name: $0.name, version: $0.version, sectionCount: $0.sections, rowCount: $0.rows)
             }
         }
     }
@@ -31,7 +31,7 @@ extension SectionStore {
         return try write { db in
             if try db.listExists(named: name) { throw RepositoryError.listExists(name) }
             let list = try db.createListRecord(named: name)
-            return Change(list: name, version: list.version, createdID: list.id)
+            return Change(list: name, version: list.version, createdID: .list(ListID(list.id)))
         }
     }
 
@@ -68,7 +68,7 @@ extension SectionStore {
             try db.deleteList(list)
             var changeset = Changeset()
             changeset.deletedSections = Array(0..<count)
-            changeset.deletedSectionIDs = sectionIDs
+            changeset.deletedSectionIDs = sectionIDs.map { SectionID($0) }
             return Change(list: name, version: list.version + 1, changeset: changeset)
         }
     }
@@ -86,11 +86,11 @@ extension Database {
     func snapshot(of list: ListRecord, editing: Bool) throws -> ListSnapshot {
         var sections: [Section] = []
         try forEachSectionAndRow(of: list) { section, row in
-            if sections.last?.id != section.id {
-                sections.append(Section(id: section.id, title: section.title, emptyText: section.emptyText))
+            if sections.last?.id != SectionID(section.id) {
+                sections.append(Section(id: SectionID(section.id), title: section.title, emptyText: section.emptyText))
             }
             if let row { sections[sections.count - 1].rows.append(row) }
         }
-        return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections, listID: list.id)
+        return ListSnapshot(name: list.name, version: list.version, isEditing: editing, sections: sections, listID: ListID(list.id))
     }
 }

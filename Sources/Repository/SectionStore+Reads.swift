@@ -57,7 +57,7 @@ extension SectionStore {
     ) throws -> ListOutline {
         try readList(list, atVersion: expected) { db, record in
             ListOutline(
-                listID: record.id, name: record.name, version: record.version, isEditing: editing,
+                listID: ListID(record.id), name: record.name, version: record.version, isEditing: editing,
                 sections: try db.sectionRecords(of: record).map(\.info))
         }
     }
@@ -100,7 +100,7 @@ extension SectionStore {
         try readList(list, atVersion: expected) { db, record in
             let row = try db.row(ref, in: record)
             return LocatedRow(
-                path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info, version: record.version)
+                path: row.path, row: Row(id: RowID(row.id), content: row.content), section: row.section.info, version: record.version)
         }
     }
 
@@ -119,7 +119,7 @@ extension SectionStore {
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
     package func path(
-        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> RowPath {
         try versionedPath(ofRow: id, in: list, atVersion: expected).value
     }
@@ -130,7 +130,7 @@ extension SectionStore {
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
     package func versionedPath(
-        ofRow id: Int64, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
     ) throws -> Versioned<RowPath> {
         try readList(list, atVersion: expected) { db, record in
             Versioned(try db.row(.id(id), in: record).path, version: record.version)
@@ -177,7 +177,7 @@ extension SectionStore {
                 section = row.section
                 firstRow = row.path.row
             }
-            var window = ListWindow(listID: record.id, name: record.name, version: record.version, isEditing: editing)
+            var window = ListWindow(listID: ListID(record.id), name: record.name, version: record.version, isEditing: editing)
             var remaining = limit
             while true {
                 var rows: [Row] = []

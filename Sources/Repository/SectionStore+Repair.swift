@@ -285,7 +285,7 @@ private struct Repair {
     private mutating func markChangedLists() throws {
         for id in changedLists.sorted() {
             guard let version = try db.markListForReload(id: id), let record = try db.listRecordIfAny(id: id) else { continue }
-            reloaded.append(RepairReport.ReloadedList(id: id, name: record.name, version: version))
+            reloaded.append(RepairReport.ReloadedList(id: ListID(id), name: record.name, version: version))
         }
         reloaded.sort { ($0.name.utf8.lexicographicallyPrecedes($1.name.utf8)) }
     }

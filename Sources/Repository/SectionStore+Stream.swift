@@ -2,7 +2,7 @@
 /// What a whole-list read starts with: the list itself, before any of its sections or rows.
 public struct ListHeader: Hashable, Sendable {
     /// The list's stable id.
-    public var listID: Int64
+    public var listID: ListID
     /// The list's name.
     public var name: String
     /// The list's version.
@@ -19,7 +19,7 @@ public struct ListHeader: Hashable, Sendable {
 
     /// Creates a header.
     public init(
-        listID: Int64, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int = 0, rowCount: Int = 0,
+        listID: ListID, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int = 0, rowCount: Int = 0,
         pathWidth: Int = 3
     ) {
         self.listID = listID
@@ -76,7 +76,7 @@ extension Database {
     func listHeader(of list: ListRecord, editing: Bool) throws -> ListHeader {
         let (sections, rows, width) = try sectionTotals(of: list)
         return ListHeader(
-            listID: list.id, name: list.name, version: list.version, isEditing: editing, sectionCount: sections,
+            listID: ListID(list.id), name: list.name, version: list.version, isEditing: editing, sectionCount: sections,
             rowCount: rows, pathWidth: max(3, width))
     }
 
@@ -93,7 +93,7 @@ extension Database {
                 try body(
                     .section(
                         SectionInfo(
-                            id: section.id, index: sectionIndex, title: section.title, emptyText: section.emptyText,
+                            id: SectionID(section.id), index: sectionIndex, title: section.title, emptyText: section.emptyText,
                             rowCount: section.rowCount)))
             }
             if let row {

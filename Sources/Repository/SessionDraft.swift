@@ -29,7 +29,7 @@ struct SessionDraft {
 
     /// One section of the draft.
     struct DraftSection {
-        var id: Int64
+        var id: SectionID
         var title: String
         var emptyText: String?
         /// The stored section whose rows this one starts from, with its stored row count;
@@ -45,9 +45,9 @@ struct SessionDraft {
     let list: ListRecord
     var sections: [DraftSection]
     /// New content of stored rows updated in the session that are still in a stored run.
-    var overrides: [Int64: RowContent] = [:]
+    var overrides: [RowID: RowContent] = [:]
     /// Rows in held pieces → the id of the draft section holding them.
-    var heldRows: [Int64: Int64] = [:]
+    var heldRows: [RowID: SectionID] = [:]
     /// The id the next section or row created in the session gets (negative, decreasing).
     fileprivate var nextID: Int64 = -1
     /// How the last edit is written at save, set by the writes below.
@@ -58,7 +58,7 @@ struct SessionDraft {
         self.list = list
         sections = try db.sectionRecords(of: list).map { record in
             DraftSection(
-                id: record.id, title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
+                id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
                 pieces: record.rowCount > 0 ? [.stored(0..<record.rowCount)] : [], rowCount: record.rowCount)
         }
     }
@@ -110,7 +110,7 @@ struct SessionDraft {
     }
 
     /// The draft path of the row with this id, if the draft has it.
-    func path(ofRow id: Int64) throws -> RowPath? {
+    func path(ofRow id: RowID) throws -> RowPath? {
         if let sectionID = heldRows[id] {
             let section = sections.firstIndex { $0.id == sectionID }!
             var start = 0
@@ -124,7 +124,7 @@ struct SessionDraft {
         }
         guard id > 0 else { return nil }
         // A stored row, where it was when the session began.
-        guard let (storedSection, position) = try db.placeOfRow(id: id, in: list),
+        guard let (storedSection, position) = try db.placeOfRow(id: id.rawValue, in: list),
             let section = sections.firstIndex(where: { $0.base?.id == storedSection })
         else { return nil }
         let base = sections[section].base!
@@ -166,7 +166,7 @@ struct SessionDraft {
         let (piece, offset) = locate(path.row, in: path.section)
         switch sections[path.section].pieces[piece] {
         case .held(let rows):
-            return rows[offset].id
+            return rows[offset].id.rawValue
         case .stored(let range):
             let base = sections[path.section].base!
             return try OrderedTable.rows.item(at: range.lowerBound + offset, of: base.id, count: base.rowCount, in: db)!.id
@@ -176,9 +176,9 @@ struct SessionDraft {
     /// The stored row at an index of a stored section, with the session's new content if any.
     private func storedRow(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> Row {
         let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db)!
-        if let content = overrides[item.id] { return Row(id: item.id, content: content) }
+        if let content = overrides[RowID(item.id)] { return Row(id: RowID(item.id), content: content) }
         let content = try db.rowContent(id: item.id)!
-        return Row(id: item.id, content: content)
+        return Row(id: RowID(item.id), content: content)
     }
 
     /// Up to `limit` rows of a section from index `first` on.
@@ -299,8 +299,8 @@ struct SessionDraft {
     /// The ids of the sections on either side of the one at `index`.
     fileprivate func sectionNeighbours(of index: Int) -> Neighbours {
         Neighbours(
-            before: index > 0 ? sections[index - 1].id : nil,
-            after: index + 1 < sections.count ? sections[index + 1].id : nil)
+            before: index > 0 ? sections[index - 1].id.rawValue : nil,
+            after: index + 1 < sections.count ? sections[index + 1].id.rawValue : nil)
     }
 
     /// The ids of the rows that will be on either side of a row put at `slot` of a section, read
@@ -353,7 +353,7 @@ extension SessionDraft: EditableList {
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let id = nextID
         nextID -= 1
-        sections.insert(DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
+        sections.insert(DraftSection(id: SectionID(id), title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
         pendingStep = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
         return id
     }
@@ -361,12 +361,12 @@ extension SessionDraft: EditableList {
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
         sections[section.index].title = title
         sections[section.index].emptyText = emptyText
-        pendingStep = .setSection(id: section.id, title: title, emptyText: emptyText)
+        pendingStep = .setSection(id: section.id.rawValue, title: title, emptyText: emptyText)
     }
 
     mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
         sections.insert(sections.remove(at: section.index), at: index)
-        pendingStep = .moveSection(id: section.id, neighbours: sectionNeighbours(of: index))
+        pendingStep = .moveSection(id: section.id.rawValue, neighbours: sectionNeighbours(of: index))
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
@@ -374,15 +374,15 @@ extension SessionDraft: EditableList {
             if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
         }
         sections.remove(at: section.index)
-        pendingStep = .deleteSection(id: section.id)
+        pendingStep = .deleteSection(id: section.id.rawValue)
     }
 
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
         let neighbours = try rowNeighbours(ofSlot: index, inSection: section.index, skipping: nil)
         let id = nextID
         nextID -= 1
-        insert(Row(id: id, content: content), at: index, inSection: section.index)
-        pendingStep = .insertRow(draftID: id, content: content, sectionID: section.id, neighbours: neighbours)
+        insert(Row(id: RowID(id), content: content), at: index, inSection: section.index)
+        pendingStep = .insertRow(draftID: id, content: content, sectionID: section.id.rawValue, neighbours: neighbours)
         return id
     }
 
@@ -394,7 +394,7 @@ extension SessionDraft: EditableList {
         } else {
             overrides[row.row.id] = content
         }
-        pendingStep = .setRow(id: row.row.id, content: content)
+        pendingStep = .setRow(id: row.row.id.rawValue, content: content)
     }
 
     mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
@@ -403,13 +403,13 @@ extension SessionDraft: EditableList {
         remove(at: row.path.row, inSection: row.path.section)
         overrides[row.row.id] = nil
         insert(row.row, at: index, inSection: section.index)
-        pendingStep = .moveRow(id: row.row.id, sectionID: section.id, neighbours: neighbours)
+        pendingStep = .moveRow(id: row.row.id.rawValue, sectionID: section.id.rawValue, neighbours: neighbours)
     }
 
     mutating func deleteRow(_ row: LocatedRow) throws {
         remove(at: row.path.row, inSection: row.path.section)
         overrides[row.row.id] = nil
-        pendingStep = .deleteRow(id: row.row.id)
+        pendingStep = .deleteRow(id: row.row.id.rawValue)
     }
 }
 
@@ -426,8 +426,8 @@ extension SessionDraft {
     /// (its subject, or the section it was to go into, is gone).
     /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
     func rebased(_ edit: Edit, step: ReplayStep, changeset: Changeset) throws -> RebasePlan {
-        func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: id) != nil }
-        func sectionIndex(of id: Int64) -> Int? { sections.firstIndex { $0.id == id } }
+        func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: RowID(id)) != nil }
+        func sectionIndex(of id: Int64) -> Int? { sections.firstIndex { $0.id.rawValue == id } }
         switch step {
         case .nothing:
             return .edit(edit)
@@ -437,47 +437,47 @@ extension SessionDraft {
             return .edit(.addSection(title: title, emptyText: emptyText, at: index))
 
         case .setSection(let id, let title, let emptyText):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
-            if case .setEmptyText = edit { return .edit(.setEmptyText(.id(id), emptyText)) }
-            return .edit(.renameSection(.id(id), title: title))
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
+            if case .setEmptyText = edit { return .edit(.setEmptyText(.id(SectionID(id)), emptyText)) }
+            return .edit(.renameSection(.id(SectionID(id)), title: title))
 
         case .moveSection(let id, let neighbours):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
             let index = sectionSlot(neighbours, moving: id, fallback: changeset.movedSections.first?.to ?? 0)
-            return .edit(.moveSection(.id(id), to: index))
+            return .edit(.moveSection(.id(SectionID(id)), to: index))
 
         case .deleteSection(let id):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(id)) }
+            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
             var force = false
             if case .deleteSection(_, let forced) = edit { force = forced }
-            return .edit(.deleteSection(.id(id), force: force))
+            return .edit(.deleteSection(.id(SectionID(id)), force: force))
 
         case .insertRow(_, let content, let sectionID, let neighbours):
             guard let destination = try rowPlace(neighbours, in: sectionID, moving: nil, fallback: changeset.insertedRows.first?.row ?? 0)
-            else { return .drop(.sectionGone(sectionID)) }
+            else { return .drop(.sectionGone(SectionID(sectionID))) }
             return .edit(.addRow(content, to: destination))
 
         case .setRow(let id, let content):
-            guard try hasRow(id) else { return .drop(.rowGone(id)) }
-            if case .updateRow(_, let title, let value) = edit { return .edit(.updateRow(.id(id), title: title, value: value)) }
-            return .edit(.updateRow(.id(id), title: content.title))
+            guard try hasRow(id) else { return .drop(.rowGone(RowID(id))) }
+            if case .updateRow(_, let title, let value) = edit { return .edit(.updateRow(.id(RowID(id)), title: title, value: value)) }
+            return .edit(.updateRow(.id(RowID(id)), title: content.title))
 
         case .moveRow(let id, let sectionID, let neighbours):
-            guard try hasRow(id) else { return .drop(.rowGone(id)) }
+            guard try hasRow(id) else { return .drop(.rowGone(RowID(id))) }
             guard let destination = try rowPlace(neighbours, in: sectionID, moving: id, fallback: changeset.movedRows.first?.to.row ?? 0)
-            else { return .drop(.sectionGone(sectionID)) }
-            return .edit(.moveRow(.id(id), to: destination))
+            else { return .drop(.sectionGone(SectionID(sectionID))) }
+            return .edit(.moveRow(.id(RowID(id)), to: destination))
 
         case .deleteRow(let id):
-            guard try hasRow(id) else { return .drop(.rowGone(id)) }
-            return .edit(.deleteRow(.id(id)))
+            guard try hasRow(id) else { return .drop(.rowGone(RowID(id))) }
+            return .edit(.deleteRow(.id(RowID(id))))
         }
     }
 
     /// The index among the other sections (all but `moving`) just after the section that was
     /// before, else just before the one that was after, else `fallback` (at most the end).
     private func sectionSlot(_ neighbours: Neighbours, moving: Int64?, fallback: Int) -> Int {
-        let others = sections.map(\.id).filter { $0 != moving }
+        let others = sections.map(\.id.rawValue).filter { $0 != moving }
         if let before = neighbours.before, let index = others.firstIndex(of: before) { return index + 1 }
         if let after = neighbours.after, let index = others.firstIndex(of: after) { return index }
         return min(max(fallback, 0), others.count)
@@ -488,11 +488,11 @@ extension SessionDraft {
     /// `fallback` among the section's other rows (at most the end); `nil` when the section is
     /// gone.
     private func rowPlace(_ neighbours: Neighbours, in sectionID: Int64, moving: Int64?, fallback: Int) throws -> RowDestination? {
-        guard let section = sections.firstIndex(where: { $0.id == sectionID }) else { return nil }
-        if let before = neighbours.before, try path(ofRow: before)?.section == section { return .after(before) }
-        if let after = neighbours.after, try path(ofRow: after)?.section == section { return .before(after) }
+        guard let section = sections.firstIndex(where: { $0.id.rawValue == sectionID }) else { return nil }
+        if let before = neighbours.before, try path(ofRow: RowID(before))?.section == section { return .after(RowID(before)) }
+        if let after = neighbours.after, try path(ofRow: RowID(after))?.section == section { return .before(RowID(after)) }
         var count = sections[section].rowCount
-        if let moving, try path(ofRow: moving)?.section == section { count -= 1 }
-        return RowDestination(section: .id(sectionID), index: .index(min(max(fallback, 0), count)))
+        if let moving, try path(ofRow: RowID(moving))?.section == section { count -= 1 }
+        return RowDestination(section: .id(SectionID(sectionID)), index: .index(min(max(fallback, 0), count)))
     }
 }

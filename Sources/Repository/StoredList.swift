@@ -15,7 +15,7 @@ struct StoredList: EditableList {
 
     func row(_ ref: RowRef) throws -> LocatedRow {
         let row = try db.row(ref, in: list)
-        return LocatedRow(path: row.path, row: Row(id: row.id, content: row.content), section: row.section.info)
+        return LocatedRow(path: row.path, row: Row(id: RowID(row.id), content: row.content), section: row.section.info)
     }
 
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
@@ -25,39 +25,39 @@ struct StoredList: EditableList {
     }
 
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
-        try db.updateSection(id: section.id, title: title, emptyText: emptyText, in: list)
+        try db.updateSection(id: section.id.rawValue, title: title, emptyText: emptyText, in: list)
     }
 
     mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
-        let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id, in: db)
+        let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id.rawValue, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.placeSection(id: section.id, position: place.position, in: list)
+        try db.placeSection(id: section.id.rawValue, position: place.position, in: list)
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
-        try db.deleteSection(id: section.id, in: list)
+        try db.deleteSection(id: section.id.rawValue, in: list)
     }
 
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
-        let place = try OrderedTable.rows.positionForSlot(index, of: section.id, count: section.rowCount, movingID: nil, in: db)
+        let place = try OrderedTable.rows.positionForSlot(index, of: section.id.rawValue, count: section.rowCount, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.insertRow(content, section: section.id, position: place.position)
+        return try db.insertRow(content, section: section.id.rawValue, position: place.position)
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
-        try db.updateRow(id: row.row.id, to: content, in: list)
+        try db.updateRow(id: row.row.id.rawValue, to: content, in: list)
     }
 
     mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
         let sameSection = section.id == row.section.id
         let others = section.rowCount - (sameSection ? 1 : 0)
         let place = try OrderedTable.rows.positionForSlot(
-            index, of: section.id, count: others, movingID: row.row.id, movingIndex: sameSection ? row.path.row : nil, in: db)
+            index, of: section.id.rawValue, count: others, movingID: row.row.id.rawValue, movingIndex: sameSection ? row.path.row : nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.placeRow(id: row.row.id, section: section.id, position: place.position, in: list)
+        try db.placeRow(id: row.row.id.rawValue, section: section.id.rawValue, position: place.position, in: list)
     }
 
     mutating func deleteRow(_ row: LocatedRow) throws {
-        try db.deleteRow(id: row.row.id, in: list)
+        try db.deleteRow(id: row.row.id.rawValue, in: list)
     }
 }

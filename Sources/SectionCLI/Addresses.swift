@@ -28,7 +28,7 @@ struct SectionAddress: Hashable, Sendable {
         if let index = Numerals.allDigits(word) {
             reference = .index(index)
         } else if let id = Numerals.id(word) {
-            reference = .id(id)
+            reference = .id(SectionID(id))
         } else {
             reference = .title(word)
         }
@@ -77,7 +77,7 @@ struct RowAddress: Hashable, Sendable {
     /// The two ways to name a row.
     enum Form: Hashable, Sendable {
         /// `#ID`.
-        case id(Int64)
+        case id(RowID)
         /// `S:R` or `S:end`.
         case path(SectionAddress, RowIndexAddress)
     }
@@ -92,7 +92,7 @@ struct RowAddress: Hashable, Sendable {
     init(_ word: String) throws(CLIError) {
         literal = word
         if let id = Numerals.id(word) {
-            form = .id(id)
+            form = .id(RowID(id))
         } else {
             let (section, index) = try Numerals.sectionAndIndex(word, role: "row")
             form = .path(section, index)
@@ -172,11 +172,11 @@ enum WrittenPlace: Hashable, Sendable {
     /// A section index: a section named by index, the `S` of `S:R`, or a destination index.
     case sectionIndex(Int, literal: String)
     /// A section named by `#ID`.
-    case sectionID(Int64, literal: String)
+    case sectionID(SectionID, literal: String)
     /// The `R` of `S:R` (or `end`), in the section `S` names.
     case rowIndex(RowIndex, section: SectionRef, literal: String)
     /// A row named by `#ID`.
-    case rowID(Int64, literal: String)
+    case rowID(RowID, literal: String)
 }
 
 extension [WrittenPlace] {

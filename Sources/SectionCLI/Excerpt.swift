@@ -73,7 +73,7 @@ struct Excerpt {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private func id(_ id: Int64) -> String {
+    private func id(_ id: SectionID) -> String {
         "  " + style.dim("#\(id)")
     }
 }

@@ -17,6 +17,14 @@ public enum JSONValue: Sendable {
     public static func string(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
     /// An integer.
     public static func int(_ value: Int) -> JSONValue { .int(Int64(value)) }
+    /// A row's id, as its number.
+    public static func int(_ id: RowID) -> JSONValue { .int(id.rawValue) }
+    /// A section's id, as its number.
+    public static func int(_ id: SectionID) -> JSONValue { .int(id.rawValue) }
+    /// A list's id, as its number.
+    public static func int(_ id: ListID) -> JSONValue { .int(id.rawValue) }
+    /// The id of what a change created, as its number.
+    public static func int(_ id: CreatedID) -> JSONValue { .int(id.rawValue) }
 
     /// Compact JSON text on one line. Strings are written as they are — Unicode included — except
     /// for `"`, `\` and control characters, which are escaped as JSON requires.

@@ -140,7 +140,7 @@ struct ListingWriter {
         write(text + "\n")
     }
 
-    private func id(_ id: Int64) -> String {
+    private func id(_ id: SectionID) -> String {
         "  " + style.dim("#\(id)")
     }
 }

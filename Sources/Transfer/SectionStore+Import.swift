@@ -54,7 +54,7 @@ final class NativeImporter {
             case .refuse:
                 throw RepositoryError.importIntoNonEmptyList(list.name, sectionCount: existing)
             case .replace:
-                changeset.deletedSectionIDs = try db.sectionRecords(of: list).map(\.id)
+                changeset.deletedSectionIDs = try db.sectionRecords(of: list).map { SectionID($0.id) }
                 try db.deleteSections(of: list)
                 changeset.deletedSections = Array(0..<existing)
             case .append:
@@ -90,11 +90,11 @@ final class NativeImporter {
         try appender.finish()
         store.countPositionWrites(appender.positionWrites)
         changeset.insertedSections = Array(firstSection..<appender.sectionCount)
-        changeset.insertedSectionIDs = appender.appendedSectionIDs
+        changeset.insertedSectionIDs = appender.appendedSectionIDs.map { SectionID($0) }
         let version = changeset.isEmpty ? list.version : try store.bumpVersion(of: list, recording: changeset, db: db)
         changes.append(
             Change(
-                list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset,
+                list: list.name, version: version, createdID: created ? .list(ListID(list.id)) : nil, changeset: changeset,
                 committed: created || !changeset.isEmpty))
         self.list = nil
         self.appender = nil
@@ -121,10 +121,10 @@ extension SectionStore {
         countPositionWrites(appender.positionWrites)
         var changeset = Changeset()
         changeset.insertedSections = Array(first..<appender.sectionCount)
-        changeset.insertedSectionIDs = appender.appendedSectionIDs
+        changeset.insertedSectionIDs = appender.appendedSectionIDs.map { SectionID($0) }
         let version = changeset.isEmpty ? list.version : try bumpVersion(of: list, recording: changeset, db: db)
         return Change(
-            list: list.name, version: version, createdID: created ? list.id : nil, changeset: changeset,
+            list: list.name, version: version, createdID: created ? .list(ListID(list.id)) : nil, changeset: changeset,
             committed: created || !changeset.isEmpty)
     }
 }

@@ -21,7 +21,7 @@ struct ShownTable<Header: Equatable, Cell: Equatable>: Equatable, CustomStringCo
 
 /// A section header as a list shows it, with the section's id standing for the section.
 struct ListHeader: Equatable, CustomStringConvertible {
-    var id: Int64
+    var id: SectionID
     var title: String
     var emptyText: String?
     var description: String { "#\(id) \(title)" }

@@ -40,7 +40,7 @@ struct ChangesetIDTests {
                     try requireIDs(session.pendingChanges, turn: base, into: try session.snapshot(), "\(context): pending, edit \(index)")
                 }
                 change = try session.save()
-                if let drafted = session.savedIDs.keys.first {
+                if let drafted = session.savedRowIDs.keys.first {
                     #expect(drafted < 0 && !change.changeset.insertedRowIDs.contains(drafted), "\(context): the saved changeset names stored ids")
                 }
             default:
@@ -98,7 +98,7 @@ struct ChangesetIDTests {
     }
 
     @Test func aChangesetMadeFromTwoSnapshotsNamesItsIDs() throws {
-        func row(_ id: Int64, _ title: String) -> Row { Row(id: id, content: .text(title)) }
+        func row(_ id: RowID, _ title: String) -> Row { Row(id: id, content: .text(title)) }
         let old = ListSnapshot(
             name: "l", version: 1,
             sections: [
@@ -179,7 +179,7 @@ struct ChangesetIDTests {
             try old.applying(changeset, version: 2, section: { _ in Section(id: 0, title: "") }, row: { _ in .text("twelve") })
         }
         changeset.insertedRows = [RowPath(section: 0, row: 0)]
-        var asked: [Int64] = []
+        var asked: [RowID] = []
         let applied = try old.applying(
             changeset, version: 2,
             section: { id in

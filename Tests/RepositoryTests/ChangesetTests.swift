@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Changesets")
 struct ChangesetTests {
-    func snapshot(_ sections: [(Int64, [Int64])]) -> ListSnapshot {
+    func snapshot(_ sections: [(SectionID, [RowID])]) -> ListSnapshot {
         ListSnapshot(
             name: "t", version: 0,
             sections: sections.map { id, rows in Section(id: id, title: "s\(id)", rows: rows.map { Row(id: $0, content: .text("r\($0)")) }) })
@@ -53,17 +53,17 @@ struct ChangesetTests {
         var random = SeededGenerator(seed: seed)
         for round in 0..<300 {
             var nextID: Int64 = 1
-            func make(_ count: Int) -> [Int64] { (0..<count).map { _ in defer { nextID += 1 }; return nextID } }
+            func make(_ count: Int) -> [RowID] { (0..<count).map { _ in defer { nextID += 1 }; return RowID(nextID) } }
             let old = snapshot((0..<Int.random(in: 0...4, using: &random)).map { _ in (nextID + 1000, make(Int.random(in: 0...5, using: &random))) }
-                .enumerated().map { (Int64($0.offset + 1000), $0.element.1) })
+                .enumerated().map { (SectionID(Int64($0.offset + 1000)), $0.element.1) })
             // The new snapshot: some sections dropped, some added, rows shuffled among sections.
             var sectionIDs = old.sections.map(\.id).filter { _ in Int.random(in: 0..<4, using: &random) > 0 }
-            for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.append(Int64(2000 + index)) }
+            for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.append(SectionID(Int64(2000 + index))) }
             sectionIDs.shuffle(using: &random)
             var rowIDs = old.sections.flatMap { $0.rows.map(\.id) }.filter { _ in Int.random(in: 0..<5, using: &random) > 0 }
             rowIDs += make(Int.random(in: 0...3, using: &random))
             rowIDs.shuffle(using: &random)
-            var buckets = [[Int64]](repeating: [], count: sectionIDs.count)
+            var buckets = [[RowID]](repeating: [], count: sectionIDs.count)
             if !buckets.isEmpty {
                 for id in rowIDs { buckets[Int.random(in: 0..<buckets.count, using: &random)].append(id) }
             }

@@ -118,10 +118,10 @@ struct ComposeTests {
 
     func newSection(_ random: inout SeededGenerator, nextID: inout Int64) -> Section {
         defer { nextID += 1 }
-        var section = Section(id: nextID, title: "s\(nextID)")
+        var section = Section(id: SectionID(nextID), title: "s\(nextID)")
         nextID += 1
         for _ in 0..<Int.random(in: 0...6, using: &random) {
-            section.rows.append(Row(id: nextID, content: .text("r\(nextID)")))
+            section.rows.append(Row(id: RowID(nextID), content: .text("r\(nextID)")))
             nextID += 1
         }
         return section
@@ -147,7 +147,7 @@ struct ComposeTests {
             case 34..<50 where sectionCount > 0:
                 let s = Int.random(in: 0..<sectionCount, using: &random)
                 new.sections[s].rows.insert(
-                    Row(id: nextID, content: .text("r\(nextID)")), at: Int.random(in: 0...new.sections[s].rows.count, using: &random))
+                    Row(id: RowID(nextID), content: .text("r\(nextID)")), at: Int.random(in: 0...new.sections[s].rows.count, using: &random))
                 nextID += 1
             case 50..<62 where sectionCount > 0:
                 let s = Int.random(in: 0..<sectionCount, using: &random)

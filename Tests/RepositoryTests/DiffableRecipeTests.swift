@@ -177,12 +177,12 @@ struct NSDiffableDataSourceSnapshot<SectionIdentifierType: Hashable, ItemIdentif
 
 /// A model of `UITableViewDiffableDataSource`: it holds the snapshot last applied.
 final class DiffableDataSource {
-    private var current = NSDiffableDataSourceSnapshot<Int64, Int64>()
+    private var current = NSDiffableDataSourceSnapshot<SectionID, RowID>()
     private(set) var applied = 0
 
-    func snapshot() -> NSDiffableDataSourceSnapshot<Int64, Int64> { current }
+    func snapshot() -> NSDiffableDataSourceSnapshot<SectionID, RowID> { current }
 
-    func apply(_ snapshot: NSDiffableDataSourceSnapshot<Int64, Int64>, animatingDifferences: Bool = true) {
+    func apply(_ snapshot: NSDiffableDataSourceSnapshot<SectionID, RowID>, animatingDifferences: Bool = true) {
         current = snapshot
         applied += 1
     }
@@ -195,8 +195,8 @@ final class DiffableDataSource {
 /// by the changeset's ids, without reading the list again: only the rows of sections the change
 /// inserted are asked for.
 func apply(
-    _ changeset: Changeset, to snapshot: inout NSDiffableDataSourceSnapshot<Int64, Int64>,
-    rowIDs: (_ section: Int64) throws -> [Int64]
+    _ changeset: Changeset, to snapshot: inout NSDiffableDataSourceSnapshot<SectionID, RowID>,
+    rowIDs: (_ section: SectionID) throws -> [RowID]
 ) rethrows {
     // What leaves; a deleted section's rows go with it.
     snapshot.deleteItems(changeset.deletedRowIDs)
@@ -301,9 +301,9 @@ struct DiffableRecipeTests {
         let list = store.list("default")
         var generator = SeededGenerator(seed: seed)
         let dataSource = DiffableDataSource()
-        var start = NSDiffableDataSourceSnapshot<Int64, Int64>()
+        var start = NSDiffableDataSourceSnapshot<SectionID, RowID>()
         for title in ["A", "B"] {
-            let id = try #require(try store.apply(.addSection(title: title)).createdID)
+            let id = try #require(try store.apply(.addSection(title: title)).createdID?.sectionID)
             start.appendSections([id])
         }
         dataSource.apply(start)
@@ -345,7 +345,7 @@ struct DiffableRecipeTests {
     }
 
     @Test func theModelKeepsUIKitsRules() {
-        var snapshot = NSDiffableDataSourceSnapshot<Int64, Int64>()
+        var snapshot = NSDiffableDataSourceSnapshot<SectionID, RowID>()
         snapshot.appendSections([1, 2])
         snapshot.appendItems([10, 11], toSection: 1)
         snapshot.appendItems([10], toSection: 2)

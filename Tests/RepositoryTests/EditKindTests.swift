@@ -205,7 +205,7 @@ struct RowDestinationTests {
         var description: String
         var destination: RowDestination
         /// For a move: the id of the row moved.
-        var moving: Int64
+        var moving: RowID
         /// The row's place after the move, and the list then.
         var movedTo: RowPath
         var afterMove: [String]
@@ -310,7 +310,7 @@ struct RowDestinationTests {
     func anAddedRowLandsExactlyThere(backend: Backend, kind: Case) throws {
         let list = try KnownList(backend)
         let change = try list.store.apply(.addRow(.text("new"), to: kind.destination))
-        #expect(change.createdID == 5, "\(backend), \(kind)")
+        #expect(change.createdID == .row(5), "\(backend), \(kind)")
         #expect(change.changeset.withoutIDs == kind.addChanges, "\(backend), \(kind)")
         #expect(change.changeset.insertedRowIDs == [5], "\(backend), \(kind)")
         #expect(try list.store.path(ofRow: 5) == kind.addedAt, "\(backend), \(kind)")

@@ -21,7 +21,7 @@ import Testing
         #expect(message.hasPrefix("no section titled \"Nope\" in list \"l\" (sections: \"" + String(repeating: "é", count: 20) + "…\", \"T1\""))
         #expect(message.hasSuffix("\"T9\" and 19990 more)"))
         #expect(message.utf8.count < 300)
-        let ambiguous = RepositoryError.ambiguousSectionTitle("Same", ids: (1...20_000).map(Int64.init)).description
+        let ambiguous = RepositoryError.ambiguousSectionTitle("Same", ids: (1...20_000).map { SectionID(Int64($0)) }).description
         #expect(ambiguous == "20000 sections are titled \"Same\" (#1, #2, #3, #4, #5, #6, #7, #8, #9, #10 and 19990 more); name one by index or #ID")
     }
 

@@ -7,15 +7,15 @@ import Testing
 /// updates.
 func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
     guard changeset.hasIDs else { return "the changeset has no ids" }
-    func section(_ snapshot: ListSnapshot, _ index: Int) -> Int64? {
+    func section(_ snapshot: ListSnapshot, _ index: Int) -> SectionID? {
         snapshot.sections.indices.contains(index) ? snapshot.sections[index].id : nil
     }
-    func row(_ snapshot: ListSnapshot, _ path: RowPath) -> Int64? {
+    func row(_ snapshot: ListSnapshot, _ path: RowPath) -> RowID? {
         guard snapshot.sections.indices.contains(path.section), snapshot.sections[path.section].rows.indices.contains(path.row)
         else { return nil }
         return snapshot[path].id
     }
-    func check<Entry>(_ what: String, _ entries: [Entry], _ ids: [Int64], _ found: (Entry) -> [Int64?]) -> String? {
+    func check<Entry, ID: Equatable>(_ what: String, _ entries: [Entry], _ ids: [ID], _ found: (Entry) -> [ID?]) -> String? {
         for (entry, id) in zip(entries, ids) where found(entry).contains(where: { $0 != id }) {
             return "\(what) \(entry) names #\(id), not \(found(entry).map { $0.map { "#\($0)" } ?? "nothing" })"
         }

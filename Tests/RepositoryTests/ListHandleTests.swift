@@ -53,7 +53,7 @@ struct ListHandleTests {
         try fixture.store.createList(named: "work")
         let work = fixture.store.list("work")
         try work.apply(.addSection(title: "A"))
-        let row = try #require(try work.apply(.addRow(.text("a"), to: .at(0, 0))).createdID)
+        let row = try #require(try work.apply(.addRow(.text("a"), to: .at(0, 0))).createdID?.rowID)
         let shown = try work.outline()
         #expect(shown.version == 2)
 
@@ -96,7 +96,7 @@ struct ListHandleTests {
         let fixture = try StoreFixture(backend)
         let list = fixture.store.list(SectionStore.defaultList)
         try await list.apply(.addSection(title: "A"))
-        let row = try #require(try await list.apply(.addRow(.text("a"), to: .at(0, 0))).createdID)
+        let row = try #require(try await list.apply(.addRow(.text("a"), to: .at(0, 0))).createdID?.rowID)
         #expect(try await list.header(atVersion: 2).version == 2)
         #expect(try await list.window(startingAt: .id(row), limit: 1, atVersion: 2).rowCount == 1)
         #expect(try await list.versionedRowCount(of: .index(0), atVersion: 2) == Versioned(1, version: 2))

@@ -7,7 +7,7 @@ import Testing
 /// A deliberately plain model of one list: arrays, ids handed out in order like AUTOINCREMENT.
 struct ListModel {
     struct ModelSection: Equatable {
-        var id: Int64
+        var id: SectionID
         var title: String
         var emptyText: String?
         var rows: [Row]
@@ -58,14 +58,14 @@ struct ListModel {
     }
 
     /// Applies an edit; returns the id of what it created, or the failure it must meet.
-    mutating func apply(_ edit: Edit) -> Result<Int64?, Failure> {
+    mutating func apply(_ edit: Edit) -> Result<CreatedID?, Failure> {
         switch edit {
         case .addSection(let title, let emptyText, let at):
             let index = at ?? sections.count
             guard index >= 0 && index <= sections.count else { return .failure(.outOfRange) }
-            sections.insert(ModelSection(id: nextSectionID, title: title, emptyText: emptyText, rows: []), at: index)
+            sections.insert(ModelSection(id: SectionID(nextSectionID), title: title, emptyText: emptyText, rows: []), at: index)
             nextSectionID += 1
-            return .success(nextSectionID - 1)
+            return .success(.section(SectionID(nextSectionID - 1)))
         case .renameSection(let ref, let title):
             return section(ref).map { sections[$0].title = title; return nil }
         case .setEmptyText(let ref, let text):
@@ -90,9 +90,9 @@ struct ListModel {
                 case .after: index = r + 1
                 case .before: index = r
                 }
-                sections[s].rows.insert(Row(id: nextRowID, content: content), at: index)
+                sections[s].rows.insert(Row(id: RowID(nextRowID), content: content), at: index)
                 nextRowID += 1
-                return nextRowID - 1
+                return .row(RowID(nextRowID - 1))
             }
         case .addRow(let content, let destination):
             return section(destination.section).flatMap { s in
@@ -103,9 +103,9 @@ struct ListModel {
                 case .index(let value): index = value
                 }
                 guard index >= 0 && index <= count else { return .failure(.outOfRange) }
-                sections[s].rows.insert(Row(id: nextRowID, content: content), at: index)
+                sections[s].rows.insert(Row(id: RowID(nextRowID), content: content), at: index)
                 nextRowID += 1
-                return .success(nextRowID - 1)
+                return .success(.row(RowID(nextRowID - 1)))
             }
         case .updateRow(let ref, let title, let value):
             return row(ref).flatMap { s, r in
@@ -184,7 +184,7 @@ struct EditGenerator {
         if roll < 70 { return .index(int(-1...model.sections.count)) }
         if roll < 85 {
             if let section = model.sections.randomElement(using: &random), chance(85) { return .id(section.id) }
-            return .id(Int64(int(1000...2000)))
+            return .id(SectionID(Int64(int(1000...2000))))
         }
         return .title(sectionTitles.randomElement(using: &random)!)
     }
@@ -192,7 +192,7 @@ struct EditGenerator {
     mutating func rowRef(_ model: ListModel) -> RowRef {
         let roll = int(0...99)
         if roll < 30, let section = model.sections.randomElement(using: &random), let row = section.rows.randomElement(using: &random) {
-            return chance(95) ? .id(row.id) : .id(Int64(int(5000...6000)))
+            return chance(95) ? .id(row.id) : .id(RowID(Int64(int(5000...6000))))
         }
         let section = int(-1...model.sections.count)
         if roll < 40 { return .path(.index(section), .end) }
@@ -204,7 +204,7 @@ struct EditGenerator {
         if chance(15) {
             // Next to a row named by id (sometimes one that does not exist).
             let rows = model.sections.flatMap(\.rows)
-            let id = chance(90) ? rows.randomElement(using: &random)?.id ?? 7_777 : Int64(int(5000...6000))
+            let id = chance(90) ? rows.randomElement(using: &random)?.id ?? 7_777 : RowID(Int64(int(5000...6000)))
             return chance(50) ? .after(id) : .before(id)
         }
         let section = chance(90) ? SectionRef.index(int(-1...model.sections.count)) : sectionRef(model)
@@ -341,14 +341,16 @@ struct ModelTests {
                 let expected = model.apply(edit)
                 var sessionError: RepositoryError?
                 var directError: RepositoryError?
-                var draftCreated: Int64?
-                var directCreated: Int64?
+                var draftCreated: CreatedID?
+                var directCreated: CreatedID?
                 do {
                     draftCreated = try session.apply(edit.mappingIDs(sections: ids.draftSection, rows: ids.draftRow)).createdID
                 } catch let error as RepositoryError { sessionError = error }
                 do { directCreated = try directStore.apply(edit).createdID } catch let error as RepositoryError { directError = error }
-                if let draftCreated, let directCreated {
-                    if case .addSection = edit { ids.addSection(draft: draftCreated, direct: directCreated) } else { ids.addRow(draft: draftCreated, direct: directCreated) }
+                switch (draftCreated, directCreated) {
+                case (.section(let draft)?, .section(let direct)?): ids.addSection(draft: draft, direct: direct)
+                case (.row(let draft)?, .row(let direct)?): ids.addRow(draft: draft, direct: direct)
+                default: break
                 }
                 try #require(sessionError.map(ids.direct) == directError, "session and store disagree. \(context)")
                 if case .failure(let failure) = expected {
@@ -381,7 +383,7 @@ struct ModelTests {
             let saved = try sessionSide.store.snapshot()
             // Ids of what the round created may differ: the direct side spent ids on rows and
             // sections that the session created and deleted again without ever writing them.
-            let known = start.sections.flatMap { [$0.id] + $0.rows.map(\.id) }.max() ?? 0
+            let known = start.sections.flatMap { [$0.id.rawValue] + $0.rows.map(\.id.rawValue) }.max() ?? 0
             #expect(
                 withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directStore.snapshot().sections, known: known),
                 "saved list differs (seed \(seed), round \(round))")
@@ -434,7 +436,7 @@ struct ModelTests {
         }
         let storedIDs = direct.sections.flatMap { $0.rows.map(\.id) }
         for _ in 0..<3 {
-            let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : Int64(generator.int(-5...9000))
+            let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : RowID(Int64(generator.int(-5...9000)))
             try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.path(ofRow: id) }, map: { $0 }, "path of #\(id)")
             try same({ try session.row(.id(ids.draftRow(id))) }, { var row = try store.row(.id(id)); row.version = nil; return row }, map: ids.direct, "row #\(id)")
             try same(
@@ -458,25 +460,25 @@ extension RepositoryError {
 
 /// Stored ids on the direct side and draft ids of the same things in a session, both ways.
 struct IDMap {
-    private var draftSections: [Int64: Int64] = [:]
-    private var draftRows: [Int64: Int64] = [:]
-    private var directSections: [Int64: Int64] = [:]
-    private var directRows: [Int64: Int64] = [:]
+    private var draftSections: [SectionID: SectionID] = [:]
+    private var draftRows: [RowID: RowID] = [:]
+    private var directSections: [SectionID: SectionID] = [:]
+    private var directRows: [RowID: RowID] = [:]
 
-    mutating func addSection(draft: Int64, direct: Int64) {
+    mutating func addSection(draft: SectionID, direct: SectionID) {
         draftSections[direct] = draft
         directSections[draft] = direct
     }
 
-    mutating func addRow(draft: Int64, direct: Int64) {
+    mutating func addRow(draft: RowID, direct: RowID) {
         draftRows[direct] = draft
         directRows[draft] = direct
     }
 
-    func draftSection(_ id: Int64) -> Int64 { draftSections[id] ?? id }
-    func draftRow(_ id: Int64) -> Int64 { draftRows[id] ?? id }
-    func directSection(_ id: Int64) -> Int64 { directSections[id] ?? id }
-    func directRow(_ id: Int64) -> Int64 { directRows[id] ?? id }
+    func draftSection(_ id: SectionID) -> SectionID { draftSections[id] ?? id }
+    func draftRow(_ id: RowID) -> RowID { draftRows[id] ?? id }
+    func directSection(_ id: SectionID) -> SectionID { directSections[id] ?? id }
+    func directRow(_ id: RowID) -> RowID { directRows[id] ?? id }
 
     func direct(_ section: SectionInfo) -> SectionInfo {
         var section = section
@@ -529,7 +531,7 @@ private func contentOnly(_ section: Section) -> [String] {
 
 extension Edit {
     /// The same edit with section ids and row ids mapped apart (stored ids of the two kinds overlap).
-    func mappingIDs(sections: (Int64) -> Int64, rows: (Int64) -> Int64) -> Edit {
+    func mappingIDs(sections: (SectionID) -> SectionID, rows: (RowID) -> RowID) -> Edit {
         func section(_ ref: SectionRef) -> SectionRef {
             if case .id(let id) = ref { return .id(sections(id)) }
             return ref
@@ -565,10 +567,10 @@ extension Edit {
 func withNewIDsHidden(_ sections: [Section], known: Int64) -> [Section] {
     sections.map { section in
         var copy = section
-        if copy.id > known { copy.id = 0 }
+        if copy.id.rawValue > known { copy.id = 0 }
         copy.rows = copy.rows.map { row in
             var row = row
-            if row.id > known { row.id = 0 }
+            if row.id.rawValue > known { row.id = 0 }
             return row
         }
         return copy

@@ -22,8 +22,8 @@ struct ReadTests {
     }
 
     /// What a window from `start` of `limit` rows must hold, computed from the whole snapshot.
-    func expectedWindow(_ snapshot: ListSnapshot, from start: RowPath, limit: Int) -> [(section: Int, first: Int, ids: [Int64])] {
-        var parts: [(section: Int, first: Int, ids: [Int64])] = []
+    func expectedWindow(_ snapshot: ListSnapshot, from start: RowPath, limit: Int) -> [(section: Int, first: Int, ids: [RowID])] {
+        var parts: [(section: Int, first: Int, ids: [RowID])] = []
         var remaining = limit
         var first = start.row
         for index in start.section..<snapshot.sections.count {

@@ -60,7 +60,7 @@ struct ReaderTests {
                 group.addTask {
                     for index in 0..<25 {
                         let change = try store.apply(.addRow(.text("\(worker)-\(index)"), to: .init(section: .index(0), index: .end)))
-                        let id = try #require(change.createdID)
+                        let id = try #require(change.createdID?.rowID)
                         // Read right after the commit: the row is there, at a version no older.
                         let path = try store.path(ofRow: id)
                         #expect(try store.row(at: path).row.title == "\(worker)-\(index)")

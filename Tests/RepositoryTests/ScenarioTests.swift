@@ -83,9 +83,9 @@ struct ScenarioTests {
     @Test(arguments: Backend.all) func idsDoNotShiftWhenOthersMove(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let section = try #require(try store.apply(.addSection(title: "A")).createdID)
-        let first = try #require(try store.apply(.addRow(.text("first"), to: .at(0, 0))).createdID)
-        let second = try #require(try store.apply(.addRow(.text("second"), to: .at(0, 1))).createdID)
+        let section = try #require(try store.apply(.addSection(title: "A")).createdID?.sectionID)
+        let first = try #require(try store.apply(.addRow(.text("first"), to: .at(0, 0))).createdID?.rowID)
+        let second = try #require(try store.apply(.addRow(.text("second"), to: .at(0, 1))).createdID?.rowID)
         try store.apply(.moveRow(.id(second), to: .at(0, 0)))
         let change = try store.apply(.updateRow(.id(first), title: "still first"))
         #expect(change.changeset.updatedRows == [RowPath(section: 0, row: 1)])
@@ -124,8 +124,8 @@ struct ScenarioTests {
 
     @Test(arguments: Backend.all) func ambiguousTitlesListTheCandidates(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        let first = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID)
-        let second = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID)
+        let first = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID?.sectionID)
+        let second = try #require(try fixture.store.apply(.addSection(title: "Same")).createdID?.sectionID)
         #expect(throws: RepositoryError.ambiguousSectionTitle("Same", ids: [first, second])) {
             try fixture.store.apply(.renameSection(.title("Same"), title: "Other"))
         }

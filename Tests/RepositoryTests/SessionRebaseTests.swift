@@ -13,35 +13,35 @@ struct SessionRebaseTests {
 
     /// What an edit of the session meant, by ids, read from the draft before and after it.
     enum Intent: CustomStringConvertible {
-        case moveRow(Int64, section: Int64, before: Int64?, after: Int64?, index: Int)
-        case addRow(Int64, RowContent, section: Int64, before: Int64?, after: Int64?, index: Int)
-        case deleteRow(Int64)
-        case updateRow(Int64, title: String?, value: ValueUpdate)
-        case addSection(Int64, title: String, before: Int64?, after: Int64?, index: Int)
-        case setSection(Int64, title: String?, emptyText: String??)
-        case moveSection(Int64, before: Int64?, after: Int64?, index: Int)
-        case deleteSection(Int64, force: Bool)
+        case moveRow(RowID, section: SectionID, before: RowID?, after: RowID?, index: Int)
+        case addRow(RowID, RowContent, section: SectionID, before: RowID?, after: RowID?, index: Int)
+        case deleteRow(RowID)
+        case updateRow(RowID, title: String?, value: ValueUpdate)
+        case addSection(SectionID, title: String, before: SectionID?, after: SectionID?, index: Int)
+        case setSection(SectionID, title: String?, emptyText: String??)
+        case moveSection(SectionID, before: SectionID?, after: SectionID?, index: Int)
+        case deleteSection(SectionID, force: Bool)
 
         var description: String {
             switch self {
             case .moveRow(let id, let section, let before, let after, let index):
-                return "move #\(id) into section #\(section) between \(before.map(String.init) ?? "-") and \(after.map(String.init) ?? "-") (\(index))"
+                return "move #\(id) into section #\(section) between \(before.map { "\($0)" } ?? "-") and \(after.map { "\($0)" } ?? "-") (\(index))"
             case .addRow(let id, _, let section, let before, let after, let index):
-                return "add #\(id) into section #\(section) between \(before.map(String.init) ?? "-") and \(after.map(String.init) ?? "-") (\(index))"
+                return "add #\(id) into section #\(section) between \(before.map { "\($0)" } ?? "-") and \(after.map { "\($0)" } ?? "-") (\(index))"
             case .deleteRow(let id): return "delete row #\(id)"
             case .updateRow(let id, _, _): return "update row #\(id)"
             case .addSection(let id, _, let before, let after, let index):
-                return "add section #\(id) between \(before.map(String.init) ?? "-") and \(after.map(String.init) ?? "-") (\(index))"
+                return "add section #\(id) between \(before.map { "\($0)" } ?? "-") and \(after.map { "\($0)" } ?? "-") (\(index))"
             case .setSection(let id, _, _): return "set section #\(id)"
             case .moveSection(let id, let before, let after, let index):
-                return "move section #\(id) between \(before.map(String.init) ?? "-") and \(after.map(String.init) ?? "-") (\(index))"
+                return "move section #\(id) between \(before.map { "\($0)" } ?? "-") and \(after.map { "\($0)" } ?? "-") (\(index))"
             case .deleteSection(let id, let force): return "delete section #\(id)\(force ? " (forced)" : "")"
             }
         }
     }
 
     /// Where the row `id` is in `sections`.
-    static func place(ofRow id: Int64, in sections: [Section]) -> RowPath? {
+    static func place(ofRow id: RowID, in sections: [Section]) -> RowPath? {
         for (index, section) in sections.enumerated() {
             if let row = section.rows.firstIndex(where: { $0.id == id }) { return RowPath(section: index, row: row) }
         }
@@ -49,19 +49,19 @@ struct SessionRebaseTests {
     }
 
     /// The intent of an edit that changed the draft from `before` to `after`.
-    static func intent(of edit: Edit, createdID: Int64?, before: [Section], after: [Section]) -> Intent {
-        func rowID(_ ref: RowRef) -> Int64 {
+    static func intent(of edit: Edit, createdID: CreatedID?, before: [Section], after: [Section]) -> Intent {
+        func rowID(_ ref: RowRef) -> RowID {
             switch ref {
             case .id(let id): return id
             case .path(.index(let section), .index(let row)): return before[section].rows[row].id
             default: fatalError("the generator names rows by index")
             }
         }
-        func sectionID(_ ref: SectionRef) -> Int64 {
+        func sectionID(_ ref: SectionRef) -> SectionID {
             guard case .index(let index) = ref else { fatalError("the generator names sections by index") }
             return before[index].id
         }
-        func rowPlace(_ id: Int64) -> (section: Int64, before: Int64?, after: Int64?, index: Int) {
+        func rowPlace(_ id: RowID) -> (section: SectionID, before: RowID?, after: RowID?, index: Int) {
             let path = place(ofRow: id, in: after)!
             let rows = after[path.section].rows
             return (
@@ -69,7 +69,7 @@ struct SessionRebaseTests {
                 path.row
             )
         }
-        func sectionPlace(_ id: Int64) -> (before: Int64?, after: Int64?, index: Int) {
+        func sectionPlace(_ id: SectionID) -> (before: SectionID?, after: SectionID?, index: Int) {
             let index = after.firstIndex { $0.id == id }!
             return (index > 0 ? after[index - 1].id : nil, index + 1 < after.count ? after[index + 1].id : nil, index)
         }
@@ -79,15 +79,15 @@ struct SessionRebaseTests {
             let place = rowPlace(id)
             return .moveRow(id, section: place.section, before: place.before, after: place.after, index: place.index)
         case .addRow(let content, _):
-            let place = rowPlace(createdID!)
-            return .addRow(createdID!, content, section: place.section, before: place.before, after: place.after, index: place.index)
+            let place = rowPlace(createdID!.rowID!)
+            return .addRow(createdID!.rowID!, content, section: place.section, before: place.before, after: place.after, index: place.index)
         case .deleteRow(let ref):
             return .deleteRow(rowID(ref))
         case .updateRow(let ref, let title, let value):
             return .updateRow(rowID(ref), title: title, value: value)
         case .addSection(let title, _, _):
-            let place = sectionPlace(createdID!)
-            return .addSection(createdID!, title: title, before: place.before, after: place.after, index: place.index)
+            let place = sectionPlace(createdID!.sectionID!)
+            return .addSection(createdID!.sectionID!, title: title, before: place.before, after: place.after, index: place.index)
         case .renameSection(let ref, let title):
             return .setSection(sectionID(ref), title: title, emptyText: nil)
         case .setEmptyText(let ref, let text):
@@ -103,14 +103,14 @@ struct SessionRebaseTests {
 
     /// Applies an intent to `sections` as a rebase means it; returns why it is dropped, if it is.
     static func apply(_ intent: Intent, to sections: inout [Section]) -> DroppedEdit.Reason? {
-        func rowSlot(_ sectionID: Int64, before: Int64?, after: Int64?, index: Int, in sections: [Section]) -> (Int, Int)? {
+        func rowSlot(_ sectionID: SectionID, before: RowID?, after: RowID?, index: Int, in sections: [Section]) -> (Int, Int)? {
             guard let section = sections.firstIndex(where: { $0.id == sectionID }) else { return nil }
             let rows = sections[section].rows
             if let before, let at = rows.firstIndex(where: { $0.id == before }) { return (section, at + 1) }
             if let after, let at = rows.firstIndex(where: { $0.id == after }) { return (section, at) }
             return (section, min(index, rows.count))
         }
-        func sectionSlot(before: Int64?, after: Int64?, index: Int, in sections: [Section]) -> Int {
+        func sectionSlot(before: SectionID?, after: SectionID?, index: Int, in sections: [Section]) -> Int {
             if let before, let at = sections.firstIndex(where: { $0.id == before }) { return at + 1 }
             if let after, let at = sections.firstIndex(where: { $0.id == after }) { return at }
             return min(index, sections.count)
@@ -277,22 +277,33 @@ struct SessionRebaseTests {
         let postSave = try store.snapshot()
         #expect(saved.version == (report.changeset.isEmpty ? preSave.version : preSave.version + 1), "\(context)")
         try requireChangeset(saved.changeset, turns: preSave, into: postSave, "\(context): the saved changeset")
-        let storedIDs = draft.sections.map { [session.savedIDs[$0.id] ?? $0.id] + $0.rows.map { session.savedIDs[$0.id] ?? $0.id } }
-        #expect(postSave.sections.map { [$0.id] + $0.rows.map(\.id) } == storedIDs, "\(context): what is saved is the rebased draft")
+        let storedIDs = draft.sections.map {
+            [(session.savedSectionIDs[$0.id] ?? $0.id).rawValue] + $0.rows.map { (session.savedRowIDs[$0.id] ?? $0.id).rawValue }
+        }
+        #expect(postSave.sections.map { [$0.id.rawValue] + $0.rows.map(\.id.rawValue) } == storedIDs, "\(context): what is saved is the rebased draft")
         #expect(try store.check() == [], "\(context)")
     }
 
     // MARK: - Cases
 
+    /// The ids of a list's rows and sections, by title.
+    struct KnownIDs {
+        var rows: [String: RowID] = [:]
+        var sections: [String: SectionID] = [:]
+
+        func row(_ title: String) -> RowID { rows[title]! }
+        func section(_ title: String) -> SectionID { sections[title]! }
+    }
+
     /// A list with "To do" holding a, b, c and "Done" holding d; returns the ids of the rows and
     /// sections by title.
-    func makeList(_ backend: Backend) throws -> (StoreFixture, [String: Int64]) {
+    func makeList(_ backend: Backend) throws -> (StoreFixture, KnownIDs) {
         let fixture = try StoreFixture(backend)
-        var ids: [String: Int64] = [:]
-        ids["To do"] = try fixture.store.apply(.addSection(title: "To do")).createdID
-        ids["Done"] = try fixture.store.apply(.addSection(title: "Done")).createdID
+        var ids = KnownIDs()
+        ids.sections["To do"] = try fixture.store.apply(.addSection(title: "To do")).createdID?.sectionID
+        ids.sections["Done"] = try fixture.store.apply(.addSection(title: "Done")).createdID?.sectionID
         for (title, section) in [("a", 0), ("b", 0), ("c", 0), ("d", 1)] {
-            ids[title] = try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID
+            ids.rows[title] = try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID?.rowID
         }
         return (fixture, ids)
     }
@@ -309,7 +320,7 @@ struct SessionRebaseTests {
         #expect(throws: RepositoryError.self) { try session.save() }
         let report = try session.rebase()
         #expect(report.dropped.isEmpty && report.previousVersion + 1 == report.version)
-        #expect(report.kept == [.moveRow(.id(ids["a"]!), to: .after(ids["b"]!))])
+        #expect(report.kept == [.moveRow(.id(ids.row("a")), to: .after(ids.row("b")))])
         #expect(session.edits == report.kept && session.baseVersion == report.version)
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "x", "b", "a", "c"], ["Done", "d"]], "a lands after b, not at 0:1")
@@ -318,17 +329,17 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func editsOfARowDeletedElsewhereAreDroppedAndSaid(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        try session.apply(.moveRow(.id(ids["b"]!), to: .at(1, 0)))
-        try session.apply(.updateRow(.id(ids["b"]!), title: "B"))
-        try session.apply(.deleteRow(.id(ids["b"]!)))
-        try session.apply(.moveRow(.id(ids["c"]!), to: .at(0, 0)))
-        try fixture.reopen().apply(.deleteRow(.id(ids["b"]!)))
+        try session.apply(.moveRow(.id(ids.row("b")), to: .at(1, 0)))
+        try session.apply(.updateRow(.id(ids.row("b")), title: "B"))
+        try session.apply(.deleteRow(.id(ids.row("b"))))
+        try session.apply(.moveRow(.id(ids.row("c")), to: .at(0, 0)))
+        try fixture.reopen().apply(.deleteRow(.id(ids.row("b"))))
         let report = try session.rebase()
         #expect(report.dropped.map(\.index) == [0, 1, 2])
-        #expect(report.dropped.map(\.reason) == Array(repeating: .rowGone(ids["b"]!), count: 3))
-        #expect(report.dropped[1].edit == .updateRow(.id(ids["b"]!), title: "B"), "the edit as the session had it")
-        #expect(report.dropped[0].reason.description == "row #\(ids["b"]!) is gone")
-        #expect(report.kept == [.moveRow(.id(ids["c"]!), to: .before(ids["a"]!))])
+        #expect(report.dropped.map(\.reason) == Array(repeating: .rowGone(ids.row("b")), count: 3))
+        #expect(report.dropped[1].edit == .updateRow(.id(ids.row("b")), title: "B"), "the edit as the session had it")
+        #expect(report.dropped[0].reason.description == "row #\(ids.row("b")) is gone")
+        #expect(report.kept == [.moveRow(.id(ids.row("c")), to: .before(ids.row("a")))])
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "c", "a"], ["Done", "d"]])
         #expect(try fixture.store.check() == [])
@@ -337,18 +348,18 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func rowsGoingIntoASectionDeletedElsewhereAreDropped(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(1, 1))).createdID)
-        try session.apply(.moveRow(.id(ids["a"]!), to: .at(1, 0)))
+        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(1, 1))).createdID?.rowID)
+        try session.apply(.moveRow(.id(ids.row("a")), to: .at(1, 0)))
         try session.apply(.updateRow(.id(added), title: "newer"))
-        try session.apply(.renameSection(.id(ids["Done"]!), title: "Finished"))
-        try session.apply(.moveRow(.id(ids["c"]!), to: .at(0, 0)))
-        try fixture.reopen().apply(.deleteSection(.id(ids["Done"]!), force: true))
+        try session.apply(.renameSection(.id(ids.section("Done")), title: "Finished"))
+        try session.apply(.moveRow(.id(ids.row("c")), to: .at(0, 0)))
+        try fixture.reopen().apply(.deleteSection(.id(ids.section("Done")), force: true))
         let report = try session.rebase()
         #expect(report.dropped.map(\.index) == [0, 1, 2, 3])
         #expect(
-            report.dropped.map(\.reason) == [.sectionGone(ids["Done"]!), .sectionGone(ids["Done"]!), .rowGone(added), .sectionGone(ids["Done"]!)],
+            report.dropped.map(\.reason) == [.sectionGone(ids.section("Done")), .sectionGone(ids.section("Done")), .rowGone(added), .sectionGone(ids.section("Done"))],
             "the update of a row whose adding was dropped is dropped too")
-        #expect(try session.apply(.addRow(.text("later"), to: .at(0, 0))).createdID == added - 1, "a dropped row's draft id is not given again")
+        #expect(try session.apply(.addRow(.text("later"), to: .at(0, 0))).createdID?.rowID == RowID(added.rawValue - 1), "a dropped row's draft id is not given again")
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "later", "a", "c", "b"]], "a stays where it was: its move was dropped")
     }
@@ -356,12 +367,12 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func editsOfASectionDeletedElsewhereAreDropped(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        try session.apply(.setEmptyText(.id(ids["Done"]!), "Nothing yet"))
-        try session.apply(.moveSection(.id(ids["Done"]!), to: 0))
-        try session.apply(.deleteSection(.id(ids["Done"]!), force: true))
-        try fixture.reopen().apply(.deleteSection(.id(ids["Done"]!), force: true))
+        try session.apply(.setEmptyText(.id(ids.section("Done")), "Nothing yet"))
+        try session.apply(.moveSection(.id(ids.section("Done")), to: 0))
+        try session.apply(.deleteSection(.id(ids.section("Done")), force: true))
+        try fixture.reopen().apply(.deleteSection(.id(ids.section("Done")), force: true))
         let report = try session.rebase()
-        #expect(report.dropped.map(\.reason) == Array(repeating: .sectionGone(ids["Done"]!), count: 3))
+        #expect(report.dropped.map(\.reason) == Array(repeating: .sectionGone(ids.section("Done")), count: 3))
         #expect(report.kept.isEmpty && session.pendingChanges.isEmpty)
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "a", "b", "c"]])
@@ -369,10 +380,10 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func anUnforcedDeletionOfASectionFilledElsewhereIsRefused(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        try fixture.store.apply(.deleteRow(.id(ids["d"]!)))
+        try fixture.store.apply(.deleteRow(.id(ids.row("d"))))
         let session = try fixture.store.beginEditing()
-        try session.apply(.deleteSection(.id(ids["Done"]!)))
-        try fixture.reopen().apply(.addRow(.text("e"), to: .init(section: .id(ids["Done"]!), index: .end)))
+        try session.apply(.deleteSection(.id(ids.section("Done"))))
+        try fixture.reopen().apply(.addRow(.text("e"), to: .init(section: .id(ids.section("Done")), index: .end)))
         let report = try session.rebase()
         #expect(report.dropped.map(\.reason) == [.refused(.sectionNotEmpty(title: "Done", rowCount: 1))])
         try session.save()
@@ -382,14 +393,14 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func aRowWhoseNeighboursAreGoneKeepsItsIndexInItsSection(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        try session.apply(.moveRow(.id(ids["d"]!), to: .at(0, 1)))  // between a and b
+        try session.apply(.moveRow(.id(ids.row("d")), to: .at(0, 1)))  // between a and b
         let other = try fixture.reopen()
-        try other.apply(.deleteRow(.id(ids["a"]!)))
-        try other.apply(.deleteRow(.id(ids["b"]!)))
+        try other.apply(.deleteRow(.id(ids.row("a"))))
+        try other.apply(.deleteRow(.id(ids.row("b"))))
         try other.apply(.addRow(.text("y"), to: .at(0, 0)))
         try other.apply(.addRow(.text("z"), to: .at(0, 0)))
         let report = try session.rebase()
-        #expect(report.kept == [.moveRow(.id(ids["d"]!), to: RowDestination(section: .id(ids["To do"]!), index: .index(1)))])
+        #expect(report.kept == [.moveRow(.id(ids.row("d")), to: RowDestination(section: .id(ids.section("To do")), index: .index(1)))])
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "z", "d", "y", "c"], ["Done"]])
     }
@@ -397,7 +408,7 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func anUpdateSetsOnlyWhatItSet(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         try fixture.store.apply(.addSection(title: "S"))
-        let id = try #require(try fixture.store.apply(.addRow(RowContent(kind: .field, title: "label", value: "1"), to: .at(0, 0))).createdID)
+        let id = try #require(try fixture.store.apply(.addRow(RowContent(kind: .field, title: "label", value: "1"), to: .at(0, 0))).createdID?.rowID)
         let session = try fixture.store.beginEditing()
         try session.apply(.updateRow(.at(0, 0), value: .set("2")))
         try fixture.reopen().apply(.updateRow(.id(id), title: "renamed"))
@@ -409,41 +420,41 @@ struct SessionRebaseTests {
     @Test(arguments: Backend.all) func draftIDsKeepWorkingAcrossARebase(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        let section = try #require(try session.apply(.addSection(title: "Later", at: 1)).createdID)
-        let row = try #require(try session.apply(.addRow(.text("new"), to: .init(section: .id(section), index: .end))).createdID)
-        try session.apply(.moveRow(.id(ids["a"]!), to: .after(row)))
-        try fixture.reopen().apply(.moveSection(.id(ids["Done"]!), to: 0))
+        let section = try #require(try session.apply(.addSection(title: "Later", at: 1)).createdID?.sectionID)
+        let row = try #require(try session.apply(.addRow(.text("new"), to: .init(section: .id(section), index: .end))).createdID?.rowID)
+        try session.apply(.moveRow(.id(ids.row("a")), to: .after(row)))
+        try fixture.reopen().apply(.moveSection(.id(ids.section("Done")), to: 0))
         let report = try session.rebase()
         #expect(report.dropped.isEmpty)
         #expect(report.kept[0] == .addSection(title: "Later", at: 2), "just after To do, which was before it, and is now second")
         #expect(try session.path(ofRow: row) == RowPath(section: 2, row: 0))
-        #expect(session.outline.sections.map(\.id) == [ids["Done"]!, ids["To do"]!, section])
+        #expect(session.outline.sections.map(\.id) == [ids.section("Done"), ids.section("To do"), section])
         try session.apply(.updateRow(.id(row), title: "newer"))
         let saved = try session.save()
         let stored = try fixture.store.snapshot()
         #expect(stored.sections.map { [$0.title] + $0.rows.map(\.title) } == [["Done", "d"], ["To do", "b", "c"], ["Later", "newer", "a"]])
-        #expect(session.savedIDs[section] == stored.sections[2].id && session.savedIDs[row] == stored.sections[2].rows[0].id)
+        #expect(session.savedSectionIDs[section] == stored.sections[2].id && session.savedRowIDs[row] == stored.sections[2].rows[0].id)
         #expect(saved.changeset.insertedSectionIDs == [stored.sections[2].id])
     }
 
     @Test(arguments: Backend.all) func aSessionCanBeRebasedAgainAfterTheListMovesAgain(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
         let session = try fixture.store.beginEditing()
-        let row = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID)  // after a
-        try session.apply(.moveRow(.id(ids["d"]!), to: .after(row)))
+        let row = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID?.rowID)  // after a
+        try session.apply(.moveRow(.id(ids.row("d")), to: .after(row)))
         let other = try fixture.reopen()
-        try other.apply(.moveRow(.id(ids["a"]!), to: .at(1, 0)))
+        try other.apply(.moveRow(.id(ids.row("a")), to: .at(1, 0)))
         let first = try session.rebase()
-        #expect(first.kept.first == .addRow(.text("new"), to: .before(ids["b"]!)), "a left the section: next to b, which was after it")
+        #expect(first.kept.first == .addRow(.text("new"), to: .before(ids.row("b"))), "a left the section: next to b, which was after it")
         #expect(session.outline.sections.map(\.rowCount) == [4, 1])
-        try other.apply(.deleteRow(.id(ids["b"]!)))
+        try other.apply(.deleteRow(.id(ids.row("b"))))
         try other.apply(.addRow(.text("y"), to: .at(0, 0)))
         #expect(throws: RepositoryError.self) { try session.save() }
         let second = try session.rebase()
         #expect(second.dropped.isEmpty && second.previousVersion == first.version)
         #expect(second.kept == [
-            .addRow(.text("new"), to: RowDestination(section: .id(ids["To do"]!), index: .index(0))),
-            .moveRow(.id(ids["d"]!), to: .after(row)),
+            .addRow(.text("new"), to: RowDestination(section: .id(ids.section("To do")), index: .index(0))),
+            .moveRow(.id(ids.row("d")), to: .after(row)),
         ], "neither neighbour of new is left: its index; d still follows it by its draft id")
         #expect(try session.path(ofRow: row) == RowPath(section: 0, row: 0))
         try session.save()
@@ -478,7 +489,7 @@ struct SessionRebaseTests {
         let before = try session.snapshot()
         let undo = try session.undoLastEdit()
         try requireChangeset(undo.changeset, turns: before, into: try session.snapshot())
-        #expect(try session.snapshot().sections[0].rows.map(\.id) == [base.sections[0].rows[0].id, ids["b"]!, ids["c"]!, ids["a"]!])
+        #expect(try session.snapshot().sections[0].rows.map(\.id) == [base.sections[0].rows[0].id, ids.row("b"), ids.row("c"), ids.row("a")])
         try requireChangeset(session.pendingChanges, turns: base, into: try session.snapshot())
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "x", "b", "c", "a"], ["Done", "d"]])

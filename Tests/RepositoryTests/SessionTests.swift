@@ -62,7 +62,7 @@ struct SessionTests {
         let session = try fixture.store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
-        let created = try #require(try session.apply(.addSection(title: "Later", at: 0)).createdID)
+        let created = try #require(try session.apply(.addSection(title: "Later", at: 0)).createdID?.sectionID)
         #expect(created < 0, "a draft id is negative until saved")
         try session.apply(.addRow(.field("when", nil), to: .init(section: .id(created), index: .end)))
         try session.apply(.renameSection(.title("Done"), title: "Finished"))
@@ -210,7 +210,7 @@ struct SessionTests {
         let session = try fixture.store.beginEditing()
         let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)  // a, b, c
         try session.apply(.updateRow(.id(ids[1]), title: "b2"))
-        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID)
+        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID?.rowID)
         try session.apply(.moveRow(.id(ids[0]), to: .at(1, 0)))
         // To do: new, b2, c; Done: a
         #expect(try session.path(ofRow: added) == RowPath(section: 0, row: 0))
@@ -260,7 +260,7 @@ struct SessionTests {
         let session = try fixture.store.beginEditing()
         let added = try session.apply(.addRow(.text("new"), to: .at(1, 0)))
         #expect(added.list == "default" && added.version == before.version, "nothing is committed yet")
-        #expect(added.changeset.insertedRows == [RowPath(section: 1, row: 0)] && added.createdID == -1)
+        #expect(added.changeset.insertedRows == [RowPath(section: 1, row: 0)] && added.createdID == .row(-1))
         try session.apply(.moveRow(.at(0, 0), to: .at(0, 2)))
         let draft = try session.snapshot()
         // Cancel gives the way back, from the draft to the list as it was.
@@ -269,12 +269,12 @@ struct SessionTests {
         #expect(try fixture.store.snapshot() == before)
 
         let again = try fixture.store.beginEditing()
-        let section = try #require(try again.apply(.addSection(title: "Later")).createdID)
-        let row = try #require(try again.apply(.addRow(.text("x"), to: .at(2, 0))).createdID)
+        let section = try #require(try again.apply(.addSection(title: "Later")).createdID?.sectionID)
+        let row = try #require(try again.apply(.addRow(.text("x"), to: .at(2, 0))).createdID?.rowID)
         try again.save()
         let saved = try fixture.store.snapshot()
-        #expect(again.savedIDs[section] == saved.sections[2].id)
-        #expect(again.savedIDs[row] == saved.sections[2].rows[0].id)
+        #expect(again.savedSectionIDs[section] == saved.sections[2].id)
+        #expect(again.savedRowIDs[row] == saved.sections[2].rows[0].id)
         #expect(again.cancel() == Changeset(), "a closed session has nothing to take back")
     }
 }

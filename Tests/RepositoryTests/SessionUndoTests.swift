@@ -65,10 +65,10 @@ struct SessionUndoTests {
         let before = try store.snapshot()
         let session = try store.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
-        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 0))).createdID)
+        let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 0))).createdID?.rowID)
         try session.undoLastEdit()
         // The draft id of what was undone is given out again.
-        #expect(try session.apply(.addRow(.text("again"), to: .at(0, 0))).createdID == added)
+        #expect(try session.apply(.addRow(.text("again"), to: .at(0, 0))).createdID?.rowID == added)
         try session.undoLastEdit()
         try session.undoLastEdit()
         #expect(session.pendingChanges.isEmpty)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Stages")
 struct StagesTests {
-    func snapshot(_ sections: [(Int64, [Int64])]) -> ListSnapshot {
+    func snapshot(_ sections: [(SectionID, [RowID])]) -> ListSnapshot {
         ListSnapshot(
             name: "t", version: 0,
             sections: sections.map { id, rows in Section(id: id, title: "s\(id)", rows: rows.map { Row(id: $0, content: .text("r\($0)")) }) })
@@ -13,7 +13,7 @@ struct StagesTests {
 
     /// The whole changeset as one batch, its updates at their old indexes (found by id).
     func oneBatch(_ changeset: Changeset, from old: ListSnapshot, to new: ListSnapshot) -> Changeset {
-        var oldPaths: [Int64: RowPath] = [:]
+        var oldPaths: [RowID: RowPath] = [:]
         for (s, section) in old.sections.enumerated() {
             for (r, row) in section.rows.enumerated() { oldPaths[row.id] = RowPath(section: s, row: r) }
         }
@@ -33,15 +33,15 @@ struct StagesTests {
         for round in 0..<400 {
             let context = "seed \(seed), round \(round)"
             var nextID: Int64 = 1
-            func make(_ count: Int) -> [Int64] { (0..<count).map { _ in defer { nextID += 1 }; return nextID } }
-            var old = snapshot((0..<Int.random(in: 0...5, using: &random)).map { (Int64(1000 + $0), make(Int.random(in: 0...4, using: &random))) })
+            func make(_ count: Int) -> [RowID] { (0..<count).map { _ in defer { nextID += 1 }; return RowID(nextID) } }
+            var old = snapshot((0..<Int.random(in: 0...5, using: &random)).map { (SectionID(Int64(1000 + $0)), make(Int.random(in: 0...4, using: &random))) })
             old.isEditing = true
             // The new snapshot: sections dropped, added, shuffled or kept in order; rows kept in
             // place, shuffled within or moved among sections, dropped and added.
             var sectionIDs = old.sections.map(\.id).filter { _ in Int.random(in: 0..<5, using: &random) > 0 }
-            for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.insert(Int64(2000 + index), at: Int.random(in: 0...sectionIDs.count, using: &random)) }
+            for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.insert(SectionID(Int64(2000 + index)), at: Int.random(in: 0...sectionIDs.count, using: &random)) }
             if Bool.random(using: &random) { sectionIDs.shuffle(using: &random) }
-            var buckets: [Int64: [Int64]] = [:]
+            var buckets: [SectionID: [RowID]] = [:]
             for section in old.sections where sectionIDs.contains(section.id) {
                 buckets[section.id] = section.rows.map(\.id).filter { _ in Int.random(in: 0..<6, using: &random) > 0 }
                 if Int.random(in: 0..<3, using: &random) == 0 { buckets[section.id]!.shuffle(using: &random) }

@@ -84,7 +84,7 @@ struct UndoTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
-        let ids = try (0..<3).map { try store.apply(.addRow(.text("\($0)"), to: .at(0, $0))).createdID! }
+        let ids = try (0..<3).map { try store.apply(.addRow(.text("\($0)"), to: .at(0, $0))).createdID!.rowID! }
         let deleted = try store.apply(.deleteRow(.at(0, 1)))
         let undone = try store.undo()
         #expect(undone.version == deleted.version + 1)

@@ -66,7 +66,7 @@ enum HostileNames {
 /// only when, typed, it names that section and nothing else.
 @Suite struct CompletionWordsTests {
     private func sections(_ titles: [String]) -> [SectionInfo] {
-        titles.enumerated().map { SectionInfo(id: Int64($0.offset + 1), index: $0.offset, title: $0.element, rowCount: 0) }
+        titles.enumerated().map { SectionInfo(id: SectionID(Int64($0.offset + 1)), index: $0.offset, title: $0.element, rowCount: 0) }
     }
 
     @Test func aTitleThatReadsAsSomethingElseIsOfferedAsItsID() {
@@ -100,7 +100,7 @@ enum HostileNames {
 
     /// The section a word names, as the store looks it up: by index, by id, or by the one title
     /// equal to it byte for byte (SQLite's comparison); nil when it names none.
-    private func resolve(_ word: String, in sections: [SectionInfo]) -> Int64? {
+    private func resolve(_ word: String, in sections: [SectionInfo]) -> SectionID? {
         switch SectionAddress(word).reference {
         case .index(let index): return sections.indices.contains(index) ? sections[index].id : nil
         case .id(let id): return sections.first { $0.id == id }?.id
@@ -126,7 +126,7 @@ enum HostileNames {
             }
             var list = sections(titles)
             // Ids need not follow the order, and may be far from the indexes.
-            for index in list.indices { list[index].id = Int64(Int.random(in: 1...40, using: &random)) * 100 + Int64(index) }
+            for index in list.indices { list[index].id = SectionID(Int64(Int.random(in: 1...40, using: &random)) * 100 + Int64(index)) }
             let offered = CompletionWords.sections(list)
             #expect(offered.count == list.count)
             #expect(Set(offered.map(\.word)).count == list.count, "two sections offered as one word: \(titles)")
@@ -154,7 +154,7 @@ enum HostileNames {
     }
 
     /// The ids of the sections missing from the copy at `path`.
-    static func deleted(from all: [SectionInfo], at path: String) throws -> [Int64] {
+    static func deleted(from all: [SectionInfo], at path: String) throws -> [SectionID] {
         let left = Set(try HostileNames.sections(in: path).map(\.id))
         return all.map(\.id).filter { !left.contains($0) }
     }

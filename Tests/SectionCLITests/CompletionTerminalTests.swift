@@ -102,7 +102,7 @@ struct CompletionTerminalTests {
         let sections = try HostileNames.sections(in: cli.databasePath)
         for k in 1...sections.count { _ = try CompleteListingTests.copy(cli, to: "copy-\(k).db") }
         guard let terminal = try InteractiveShell(shell, in: cli.directory) else { return }
-        var deleted: [Int64: [String]] = [:]
+        var deleted: [SectionID: [String]] = [:]
         for k in 1...sections.count {
             try terminal.complete("sectionctl --db copy-\(k).db section delete ", taps: terminal.taps(for: k), then: " --force 2>err-\(k)")
             try terminal.run("")

@@ -37,7 +37,7 @@ import Testing
         changeset.movedRows = [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))]
         changeset.movedSections = [.init(from: 2, to: 0)]
         #expect(
-            JSONShapes.change(Change(list: "default", version: 4, createdID: 9, changeset: changeset)).rendered
+            JSONShapes.change(Change(list: "default", version: 4, createdID: .row(9), changeset: changeset)).rendered
                 == #"{"list":"default","version":4,"committed":true,"id":9,"changes":{"sections":{"deleted":[],"inserted":[],"#
                 + #""moved":[{"from":2,"to":0}],"updated":[],"footers":[]},"rows":{"deleted":[[0,2]],"inserted":[],"#
                 + #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]}}}"#)

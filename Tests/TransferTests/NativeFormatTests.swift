@@ -234,7 +234,7 @@ struct NativeFormatTests {
         #expect(try fixture.store.snapshot().sections[0].emptyText == nil)
     }
 
-    private func insertedSections(_ range: Range<Int>, ids: [Int64]) -> Changeset {
+    private func insertedSections(_ range: Range<Int>, ids: [SectionID]) -> Changeset {
         var changeset = Changeset()
         changeset.insertedSections = Array(range)
         changeset.insertedSectionIDs = ids

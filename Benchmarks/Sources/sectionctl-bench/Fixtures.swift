@@ -25,10 +25,10 @@ struct SectionFixture {
     /// Creates the database and its one section; the store is closed on return.
     private static func createSection(at path: String) throws -> Int64 {
         let store = try SectionStore(path: path, create: true)
-        guard let id = try store.apply(.addSection(title: "Bench")).createdID else {
+        guard let id = try store.apply(.addSection(title: "Bench")).createdID?.sectionID else {
             throw BenchmarkError("\(path): adding a section created nothing")
         }
-        return id
+        return id.rawValue
     }
 
     /// A byte-for-byte copy of the file (no connection has it open, and its log is checkpointed).

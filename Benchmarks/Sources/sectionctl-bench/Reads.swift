@@ -18,7 +18,7 @@ extension Benchmark {
         return try withScratch("reads") { scratch in
             var sizes = [plan.smallSection, plan.hugeSection]
             if options.long { sizes += [10_000, 10_000_000] }
-            var stores: [(rows: Int, store: SectionStore, middleID: Int64)] = []
+            var stores: [(rows: Int, store: SectionStore, middleID: RowID)] = []
             for rows in sizes {
                 Log.progress("  building a section of \(Format.count(rows)) rows…")
                 let fixture = try SectionFixture.create(at: scratch.file("reads-\(rows).db"), rows: rows)

@@ -34,8 +34,8 @@ final class SeedFileStore {
             name: snapshot.name,
             sections: snapshot.sections.map { section in
                 SeedSection(
-                    id: section.id, title: section.title, emptyText: section.emptyText,
-                    rows: section.rows.map { SeedRow(id: $0.id, kind: $0.kind.rawValue, title: $0.title, value: $0.value) })
+                    id: section.id.rawValue, title: section.title, emptyText: section.emptyText,
+                    rows: section.rows.map { SeedRow(id: $0.id.rawValue, kind: $0.kind.rawValue, title: $0.title, value: $0.value) })
             })
     }
 

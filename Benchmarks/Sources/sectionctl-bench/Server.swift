@@ -124,7 +124,7 @@ extension Benchmark {
             return .moveRow(.at(0, from), to: .at(0, to))
         }
         let repository = RepositoryMover(store: store, cycling: edits)
-        let sectionID = try store.outline().sections[0].id
+        let sectionID = try store.outline().sections[0].id.rawValue
         let baseline = try ServerUpdateMover(connectionString: uri, sectionID: sectionID, seed: 15)
 
         Log.progress("  one move: \(plan.rounds) rounds of \(plan.movesPerRound) moves, Repository and libpq alternately…")
@@ -364,7 +364,7 @@ extension Benchmark {
         let (uri, store) = try newServerStore(cluster)
         try store.importJSON(Data(document.json.utf8))
         let first = try store.snapshot()
-        let journal = try JournalCopy(connectionString: uri, listID: first.listID, after: first.version)
+        let journal = try JournalCopy(connectionString: uri, listID: first.listID.rawValue, after: first.version)
         Log.progress("  \(clients) client\(clients == 1 ? "" : "s") x \(Format.count(movesEach)) moves on \(Format.count(document.rows)) rows…")
 
         var processes: [(process: Process, input: Pipe, output: Pipe)] = []

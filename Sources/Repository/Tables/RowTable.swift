@@ -27,7 +27,7 @@ extension Row {
 
     /// A row read from a statement's `columns`, starting at `column`.
     package init(_ statement: any ResultRow, from column: Int32) {
-        self.init(id: statement.int64(column), content: RowContent(statement, from: column + 1))
+        self.init(id: RowID(statement.int64(column)), content: RowContent(statement, from: column + 1))
     }
 }
 
@@ -63,10 +63,10 @@ extension Database {
         case .id(let id):
             let sectionID = try scalarInt(
                 "SELECT r.section_id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
-                id, list.id)
+                id.rawValue, list.id)
             guard let sectionID else { throw RepositoryError.rowNotFound(id, list: list.name) }
-            section = try self.section(.id(sectionID), in: list)
-            rowID = id
+            section = try self.section(.id(SectionID(sectionID)), in: list)
+            rowID = id.rawValue
         }
         let (position, content) = try queryFirst("SELECT position, \(RowContent.columns) FROM rows WHERE id = ?", rowID) {
             ($0.int64(0), RowContent($0, from: 1))

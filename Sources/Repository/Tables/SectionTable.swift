@@ -29,7 +29,7 @@ package struct SectionRecord {
 
     /// The section as the public reads give it.
     package var info: SectionInfo {
-        SectionInfo(id: id, index: index, title: title, emptyText: emptyText, rowCount: rowCount)
+        SectionInfo(id: SectionID(id), index: index, title: title, emptyText: emptyText, rowCount: rowCount)
     }
 }
 
@@ -76,7 +76,7 @@ extension Database {
                     (SELECT count(*) FROM sections AS o WHERE o.list_id = s.list_id AND o.position < s.position)
                 FROM sections AS s WHERE id = ? AND list_id = ?
                 """
-            guard let found = try queryFirst(sql, id, list.id, row: { SectionRecord($0, index: $0.int(5)) }) else {
+            guard let found = try queryFirst(sql, id.rawValue, list.id, row: { SectionRecord($0, index: $0.int(5)) }) else {
                 throw RepositoryError.sectionNotFound(ref, list: list.name, titles: try sectionTitles(of: list))
             }
             return found
@@ -88,9 +88,9 @@ extension Database {
                 if ids.isEmpty {
                     throw RepositoryError.sectionNotFound(ref, list: list.name, titles: try sectionTitles(of: list))
                 }
-                throw RepositoryError.ambiguousSectionTitle(title, ids: ids)
+                throw RepositoryError.ambiguousSectionTitle(title, ids: ids.map { SectionID($0) })
             }
-            return try section(.id(ids[0]), in: list)
+            return try section(.id(SectionID(ids[0])), in: list)
         }
     }
 

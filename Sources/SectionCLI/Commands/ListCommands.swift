@@ -28,7 +28,7 @@ enum ListCommands {
                 reading: ListAddArguments.self
             ) { arguments, context in
                 let change = try context.openStore().createList(named: arguments.name)
-                report(change, context: context) { "Created list \(quoted(change.list)) (#\(change.createdID ?? 0))." }
+                report(change, context: context) { "Created list \(quoted(change.list)) (#\(change.createdID?.rawValue ?? 0))." }
             },
             Command(
                 CommandSpec(

@@ -167,7 +167,7 @@ struct SnapshotJSONWriter {
             rowCount = 0
         case .row(let row, _):
             pending += rowCount > 0 ? ",{\"id\":" : "{\"id\":"
-            pending += String(row.id)
+            pending += String(row.id.rawValue)
             pending += ",\"kind\":\""
             pending += row.kind.rawValue
             pending += "\",\"title\":"

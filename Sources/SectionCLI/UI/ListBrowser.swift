@@ -12,7 +12,7 @@ final class ListBrowser {
     /// A row picked up in reorder mode, and the slot it would land in.
     struct Held: Equatable {
         /// The row's id.
-        var id: Int64
+        var id: RowID
         /// The row, as it was picked up.
         var row: Row
         /// Where it is in the draft.
@@ -47,7 +47,7 @@ final class ListBrowser {
     /// The row under the cursor, or nil when the list has no rows.
     private(set) var cursor: RowPath?
     /// The id of the row under the cursor.
-    private(set) var cursorID: Int64?
+    private(set) var cursorID: RowID?
     /// The first line of the list on screen.
     private(set) var top = 0
     private(set) var held: Held?
@@ -85,7 +85,7 @@ final class ListBrowser {
         return try store.row(at: path, in: listName).row
     }
 
-    private func path(ofRow id: Int64) -> RowPath? {
+    private func path(ofRow id: RowID) -> RowPath? {
         if let session { return try? session.path(ofRow: id) }
         return try? store.path(ofRow: id, in: listName)
     }
@@ -140,7 +140,7 @@ final class ListBrowser {
 
     /// Reads the outline again and puts the cursor back on the row with `id` (or, when it is
     /// gone, at `fallback`'s place), on the same line of the screen if it can.
-    private func refresh(keeping id: Int64?, fallback: RowPath? = nil) throws {
+    private func refresh(keeping id: RowID?, fallback: RowPath? = nil) throws {
         let offset = cursorLine.map { $0 - top }
         outline = try readOutline()
         if let held, let origin = path(ofRow: held.id) {
