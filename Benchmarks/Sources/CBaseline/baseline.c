@@ -314,3 +314,75 @@ int baseline_select_list(baseline_connection *connection, int64_t list_id, int64
     *bytes = total;
     return SQLITE_OK;
 }
+
+int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int64_t count,
+                           int64_t first_position, int64_t step) {
+    /* Set-based: one INSERT … SELECT of the sections, then one of their rows, which SQLite runs
+     * as two statements (a statement each per section and row spends most of its time opening
+     * and closing statement journals). */
+    sqlite3_stmt *insert_sections = NULL;
+    sqlite3_stmt *insert_rows = NULL;
+    int64_t last_id = 0;
+    int code = baseline_query_int(connection, "SELECT coalesce(max(id), 0) FROM sections", &last_id);
+    if (code == SQLITE_OK) {
+        code = prepare(connection,
+                       "WITH RECURSIVE n (i) AS (SELECT 0 WHERE ?2 > 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?2) "
+                       "INSERT INTO sections (list_id, position, title) "
+                       "SELECT ?1, ?3 + i * ?4, 'Section ' || i FROM n ORDER BY i",
+                       &insert_sections);
+    }
+    if (code == SQLITE_OK) {
+        code = prepare(connection,
+                       "INSERT INTO rows (section_id, position, kind, title) "
+                       "SELECT id, ?3, 'text', 'Row ' || (id - ?2 - 1) FROM sections WHERE list_id = ?1 AND id > ?2 ORDER BY id",
+                       &insert_rows);
+    }
+    if (code == SQLITE_OK) code = run(connection, connection->begin);
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1", NULL, NULL, NULL);
+    }
+    if (code == SQLITE_OK) {
+        sqlite3_bind_int64(insert_sections, 1, list_id);
+        sqlite3_bind_int64(insert_sections, 2, count);
+        sqlite3_bind_int64(insert_sections, 3, first_position);
+        sqlite3_bind_int64(insert_sections, 4, step);
+        code = run(connection, insert_sections);
+    }
+    if (code == SQLITE_OK) {
+        sqlite3_bind_int64(insert_rows, 1, list_id);
+        sqlite3_bind_int64(insert_rows, 2, last_id);
+        sqlite3_bind_int64(insert_rows, 3, first_position);
+        code = run(connection, insert_rows);
+    }
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 0 WHERE id = 1", NULL, NULL, NULL);
+    }
+    if (code == SQLITE_OK) {
+        code = run(connection, connection->commit);
+    } else {
+        rollback(connection);
+    }
+    sqlite3_finalize(insert_sections);
+    sqlite3_finalize(insert_rows);
+    return code;
+}
+
+int baseline_statement_steps(baseline_connection *connection, const char *sql, const int64_t *parameters,
+                             int parameter_count, int64_t *vm_steps, int64_t *full_scan_steps, int64_t *rows) {
+    sqlite3_stmt *statement = NULL;
+    int code = prepare(connection, sql, &statement);
+    if (code != SQLITE_OK) return code;
+    for (int i = 0; i < parameter_count; i++) sqlite3_bind_int64(statement, i + 1, parameters[i]);
+    int64_t count = 0;
+    while ((code = sqlite3_step(statement)) == SQLITE_ROW) count++;
+    if (code == SQLITE_DONE) {
+        code = SQLITE_OK;
+        *vm_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0);
+        *full_scan_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0);
+        *rows = count;
+    } else {
+        fail(connection, code, sql);
+    }
+    sqlite3_finalize(statement);
+    return code;
+}
