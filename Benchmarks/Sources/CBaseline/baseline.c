@@ -200,10 +200,10 @@ static int flush_rows(baseline_connection *connection, sqlite3_stmt *batch, sqli
 }
 
 /* Inserts `records` sections of `fields` field rows the way an import does: in one transaction
- * marked as sectionctl's own (journal_writer.active, so the same triggers run), rows fifty to a
- * multi-row INSERT, the remainder one by one. */
+ * (on sectionctl's schema marked as sectionctl's own, journal_writer.active, so the same triggers
+ * run), rows fifty to a multi-row INSERT, the remainder one by one. */
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
-                            int64_t fields, int64_t first_position, int64_t step) {
+                            int64_t fields, int64_t first_position, int64_t step, int as_sectionctl) {
     sqlite3_stmt *insert_section = NULL;
     sqlite3_stmt *insert_row = NULL;
     sqlite3_stmt *insert_batch = NULL;
@@ -220,7 +220,7 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
         code = prepare(connection, sql, &insert_batch);
     }
     if (code == SQLITE_OK) code = run(connection, connection->begin);
-    if (code == SQLITE_OK) {
+    if (code == SQLITE_OK && as_sectionctl) {
         code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1", NULL, NULL, NULL);
     }
     char title[48];
@@ -255,7 +255,7 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
         code = flush_rows(connection, insert_batch, insert_row, section_ids, positions, labels, label_lengths, values,
                           value_lengths, pending);
     }
-    if (code == SQLITE_OK) {
+    if (code == SQLITE_OK && as_sectionctl) {
         code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 0 WHERE id = 1", NULL, NULL, NULL);
     }
     if (code == SQLITE_OK) {
@@ -313,6 +313,45 @@ int baseline_select_list(baseline_connection *connection, int64_t list_id, int64
     *rows = count;
     *bytes = total;
     return SQLITE_OK;
+}
+
+/* The tables of the plain-table baseline: the columns, constraints and unique indexes of
+ * sectionctl's lists, sections and rows (Migrations/0001_initial.sql), and nothing else: no
+ * triggers, no rank, journal or undo tables. */
+static const char *plain_schema =
+    "PRAGMA journal_mode = WAL;"
+    "CREATE TABLE lists ("
+    "    id      INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    name    TEXT    NOT NULL UNIQUE CHECK (length(name) > 0),"
+    "    version INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0)"
+    ") STRICT;"
+    "CREATE TABLE sections ("
+    "    id         INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    list_id    INTEGER NOT NULL REFERENCES lists (id) ON DELETE CASCADE,"
+    "    position   INTEGER NOT NULL,"
+    "    title      TEXT    NOT NULL,"
+    "    empty_text TEXT,"
+    "    row_count  INTEGER NOT NULL DEFAULT 0 CHECK (row_count >= 0),"
+    "    UNIQUE (list_id, position)"
+    ") STRICT;"
+    "CREATE TABLE rows ("
+    "    id         INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    section_id INTEGER NOT NULL REFERENCES sections (id) ON DELETE CASCADE,"
+    "    position   INTEGER NOT NULL,"
+    "    kind       TEXT    NOT NULL DEFAULT 'text' CHECK (kind IN ('text', 'topic', 'field')),"
+    "    title      TEXT    NOT NULL,"
+    "    value      TEXT    CHECK (value IS NULL OR kind = 'field'),"
+    "    UNIQUE (section_id, position)"
+    ") STRICT;"
+    "INSERT INTO lists (name) VALUES ('default');";
+
+int baseline_create_plain(const char *path, char *error, int error_size) {
+    sqlite3 *db = NULL;
+    int code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (code == SQLITE_OK) code = sqlite3_exec(db, plain_schema, NULL, NULL, NULL);
+    if (code != SQLITE_OK) snprintf(error, (size_t)error_size, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close_v2(db);
+    return code;
 }
 
 int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int64_t count,

@@ -62,9 +62,26 @@ final class Baseline {
         try check(baseline_update_positions(connection, rowIDs, positions, Int64(rowIDs.count)))
     }
 
-    /// Sections of field rows, shaped like a records import, in one transaction.
-    func insertRecords(intoList listID: Int64, records: Int, fields: Int) throws {
-        try check(baseline_insert_records(connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step))
+    /// Sections of field rows, shaped like a records import, in one transaction; `plainTables`
+    /// for a file made by `createPlain(at:)`, whose transaction is not marked as sectionctl's.
+    func insertRecords(intoList listID: Int64, records: Int, fields: Int, plainTables: Bool = false) throws {
+        try check(
+            baseline_insert_records(
+                connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step, plainTables ? 0 : 1))
+    }
+
+    /// Creates a database of plain tables at `path`: the columns, constraints and unique indexes
+    /// of sectionctl's `lists`, `sections` and `rows`, no triggers, rank, journal or undo tables,
+    /// and the list `default`, whose id it returns.
+    static func createPlain(at path: String) throws -> Int64 {
+        var message = [CChar](repeating: 0, count: 512)
+        let code = message.withUnsafeMutableBufferPointer { buffer in
+            baseline_create_plain(path, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard code == 0 else {
+            throw BenchmarkError("the C baseline cannot create \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
+        return try Baseline(path: path).queryInt("SELECT id FROM lists WHERE name = 'default'")
     }
 
     /// Appends `count` sections of one text row each to a list, in one transaction.

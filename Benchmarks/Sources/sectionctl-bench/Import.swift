@@ -67,6 +67,7 @@ extension Benchmark {
             let nativeFile = scratch.file("native.json")
 
             var baselineTimes: [Double] = []
+            var plainTimes: [Double] = []
             var recordsTimes: [Double] = []
             var nativeTimes: [Double] = []
             var recordsProblem: String?
@@ -83,6 +84,19 @@ extension Benchmark {
                     })
                 if let mismatch = try bulk.mismatch(in: path) { throw BenchmarkError("C baseline: \(mismatch)") }
                 scratch.removeDatabase(path)
+
+                // The same inserts into plain tables: sectionctl's columns and unique indexes,
+                // none of its triggers, rank, journal or undo tables.
+                let plainPath = scratch.file("plain.db")
+                let plainList = try Baseline.createPlain(at: plainPath)
+                let plain = try Baseline(path: plainPath)
+                Log.progress("  plain-table C baseline: \(bulk.label)…")
+                plainTimes.append(
+                    try Measurement.time {
+                        try plain.insertRecords(intoList: plainList, records: bulk.records, fields: bulk.fields, plainTables: true)
+                    })
+                if let mismatch = try bulk.mismatch(in: plainPath) { throw BenchmarkError("plain-table C baseline: \(mismatch)") }
+                scratch.removeDatabase(plainPath)
 
                 // The library's imports, in this process; reading the file is part of the time.
                 if recordsProblem == nil {
@@ -118,13 +132,19 @@ extension Benchmark {
                     "6. bulk insert, C baseline (one transaction, 50 rows a statement)",
                     measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(baseline))",
                     ratio: "\(Format.rate(Double(bulk.records) / baseline)) records, \(Format.rate(Double(bulk.items) / baseline)) inserts"))
+            let plain = Measurement.median(plainTimes)
+            rows.append(
+                .info(
+                    "6. bulk insert, plain-table C baseline (no triggers, no rank tables)",
+                    measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(plain));"
+                        + " same-schema C takes \(Format.ratio(baseline / plain))x as long",
+                    ratio: "\(Format.rate(Double(bulk.records) / plain)) records, \(Format.rate(Double(bulk.items) / plain)) inserts"))
+            let nativeIssue = recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem
             rows.append(
                 importRow("6. records import (library) vs C", bulk, recordsProblem, recordsTimes, baseline: baseline))
-            rows.append(
-                importRow(
-                    "6. native import (library) vs C", bulk,
-                    recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem, nativeTimes,
-                    baseline: baseline))
+            rows.append(plainRow("6. records import (library) vs plain-table C", bulk, recordsProblem, recordsTimes, plain: plain))
+            rows.append(importRow("6. native import (library) vs C", bulk, nativeIssue, nativeTimes, baseline: baseline))
+            rows.append(plainRow("6. native import (library) vs plain-table C", bulk, nativeIssue, nativeTimes, plain: plain))
             rows.append(try memoryRow(sectionctl: sectionctl, scratch: scratch))
             rows.append(try progressRow(bulk, scratch: scratch))
             return rows
@@ -283,6 +303,17 @@ extension Benchmark {
             measured: "\(file.label) in \(Format.duration(seconds)), C \(Format.duration(baseline));"
                 + " \(Format.rate(Double(file.records) / seconds)) records",
             ratio: baseline / seconds * 100, limit: 70, suffix: "%")
+    }
+
+    /// An import's rate against the plain-table C baseline's: no target, the schema's own cost
+    /// included in the import and not in the baseline.
+    private func plainRow(_ scenario: String, _ file: RecordsFile, _ problem: String?, _ times: [Double], plain: Double) -> ResultRow {
+        if let problem { return .skipped(scenario, reason: problem) }
+        let seconds = Measurement.median(times)
+        return .info(
+            scenario,
+            measured: "\(file.label) in \(Format.duration(seconds)), plain-table C \(Format.duration(plain))",
+            ratio: "\(Format.ratio(plain / seconds * 100))%")
     }
 
     /// Creates a database through the Repository and returns the id of its default list.

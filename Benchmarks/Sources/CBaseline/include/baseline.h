@@ -51,8 +51,16 @@ int baseline_update_positions(baseline_connection *connection, const int64_t *ro
 /// Inserts `records` sections into a list, each with `fields` field rows (label and value), in
 /// one transaction with two prepared INSERTs: the shape a records import produces. Sections
 /// get positions after `first_position` in steps of `step`, rows likewise within each section.
+/// With `as_sectionctl` (sectionctl's schema) the transaction is marked as sectionctl's own, as
+/// an import's is; 0 for the plain tables of baseline_create_plain().
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
-                            int64_t fields, int64_t first_position, int64_t step);
+                            int64_t fields, int64_t first_position, int64_t step, int as_sectionctl);
+
+/// Creates a new database at `path` in WAL mode holding plain tables `lists`, `sections` and
+/// `rows`: the same columns, constraints and unique indexes as sectionctl's, without its
+/// triggers, rank tables, journal or undo history; and the list `default` (id 1). On failure
+/// returns an SQLite code and writes a message in `error`.
+int baseline_create_plain(const char *path, char *error, int error_size);
 
 /// Appends `count` sections to a list, each holding one text row, in one transaction marked as
 /// sectionctl's own (so the schema's triggers keep counts and ranks and the undo history files
