@@ -425,3 +425,20 @@ int baseline_statement_steps(baseline_connection *connection, const char *sql, c
     sqlite3_finalize(statement);
     return code;
 }
+
+int baseline_query_file_int(const char *path, const char *sql, int64_t *value, char *error, int error_size) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *statement = NULL;
+    *value = 0;
+    int code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (code == SQLITE_OK) code = sqlite3_prepare_v2(db, sql, -1, &statement, NULL);
+    if (code == SQLITE_OK) {
+        code = sqlite3_step(statement);
+        if (code == SQLITE_ROW) *value = sqlite3_column_int64(statement, 0);
+        if (code == SQLITE_ROW || code == SQLITE_DONE) code = SQLITE_OK;
+    }
+    if (code != SQLITE_OK) snprintf(error, (size_t)error_size, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_finalize(statement);
+    sqlite3_close_v2(db);
+    return code;
+}

@@ -84,6 +84,20 @@ final class Baseline {
         return try Baseline(path: path).queryInt("SELECT id FROM lists WHERE name = 'default'")
     }
 
+    /// The first column of the first row of `sql` as an integer, from any SQLite file (opened
+    /// read-only, without the Repository's pragmas or statements).
+    static func queryInt(_ sql: String, inFile path: String) throws -> Int64 {
+        var message = [CChar](repeating: 0, count: 512)
+        var value: Int64 = 0
+        let code = message.withUnsafeMutableBufferPointer { buffer in
+            baseline_query_file_int(path, sql, &value, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard code == 0 else {
+            throw BenchmarkError("the C baseline cannot read \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
+        return value
+    }
+
     /// Appends `count` sections of one text row each to a list, in one transaction.
     func fillSections(ofList listID: Int64, count: Int) throws {
         try check(baseline_fill_sections(connection, listID, Int64(count), Layout.firstPosition, Layout.step))

@@ -82,6 +82,10 @@ int baseline_statement_steps(baseline_connection *connection, const char *sql, c
 /// number of text bytes fetched.
 int baseline_select_list(baseline_connection *connection, int64_t list_id, int64_t *rows, int64_t *bytes);
 
+/// The first column of the first row of `sql` as an integer (0 when there is none), read from
+/// any SQLite file at `path` opened read-only. On failure writes a message in `error`.
+int baseline_query_file_int(const char *path, const char *sql, int64_t *value, char *error, int error_size);
+
 /// Copies the write-ahead log into the database file and truncates the log to zero bytes.
 int baseline_checkpoint_truncate(baseline_connection *connection);
 
