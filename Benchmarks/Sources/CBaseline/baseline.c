@@ -200,10 +200,10 @@ static int flush_rows(baseline_connection *connection, sqlite3_stmt *batch, sqli
 }
 
 /* Inserts `records` sections of `fields` field rows the way an import does: in one transaction
- * marked as sectionctl's own (journal_writer.active, so the same triggers run), rows fifty to a
- * multi-row INSERT, the remainder one by one. */
+ * (on sectionctl's schema marked as sectionctl's own, journal_writer.active, so the same triggers
+ * run), rows fifty to a multi-row INSERT, the remainder one by one. */
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
-                            int64_t fields, int64_t first_position, int64_t step) {
+                            int64_t fields, int64_t first_position, int64_t step, int as_sectionctl) {
     sqlite3_stmt *insert_section = NULL;
     sqlite3_stmt *insert_row = NULL;
     sqlite3_stmt *insert_batch = NULL;
@@ -220,7 +220,7 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
         code = prepare(connection, sql, &insert_batch);
     }
     if (code == SQLITE_OK) code = run(connection, connection->begin);
-    if (code == SQLITE_OK) {
+    if (code == SQLITE_OK && as_sectionctl) {
         code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1", NULL, NULL, NULL);
     }
     char title[48];
@@ -255,7 +255,7 @@ int baseline_insert_records(baseline_connection *connection, int64_t list_id, in
         code = flush_rows(connection, insert_batch, insert_row, section_ids, positions, labels, label_lengths, values,
                           value_lengths, pending);
     }
-    if (code == SQLITE_OK) {
+    if (code == SQLITE_OK && as_sectionctl) {
         code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 0 WHERE id = 1", NULL, NULL, NULL);
     }
     if (code == SQLITE_OK) {
@@ -313,4 +313,132 @@ int baseline_select_list(baseline_connection *connection, int64_t list_id, int64
     *rows = count;
     *bytes = total;
     return SQLITE_OK;
+}
+
+/* The tables of the plain-table baseline: the columns, constraints and unique indexes of
+ * sectionctl's lists, sections and rows (Migrations/0001_initial.sql), and nothing else: no
+ * triggers, no rank, journal or undo tables. */
+static const char *plain_schema =
+    "PRAGMA journal_mode = WAL;"
+    "CREATE TABLE lists ("
+    "    id      INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    name    TEXT    NOT NULL UNIQUE CHECK (length(name) > 0),"
+    "    version INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0)"
+    ") STRICT;"
+    "CREATE TABLE sections ("
+    "    id         INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    list_id    INTEGER NOT NULL REFERENCES lists (id) ON DELETE CASCADE,"
+    "    position   INTEGER NOT NULL,"
+    "    title      TEXT    NOT NULL,"
+    "    empty_text TEXT,"
+    "    row_count  INTEGER NOT NULL DEFAULT 0 CHECK (row_count >= 0),"
+    "    UNIQUE (list_id, position)"
+    ") STRICT;"
+    "CREATE TABLE rows ("
+    "    id         INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "    section_id INTEGER NOT NULL REFERENCES sections (id) ON DELETE CASCADE,"
+    "    position   INTEGER NOT NULL,"
+    "    kind       TEXT    NOT NULL DEFAULT 'text' CHECK (kind IN ('text', 'topic', 'field')),"
+    "    title      TEXT    NOT NULL,"
+    "    value      TEXT    CHECK (value IS NULL OR kind = 'field'),"
+    "    UNIQUE (section_id, position)"
+    ") STRICT;"
+    "INSERT INTO lists (name) VALUES ('default');";
+
+int baseline_create_plain(const char *path, char *error, int error_size) {
+    sqlite3 *db = NULL;
+    int code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (code == SQLITE_OK) code = sqlite3_exec(db, plain_schema, NULL, NULL, NULL);
+    if (code != SQLITE_OK) snprintf(error, (size_t)error_size, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close_v2(db);
+    return code;
+}
+
+int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int64_t count,
+                           int64_t first_position, int64_t step) {
+    /* Set-based: one INSERT … SELECT of the sections, then one of their rows, which SQLite runs
+     * as two statements (a statement each per section and row spends most of its time opening
+     * and closing statement journals). */
+    sqlite3_stmt *insert_sections = NULL;
+    sqlite3_stmt *insert_rows = NULL;
+    int64_t last_id = 0;
+    int code = baseline_query_int(connection, "SELECT coalesce(max(id), 0) FROM sections", &last_id);
+    if (code == SQLITE_OK) {
+        code = prepare(connection,
+                       "WITH RECURSIVE n (i) AS (SELECT 0 WHERE ?2 > 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?2) "
+                       "INSERT INTO sections (list_id, position, title) "
+                       "SELECT ?1, ?3 + i * ?4, 'Section ' || i FROM n ORDER BY i",
+                       &insert_sections);
+    }
+    if (code == SQLITE_OK) {
+        code = prepare(connection,
+                       "INSERT INTO rows (section_id, position, kind, title) "
+                       "SELECT id, ?3, 'text', 'Row ' || (id - ?2 - 1) FROM sections WHERE list_id = ?1 AND id > ?2 ORDER BY id",
+                       &insert_rows);
+    }
+    if (code == SQLITE_OK) code = run(connection, connection->begin);
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1", NULL, NULL, NULL);
+    }
+    if (code == SQLITE_OK) {
+        sqlite3_bind_int64(insert_sections, 1, list_id);
+        sqlite3_bind_int64(insert_sections, 2, count);
+        sqlite3_bind_int64(insert_sections, 3, first_position);
+        sqlite3_bind_int64(insert_sections, 4, step);
+        code = run(connection, insert_sections);
+    }
+    if (code == SQLITE_OK) {
+        sqlite3_bind_int64(insert_rows, 1, list_id);
+        sqlite3_bind_int64(insert_rows, 2, last_id);
+        sqlite3_bind_int64(insert_rows, 3, first_position);
+        code = run(connection, insert_rows);
+    }
+    if (code == SQLITE_OK) {
+        code = sqlite3_exec(connection->db, "UPDATE journal_writer SET active = 0 WHERE id = 1", NULL, NULL, NULL);
+    }
+    if (code == SQLITE_OK) {
+        code = run(connection, connection->commit);
+    } else {
+        rollback(connection);
+    }
+    sqlite3_finalize(insert_sections);
+    sqlite3_finalize(insert_rows);
+    return code;
+}
+
+int baseline_statement_steps(baseline_connection *connection, const char *sql, const int64_t *parameters,
+                             int parameter_count, int64_t *vm_steps, int64_t *full_scan_steps, int64_t *rows) {
+    sqlite3_stmt *statement = NULL;
+    int code = prepare(connection, sql, &statement);
+    if (code != SQLITE_OK) return code;
+    for (int i = 0; i < parameter_count; i++) sqlite3_bind_int64(statement, i + 1, parameters[i]);
+    int64_t count = 0;
+    while ((code = sqlite3_step(statement)) == SQLITE_ROW) count++;
+    if (code == SQLITE_DONE) {
+        code = SQLITE_OK;
+        *vm_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0);
+        *full_scan_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0);
+        *rows = count;
+    } else {
+        fail(connection, code, sql);
+    }
+    sqlite3_finalize(statement);
+    return code;
+}
+
+int baseline_query_file_int(const char *path, const char *sql, int64_t *value, char *error, int error_size) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *statement = NULL;
+    *value = 0;
+    int code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (code == SQLITE_OK) code = sqlite3_prepare_v2(db, sql, -1, &statement, NULL);
+    if (code == SQLITE_OK) {
+        code = sqlite3_step(statement);
+        if (code == SQLITE_ROW) *value = sqlite3_column_int64(statement, 0);
+        if (code == SQLITE_ROW || code == SQLITE_DONE) code = SQLITE_OK;
+    }
+    if (code != SQLITE_OK) snprintf(error, (size_t)error_size, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_finalize(statement);
+    sqlite3_close_v2(db);
+    return code;
 }

@@ -62,9 +62,53 @@ final class Baseline {
         try check(baseline_update_positions(connection, rowIDs, positions, Int64(rowIDs.count)))
     }
 
-    /// Sections of field rows, shaped like a records import, in one transaction.
-    func insertRecords(intoList listID: Int64, records: Int, fields: Int) throws {
-        try check(baseline_insert_records(connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step))
+    /// Sections of field rows, shaped like a records import, in one transaction; `plainTables`
+    /// for a file made by `createPlain(at:)`, whose transaction is not marked as sectionctl's.
+    func insertRecords(intoList listID: Int64, records: Int, fields: Int, plainTables: Bool = false) throws {
+        try check(
+            baseline_insert_records(
+                connection, listID, Int64(records), Int64(fields), Layout.firstPosition, Layout.step, plainTables ? 0 : 1))
+    }
+
+    /// Creates a database of plain tables at `path`: the columns, constraints and unique indexes
+    /// of sectionctl's `lists`, `sections` and `rows`, no triggers, rank, journal or undo tables,
+    /// and the list `default`, whose id it returns.
+    static func createPlain(at path: String) throws -> Int64 {
+        var message = [CChar](repeating: 0, count: 512)
+        let code = message.withUnsafeMutableBufferPointer { buffer in
+            baseline_create_plain(path, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard code == 0 else {
+            throw BenchmarkError("the C baseline cannot create \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
+        return try Baseline(path: path).queryInt("SELECT id FROM lists WHERE name = 'default'")
+    }
+
+    /// The first column of the first row of `sql` as an integer, from any SQLite file (opened
+    /// read-only, without the Repository's pragmas or statements).
+    static func queryInt(_ sql: String, inFile path: String) throws -> Int64 {
+        var message = [CChar](repeating: 0, count: 512)
+        var value: Int64 = 0
+        let code = message.withUnsafeMutableBufferPointer { buffer in
+            baseline_query_file_int(path, sql, &value, buffer.baseAddress, Int32(buffer.count))
+        }
+        guard code == 0 else {
+            throw BenchmarkError("the C baseline cannot read \(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })")
+        }
+        return value
+    }
+
+    /// Appends `count` sections of one text row each to a list, in one transaction.
+    func fillSections(ofList listID: Int64, count: Int) throws {
+        try check(baseline_fill_sections(connection, listID, Int64(count), Layout.firstPosition, Layout.step))
+    }
+
+    /// What SQLite counts while running `sql` to its end: virtual machine steps, full-scan
+    /// steps, and the rows returned.
+    func statementSteps(_ sql: String, _ parameters: [Int64]) throws -> (vmSteps: Int64, fullScanSteps: Int64, rows: Int64) {
+        var steps: (Int64, Int64, Int64) = (0, 0, 0)
+        try check(baseline_statement_steps(connection, sql, parameters, Int32(parameters.count), &steps.0, &steps.1, &steps.2))
+        return steps
     }
 
     /// Reads a whole list with one SELECT in one read transaction; returns the result rows.

@@ -47,6 +47,7 @@ final class Benchmark {
         case .ui: return try fullScreenRows()
         case .postgres: return try serverRows()
         case .readDuringImport: return try readDuringImportRows()
+        case .sections: return try manySectionRows()
         }
     }
 

@@ -43,6 +43,13 @@ enum ChildProcess {
             errorOutput: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "")
     }
 
+    /// Runs `executable` with `arguments` directly, without the intermediary (so no peak
+    /// memory): stdin and stdout on /dev/null, stderr in `errorFile`. Returns its exit status
+    /// and its wall time from spawn to the end of its wait.
+    static func timed(_ executable: String, _ arguments: [String], errorFile: String) throws -> (status: Int32, seconds: Double) {
+        try spawn(executable, arguments, output: "/dev/null", errors: errorFile)
+    }
+
     /// The intermediary's work: runs the program, then prints its exit status, its peak
     /// resident set size in KiB and its run time in seconds, on one line.
     static func runAsIntermediary(_ arguments: [String]) -> Int32 {

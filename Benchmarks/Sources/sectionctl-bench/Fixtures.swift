@@ -22,6 +22,23 @@ struct SectionFixture {
         return SectionFixture(path: path, sectionID: sectionID, rows: rows)
     }
 
+    /// The plain-table counterpart: a file made by `Baseline.createPlain(at:)` (sectionctl's
+    /// columns and unique indexes, none of its triggers or rank tables) whose default list holds
+    /// one section of `rows` text rows at the same positions, filled the same way.
+    static func createPlain(at path: String, rows: Int) throws -> SectionFixture {
+        let listID = try Baseline.createPlain(at: path)
+        let baseline = try Baseline(path: path)
+        try baseline.execute("INSERT INTO sections (list_id, position, title) VALUES (\(listID), \(Layout.firstPosition), 'Bench')")
+        let sectionID = try baseline.queryInt("SELECT id FROM sections WHERE list_id = \(listID)")
+        try baseline.fillSection(sectionID, rows: rows)
+        let stored = try baseline.queryInt("SELECT count(*) FROM rows WHERE section_id = \(sectionID)")
+        guard stored == Int64(rows) else {
+            throw BenchmarkError("\(path): the plain section holds \(stored) rows after filling, not \(rows)")
+        }
+        try baseline.checkpoint()
+        return SectionFixture(path: path, sectionID: sectionID, rows: rows)
+    }
+
     /// Creates the database and its one section; the store is closed on return.
     private static func createSection(at path: String) throws -> Int64 {
         let store = try SectionStore(path: path, create: true)

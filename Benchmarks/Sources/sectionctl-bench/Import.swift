@@ -67,6 +67,7 @@ extension Benchmark {
             let nativeFile = scratch.file("native.json")
 
             var baselineTimes: [Double] = []
+            var plainTimes: [Double] = []
             var recordsTimes: [Double] = []
             var nativeTimes: [Double] = []
             var recordsProblem: String?
@@ -83,6 +84,19 @@ extension Benchmark {
                     })
                 if let mismatch = try bulk.mismatch(in: path) { throw BenchmarkError("C baseline: \(mismatch)") }
                 scratch.removeDatabase(path)
+
+                // The same inserts into plain tables: sectionctl's columns and unique indexes,
+                // none of its triggers, rank, journal or undo tables.
+                let plainPath = scratch.file("plain.db")
+                let plainList = try Baseline.createPlain(at: plainPath)
+                let plain = try Baseline(path: plainPath)
+                Log.progress("  plain-table C baseline: \(bulk.label)…")
+                plainTimes.append(
+                    try Measurement.time {
+                        try plain.insertRecords(intoList: plainList, records: bulk.records, fields: bulk.fields, plainTables: true)
+                    })
+                if let mismatch = try bulk.mismatch(in: plainPath) { throw BenchmarkError("plain-table C baseline: \(mismatch)") }
+                scratch.removeDatabase(plainPath)
 
                 // The library's imports, in this process; reading the file is part of the time.
                 if recordsProblem == nil {
@@ -118,13 +132,20 @@ extension Benchmark {
                     "6. bulk insert, C baseline (one transaction, 50 rows a statement)",
                     measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(baseline))",
                     ratio: "\(Format.rate(Double(bulk.records) / baseline)) records, \(Format.rate(Double(bulk.items) / baseline)) inserts"))
+            let plain = Measurement.median(plainTimes)
+            rows.append(
+                .info(
+                    "6. bulk insert, plain-table C baseline (no triggers, no rank tables)",
+                    measured: "\(bulk.label) = \(Format.count(bulk.items)) inserts in \(Format.duration(plain));"
+                        + " same-schema C takes \(Format.ratio(baseline / plain))x as long",
+                    ratio: "\(Format.rate(Double(bulk.records) / plain)) records, \(Format.rate(Double(bulk.items) / plain)) inserts"))
+            let nativeIssue = recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem
             rows.append(
                 importRow("6. records import (library) vs C", bulk, recordsProblem, recordsTimes, baseline: baseline))
-            rows.append(
-                importRow(
-                    "6. native import (library) vs C", bulk,
-                    recordsProblem.map { _ in "needs a list filled by records import" } ?? nativeProblem, nativeTimes,
-                    baseline: baseline))
+            rows.append(plainRow("6. records import (library) vs plain-table C", bulk, recordsProblem, recordsTimes, plain: plain))
+            rows.append(importRow("6. native import (library) vs C", bulk, nativeIssue, nativeTimes, baseline: baseline))
+            rows.append(plainRow("6. native import (library) vs plain-table C", bulk, nativeIssue, nativeTimes, plain: plain))
+            rows.append(try peerRow(bulk, recordsFile: recordsFile, sectionctl: sectionctl, scratch: scratch))
             rows.append(try memoryRow(sectionctl: sectionctl, scratch: scratch))
             rows.append(try progressRow(bulk, scratch: scratch))
             return rows
@@ -283,6 +304,76 @@ extension Benchmark {
             measured: "\(file.label) in \(Format.duration(seconds)), C \(Format.duration(baseline));"
                 + " \(Format.rate(Double(file.records) / seconds)) records",
             ratio: baseline / seconds * 100, limit: 70, suffix: "%")
+    }
+
+    /// An import's rate against the plain-table C baseline's: no target, the schema's own cost
+    /// included in the import and not in the baseline.
+    private func plainRow(_ scenario: String, _ file: RecordsFile, _ problem: String?, _ times: [Double], plain: Double) -> ResultRow {
+        if let problem { return .skipped(scenario, reason: problem) }
+        let seconds = Measurement.median(times)
+        return .info(
+            scenario,
+            measured: "\(file.label) in \(Format.duration(seconds)), plain-table C \(Format.duration(plain))",
+            ratio: "\(Format.ratio(plain / seconds * 100))%")
+    }
+
+    /// `sectionctl import --records` of the JSON file against `sqlite-utils insert` of the same
+    /// file into a new database, each a whole process, alternately, medians; records per second.
+    /// Skipped when `sqlite-utils` is not on the PATH.
+    private func peerRow(_ file: RecordsFile, recordsFile: String, sectionctl: String, scratch: Scratch) throws -> ResultRow {
+        let scenario = "6. records import, sectionctl vs sqlite-utils insert (whole processes)"
+        guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
+            return .skipped(scenario, reason: "no sectionctl binary at \(sectionctl)")
+        }
+        guard let sqliteUtils = Self.programOnPath("sqlite-utils") else {
+            return .skipped(scenario, reason: "sqlite-utils is not installed (pip install sqlite-utils)")
+        }
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        for _ in 0..<min(plan.rounds, 3) {
+            let database = scratch.file("peer-sectionctl.db")
+            _ = try Self.createDatabase(at: database)
+            Log.progress("  sectionctl import --records: \(file.label)…")
+            let outcome = try ChildProcess.timed(sectionctl, ["--db", database, "import", "--records", recordsFile], errorFile: database + ".err")
+            guard outcome.status == 0 else {
+                return .skipped(scenario, reason: "sectionctl import --records exited \(outcome.status): \(Self.firstLine(of: database + ".err"))")
+            }
+            if let mismatch = try file.mismatch(in: database) { throw BenchmarkError("sectionctl import --records: \(mismatch)") }
+            ours.append(outcome.seconds)
+            scratch.removeDatabase(database)
+
+            let peer = scratch.file("peer-sqlite-utils.db")
+            Log.progress("  sqlite-utils insert: \(file.label)…")
+            let inserted = try ChildProcess.timed(sqliteUtils, ["insert", peer, "records", recordsFile], errorFile: peer + ".err")
+            guard inserted.status == 0 else {
+                return .skipped(scenario, reason: "sqlite-utils insert exited \(inserted.status): \(Self.firstLine(of: peer + ".err"))")
+            }
+            let count = try Baseline.queryInt("SELECT count(*) FROM records", inFile: peer)
+            guard count == Int64(file.records) else {
+                throw BenchmarkError("sqlite-utils insert: the table holds \(count) records, not \(file.records)")
+            }
+            theirs.append(inserted.seconds)
+            scratch.removeDatabase(peer)
+        }
+        let (sectionctlTime, peerTime) = (Measurement.median(ours), Measurement.median(theirs))
+        return .info(
+            scenario,
+            measured: "\(file.label), one JSON file: sectionctl \(Format.duration(sectionctlTime))"
+                + " (\(Format.rate(Double(file.records) / sectionctlTime)) records, \(Format.count(file.items)) sections and rows),"
+                + " sqlite-utils \(Format.duration(peerTime)) (\(Format.rate(Double(file.records) / peerTime)) records,"
+                + " one table row each, a commit every 100)",
+            ratio: "\(Format.ratio(peerTime / sectionctlTime))x sqlite-utils' rate")
+    }
+
+    /// The first line of a file, for a report.
+    static func firstLine(of path: String) -> String {
+        ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").first.map(String.init) ?? "no message"
+    }
+
+    /// The path of an executable named `name` in a directory of `PATH`, if any.
+    static func programOnPath(_ name: String) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Creates a database through the Repository and returns the id of its default list.

@@ -30,6 +30,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case postgres
     /// 15. A table view's read (`row(at:)`) while a 1M-row import runs in the same store, vs idle.
     case readDuringImport = "read-during-import"
+    /// 16. Many sections of one row each: a row read and a move between sections, 1K vs 1M sections.
+    case sections
 
     var summary: String {
         switch self {
@@ -48,6 +50,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .ui: return "sectionctl ui's first screen in tmux: 1K vs 1M rows"
         case .postgres: return "on a PostgreSQL server: a move and an import vs libpq, 16 clients on one list, an observer"
         case .readDuringImport: return "row(at:) on one list while a 1M-row import writes another, vs the same read idle"
+        case .sections: return "sections of one row: row get S:0 and row move S:0 T:0 at s/2, 1K vs 1M sections"
         }
     }
 }
@@ -170,6 +173,12 @@ struct Plan {
     let nativeLargeBytes: Int
     /// Lists (and sections) of the smaller import of scenario 8's scaling rows.
     let nativeScalingSmall: Int
+    /// Scenario 16: sections of one row each in the small and the huge list; lookups timed in
+    /// the library per round in each.
+    let manySectionsSmall: Int
+    let manySectionsLarge: Int
+    let sectionLookupsSmall: Int
+    let sectionLookupsLarge: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
     /// repetitions); the clients moving rows of one list at once, and the list; the changes an
     /// observer receives.
@@ -210,6 +219,10 @@ struct Plan {
         nativeSmallBytes = quick ? 500_000 : 5_000_000
         nativeLargeBytes = quick ? 5_000_000 : 50_000_000
         nativeScalingSmall = quick ? 1_000 : 10_000
+        manySectionsSmall = 1_000
+        manySectionsLarge = quick ? 100_000 : 1_000_000
+        sectionLookupsSmall = quick ? 100 : 200
+        sectionLookupsLarge = quick ? 10 : 5
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4

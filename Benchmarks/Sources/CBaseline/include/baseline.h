@@ -51,14 +51,40 @@ int baseline_update_positions(baseline_connection *connection, const int64_t *ro
 /// Inserts `records` sections into a list, each with `fields` field rows (label and value), in
 /// one transaction with two prepared INSERTs: the shape a records import produces. Sections
 /// get positions after `first_position` in steps of `step`, rows likewise within each section.
+/// With `as_sectionctl` (sectionctl's schema) the transaction is marked as sectionctl's own, as
+/// an import's is; 0 for the plain tables of baseline_create_plain().
 int baseline_insert_records(baseline_connection *connection, int64_t list_id, int64_t records,
-                            int64_t fields, int64_t first_position, int64_t step);
+                            int64_t fields, int64_t first_position, int64_t step, int as_sectionctl);
+
+/// Creates a new database at `path` in WAL mode holding plain tables `lists`, `sections` and
+/// `rows`: the same columns, constraints and unique indexes as sectionctl's, without its
+/// triggers, rank tables, journal or undo history; and the list `default` (id 1). On failure
+/// returns an SQLite code and writes a message in `error`.
+int baseline_create_plain(const char *path, char *error, int error_size);
+
+/// Appends `count` sections to a list, each holding one text row, in one transaction marked as
+/// sectionctl's own (so the schema's triggers keep counts and ranks and the undo history files
+/// one step): section i titled "Section i" at `first_position + i * step`, its row "Row i"
+/// (i from 0; the section ids of the list must be consecutive and above every other's, as
+/// they are in a new file).
+int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int64_t count,
+                           int64_t first_position, int64_t step);
+
+/// Runs `sql` with its integer `parameters` to the end and reports what SQLite counted for it:
+/// virtual machine steps (SQLITE_STMTSTATUS_VM_STEP), steps of full scans
+/// (SQLITE_STMTSTATUS_FULLSCAN_STEP) and the rows it returned.
+int baseline_statement_steps(baseline_connection *connection, const char *sql, const int64_t *parameters,
+                             int parameter_count, int64_t *vm_steps, int64_t *full_scan_steps, int64_t *rows);
 
 /// Reads a whole list in order in one read transaction, as a listing or an export does: one
 /// prepared SELECT of every section joined with its rows (ids, titles, kinds, values), each
 /// column fetched as the statement steps. `rows` gets the number of result rows, `bytes` the
 /// number of text bytes fetched.
 int baseline_select_list(baseline_connection *connection, int64_t list_id, int64_t *rows, int64_t *bytes);
+
+/// The first column of the first row of `sql` as an integer (0 when there is none), read from
+/// any SQLite file at `path` opened read-only. On failure writes a message in `error`.
+int baseline_query_file_int(const char *path, const char *sql, int64_t *value, char *error, int error_size);
 
 /// Copies the write-ahead log into the database file and truncates the log to zero bytes.
 int baseline_checkpoint_truncate(baseline_connection *connection);

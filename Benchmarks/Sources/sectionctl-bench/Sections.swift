@@ -1,0 +1,143 @@
+import Foundation
+import Repository
+
+/// A database file whose default list holds `sections` sections of one text row each
+/// ("Section i" holding "Row i"), the shape a records import of one-field records gives, built
+/// fast: the schema through the Repository, the sections and rows by the C baseline in one
+/// transaction marked as sectionctl's own (the schema's triggers keep `row_count` and the rank
+/// structure). No connection is left open.
+struct SectionsFixture {
+    let path: String
+    let sections: Int
+
+    static func create(at path: String, sections: Int) throws -> SectionsFixture {
+        let listID = try Benchmark.createDatabase(at: path)
+        let baseline = try Baseline(path: path)
+        try baseline.fillSections(ofList: listID, count: sections)
+        let stored = try baseline.queryInt("SELECT count(*) FROM sections WHERE list_id = \(listID)")
+        let rows = try baseline.queryInt("SELECT count(*) FROM rows")
+        let counted = try baseline.queryInt("SELECT count(*) FROM sections WHERE row_count <> 1")
+        guard stored == Int64(sections), rows == Int64(sections), counted == 0 else {
+            throw BenchmarkError(
+                "\(path): \(stored) sections and \(rows) rows after filling (\(counted) sections not of one row), not \(sections) of one")
+        }
+        try baseline.checkpoint()
+        return SectionsFixture(path: path, sections: sections)
+    }
+
+    /// The section the timed reads and moves address: S = s/2.
+    var middle: Int { sections / 2 }
+}
+
+extension Benchmark {
+    /// The query `SectionTable.section(_:in:)` finds a section by index with (sections are
+    /// ordered by position, not ranked).
+    static let sectionByIndexSQL = "SELECT id, list_id, position, title, empty_text, row_count FROM sections WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?"
+
+    /// Scenario 16: many sections of one row each, the shape a records import makes. A list of
+    /// 1,000 sections against one of 1,000,000 (`--quick`: 100,000): `sectionctl row get S:0`
+    /// and a committed `sectionctl row move S:0 T:0` (and back) with S = s/2 and T = S + 1, as
+    /// whole processes, and `row(at:)` of S:0 in the library, each ≤ 1.5× at the huge size. The
+    /// virtual machine steps SQLite counts for the section lookup are shown beside them.
+    func manySectionRows() throws -> [ResultRow] {
+        let plan = self.plan
+        let sectionctl = sectionctlPath
+        return try withScratch("sections") { scratch in
+            var rows: [ResultRow] = []
+            var fixtures: [SectionsFixture] = []
+            for count in [plan.manySectionsSmall, plan.manySectionsLarge] {
+                Log.progress("  building \(Format.count(count)) sections of one row…")
+                var fixture: SectionsFixture?
+                let seconds = try Measurement.time {
+                    fixture = try SectionsFixture.create(at: scratch.file("sections-\(count).db"), sections: count)
+                }
+                Log.progress("  built in \(Format.duration(seconds)) (\(Format.mebibytes(fileSize(fixture!.path))))")
+                fixtures.append(fixture!)
+                if count == plan.manySectionsLarge {
+                    rows.append(
+                        .info(
+                            "16. fixture: \(Format.shortCount(count)) sections of one row, C bulk insert",
+                            measured: "\(Format.count(2 * count)) inserts in one transaction, schema's triggers firing,"
+                                + " \(Format.duration(seconds)) (\(Format.mebibytes(fileSize(fixture!.path))))",
+                            ratio: "\(Format.rate(Double(count) / seconds)) sections"))
+                }
+            }
+            let small = Format.shortCount(fixtures[0].sections)
+            let large = Format.shortCount(fixtures[1].sections)
+
+            // The library: row(at: S:0), the two sizes alternating round by round.
+            var movers: [(mover: any Mover, moves: Int)] = []
+            for (index, fixture) in fixtures.enumerated() {
+                let store = try SectionStore(path: fixture.path)
+                // One committed write first: whatever the first write through the Repository does
+                // after a plain-SQL fill is paid outside the measurement.
+                try store.apply(.renameSection(.index(0), title: "Section 0"))
+                let path = RowPath(section: fixture.middle, row: 0)
+                guard try store.row(at: path).row.content.title == "Row \(fixture.middle)" else {
+                    throw BenchmarkError("\(fixture.path): the row at \(fixture.middle):0 is not Row \(fixture.middle)")
+                }
+                movers.append((Reader { _ = try store.row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
+            }
+            Log.progress("  timing row(at: S:0): \(plan.rounds) rounds…")
+            let lookups = try Rounds.medianPerMove(movers, rounds: plan.rounds)
+            rows.append(
+                .atMost(
+                    "16. row(at: S:0), S = s/2, \(large) vs \(small) sections",
+                    measured: "library, in this process: \(small): \(Format.duration(lookups[0])), \(large): \(Format.duration(lookups[1]))",
+                    ratio: lookups[1] / lookups[0], limit: 1.5))
+
+            // What SQLite counts for the section lookup, at both sizes.
+            var steps: [(vm: Int64, scan: Int64)] = []
+            for fixture in fixtures {
+                let baseline = try Baseline(path: fixture.path)
+                let listID = try baseline.queryInt("SELECT id FROM lists WHERE name = 'default'")
+                let counted = try baseline.statementSteps(Self.sectionByIndexSQL, [listID, Int64(fixture.middle)])
+                guard counted.rows == 1 else { throw BenchmarkError("\(fixture.path): the section lookup returned \(counted.rows) rows") }
+                steps.append((counted.vmSteps, counted.fullScanSteps))
+            }
+            rows.append(
+                .info(
+                    "16. SQLite VM steps of the section lookup (LIMIT 1 OFFSET s/2), \(large) vs \(small) sections",
+                    measured: "\(small): \(Format.count(Int(steps[0].vm))), \(large): \(Format.count(Int(steps[1].vm))) VM steps"
+                        + " (full-scan steps \(Format.count(Int(steps[0].scan))) and \(Format.count(Int(steps[1].scan))))",
+                    ratio: "\(Format.ratio(Double(steps[1].vm) / Double(steps[0].vm)))x"))
+
+            // Whole sectionctl processes.
+            guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
+                rows.append(.skipped("16. sectionctl row get / row move, \(large) vs \(small) sections", reason: "no sectionctl binary at \(sectionctl)", target: "≤ 1.5"))
+                return rows
+            }
+            let commands: [(name: String, arguments: (Int) -> [[String]])] = [
+                ("sectionctl row get S:0", { s in [["row", "get", "\(s):0"]] }),
+                ("sectionctl row move S:0 T:0 (and back)", { s in [["row", "move", "\(s):0", "\(s + 1):0"], ["row", "move", "\(s + 1):0", "\(s):0"]] }),
+            ]
+            for command in commands {
+                Log.progress("  timing \(command.name): \(plan.rounds) rounds…")
+                var samples: [[Double]] = [[], []]
+                for round in 0...plan.rounds {
+                    for (index, fixture) in fixtures.enumerated() {
+                        let runs = command.arguments(fixture.middle)
+                        var elapsed = 0.0
+                        for arguments in runs {
+                            let errors = scratch.file("sectionctl.err")
+                            let outcome = try ChildProcess.timed(sectionctl, ["--db", fixture.path] + arguments, errorFile: errors)
+                            guard outcome.status == 0 else {
+                                let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+                                throw BenchmarkError("sectionctl \(arguments.joined(separator: " ")) exited \(outcome.status): \(message)")
+                            }
+                            elapsed += outcome.seconds
+                        }
+                        if round > 0 { samples[index].append(elapsed / Double(runs.count)) }
+                    }
+                }
+                let (smallTime, largeTime) = (Measurement.median(samples[0]), Measurement.median(samples[1]))
+                rows.append(
+                    .atMost(
+                        "16. \(command.name), S = s/2, \(large) vs \(small) sections",
+                        measured: "a whole process: \(Format.duration(smallTime)) vs \(Format.duration(largeTime))",
+                        ratio: largeTime / smallTime, limit: 1.5))
+            }
+            return rows
+        }
+    }
+}
