@@ -42,7 +42,7 @@ struct SectionFixture {
     /// Creates the database and its one section; the store is closed on return.
     private static func createSection(at path: String) throws -> Int64 {
         let store = try SectionStore(path: path, create: true)
-        guard let id = try store.apply(.addSection(title: "Bench")).createdID?.sectionID else {
+        guard let id = try store.list("default").apply(.addSection(title: "Bench")).createdID?.sectionID else {
             throw BenchmarkError("\(path): adding a section created nothing")
         }
         return id.rawValue
@@ -92,7 +92,7 @@ final class RepositoryMover: Mover {
     }
 
     func move() throws {
-        let change = try store.apply(edits[next])
+        let change = try store.list("default").apply(edits[next])
         guard change.changeset.movedRows.count == 1 else {
             throw BenchmarkError("\(edits[next]) reported \(change.changeset.movedRows.count) moved rows, not 1")
         }

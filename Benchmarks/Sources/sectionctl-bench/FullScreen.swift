@@ -29,7 +29,7 @@ extension Benchmark {
             let huge = try SectionFixture.create(at: scratch.file("huge.db"), rows: plan.hugeSection)
             // A first committed change settles the rank structure, as a list in use has it.
             for fixture in [small, huge] {
-                try fixture.open().apply(.moveRow(.at(0, 0), to: .at(0, 1)))
+                try fixture.open().list("default").apply(.moveRow(.at(0, 0), to: .at(0, 1)))
             }
             let runner = TmuxRunner(tmux: tmux, socket: scratch.file("tmux.sock"))
             try runner.startServer()

@@ -102,12 +102,12 @@ extension Benchmark {
                 if recordsProblem == nil {
                     let database = scratch.file("records.db")
                     switch try timeImport("records", into: database, of: bulk, { store in
-                        try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions())
+                        try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions(list: "default"))
                     }) {
                     case .measured(let seconds):
                         recordsTimes.append(seconds)
                         if repetition == 0 {
-                            let native = try SectionStore(path: database).exportJSON()
+                            let native = try SectionStore(path: database).list("default").exportJSON()
                             try Data(native.utf8).write(to: URL(fileURLWithPath: nativeFile))
                         }
                     case .unavailable(let reason):
@@ -181,7 +181,7 @@ extension Benchmark {
                 var line = ""
                 wall.reported.append(
                     try Measurement.time {
-                        try store.importRecords(lines: handle, options: RecordsImportOptions()) { progress in
+                        try store.importRecords(lines: handle, options: RecordsImportOptions(list: "default")) { progress in
                             let start = clock.now
                             reports += 1
                             if start >= nextDraw {
@@ -194,7 +194,7 @@ extension Benchmark {
                 reported.append(processCPUSeconds() - cpu)
                 if line.isEmpty && reports == 0 { throw BenchmarkError("no progress was reported") }
             } else {
-                wall.plain.append(try Measurement.time { try store.importRecords(lines: handle, options: RecordsImportOptions()) })
+                wall.plain.append(try Measurement.time { try store.importRecords(lines: handle, options: RecordsImportOptions(list: "default")) })
                 plain.append(processCPUSeconds() - cpu)
             }
             if let mismatch = try file.mismatch(in: database) { throw BenchmarkError("progress import: \(mismatch)") }
@@ -393,7 +393,7 @@ enum ChildImport {
         do {
             let store = try SectionStore(path: database)
             guard let handle = FileHandle(forReadingAtPath: input) else { throw BenchmarkError("cannot read \(input)") }
-            try store.importRecords(lines: handle, options: RecordsImportOptions())
+            try store.importRecords(lines: handle, options: RecordsImportOptions(list: "default"))
             return 0
         } catch {
             Log.progress("sectionctl-bench: error: \(error)")

@@ -16,7 +16,7 @@ extension Benchmark {
             // The rows came in by plain SQL: a first committed change through the library brings
             // the rank structure into shape, so that no measured run pays for it.
             for fixture in [small, huge] {
-                try fixture.open().apply(.moveRow(.at(0, 0), to: .at(0, 1)))
+                try fixture.open().list("default").apply(.moveRow(.at(0, 0), to: .at(0, 1)))
             }
 
             // Peak memory first, each in a process of its own.
@@ -36,12 +36,12 @@ extension Benchmark {
             for round in 0...plan.rounds {
                 let from = huge.rows / 2 + round % 16
                 let session = try Measurement.time {
-                    let session = try store.beginEditing()
+                    let session = try store.list("default").beginEditing()
                     try session.apply(.moveRow(.at(0, from), to: .at(0, 10)))
                     guard try session.save().changeset.movedRows.count == 1 else { throw BenchmarkError("the session moved nothing") }
                 }
                 let move = try Measurement.time {
-                    guard try store.apply(.moveRow(.at(0, from), to: .at(0, 11))).changeset.movedRows.count == 1 else {
+                    guard try store.list("default").apply(.moveRow(.at(0, from), to: .at(0, 11))).changeset.movedRows.count == 1 else {
                         throw BenchmarkError("the move moved nothing")
                     }
                 }
@@ -77,7 +77,7 @@ enum ChildSession {
     static func run(database: String, from: Int) -> Int32 {
         do {
             let store = try SectionStore(path: database)
-            let session = try store.beginEditing()
+            let session = try store.list("default").beginEditing()
             try session.apply(.moveRow(.at(0, from), to: .at(0, 10)))
             try session.save()
             return 0

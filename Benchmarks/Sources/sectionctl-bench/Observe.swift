@@ -17,7 +17,7 @@ enum ChildWriter {
             let store = try SectionStore(location: StoreLocation(arguments[0]))
             for _ in 0..<count {
                 Thread.sleep(forTimeInterval: interval / 1000 * Double.random(in: 0.67...1.33))
-                try store.apply(.addSection(title: String(wallClockNanoseconds())))
+                try store.list("default").apply(.addSection(title: String(wallClockNanoseconds())))
             }
             return 0
         } catch {
@@ -53,7 +53,7 @@ extension Benchmark {
             // Idle: the library's feed (its own thread and connection) on a list nobody changes,
             // iterated by a task that waits for an update, for a few seconds.
             let idleSeconds = plan.idleObserverSeconds
-            let idleFeed = store.updates()
+            let idleFeed = store.list("default").updates()
             let idleTask = Task { for try await _ in idleFeed {} }
             let cpuBefore = processCPUSeconds()
             let wallBefore = ContinuousClock.now
@@ -67,13 +67,13 @@ extension Benchmark {
             writer.executableURL = URL(fileURLWithPath: ChildProcess.ownPath)
             writer.arguments = [ChildWriter.option, path, String(count), "60"]
             let box = LatencyBox()
-            let stream = store.updates()
+            let stream = store.list("default").updates()
             let observer = Task {
                 var latencies: [Double] = []
                 for try await update in stream {
                     let arrived = wallClockNanoseconds()
                     guard let changeset = update.changeset, let index = changeset.insertedSections.first else { continue }
-                    let title = try await store.outline().sections[index].title
+                    let title = try await store.list("default").outline().sections[index].title
                     if let committed = UInt64(title) { latencies.append(Double(arrived &- committed) / 1e9) }
                     if latencies.count == count { break }
                 }

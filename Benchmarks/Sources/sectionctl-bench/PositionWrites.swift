@@ -60,12 +60,12 @@ extension Benchmark {
             let elapsed = try Measurement.time {
                 if commitEach {
                     for index in 0..<operations {
-                        guard try !store.apply(next(index)).changeset.isEmpty else { throw BenchmarkError("an edit changed nothing") }
+                        guard try !store.list("default").apply(next(index)).changeset.isEmpty else { throw BenchmarkError("an edit changed nothing") }
                     }
                 } else {
                     var done = 0
                     while done < operations {
-                        let session = try store.beginEditing()
+                        let session = try store.list("default").beginEditing()
                         let end = min(done + plan.sessionBatch, operations)
                         for index in done..<end { try session.apply(next(index)) }
                         try session.save()
@@ -73,7 +73,7 @@ extension Benchmark {
                     }
                 }
             }
-            let stored = try store.snapshot().rowCount
+            let stored = try store.list("default").snapshot().rowCount
             guard stored == count else { throw BenchmarkError("the section holds \(stored) rows, not \(count)") }
             return WriteCount(writes: store.positionWrites - before, operations: operations, seconds: elapsed)
         }

@@ -27,7 +27,7 @@ extension Benchmark {
                 var times: [Double] = []
                 while times.count < atLeast || busy() {
                     let started = ContinuousClock.now
-                    _ = try store.row(at: middle, in: "shown")
+                    _ = try store.list("shown").row(at: middle)
                     times.append(Measurement.seconds(ContinuousClock.now - started))
                     if times.count >= 2_000_000 { break }
                 }
@@ -53,7 +53,7 @@ extension Benchmark {
             let busy = try sample(while: { importing.load(ordering: .acquiring) }, atLeast: 1)
             let importTook = Measurement.seconds(ContinuousClock.now - started)
             if let problem = failure.withLock({ $0 }) { throw BenchmarkError("the import failed: \(problem)") }
-            let imported = try store.outline(of: "bulk").rowCount
+            let imported = try store.list("bulk").outline().rowCount
             guard imported == plan.hugeSection else { throw BenchmarkError("the import wrote \(imported) rows, not \(plan.hugeSection)") }
 
             let idleMedian = Measurement.median(idle)

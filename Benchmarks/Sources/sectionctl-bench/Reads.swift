@@ -23,16 +23,16 @@ extension Benchmark {
                 Log.progress("  building a section of \(Format.count(rows)) rows…")
                 let fixture = try SectionFixture.create(at: scratch.file("reads-\(rows).db"), rows: rows)
                 let store = try fixture.balancedStore()
-                stores.append((rows, store, try store.row(at: RowPath(section: 0, row: rows / 2)).row.id))
+                stores.append((rows, store, try store.list("default").row(at: RowPath(section: 0, row: rows / 2)).row.id))
             }
             var movers: [(mover: any Mover, moves: Int)] = []
             for entry in stores {
                 let middle = RowPath(section: 0, row: entry.rows / 2)
                 let store = entry.store
                 let id = entry.middleID
-                movers.append((Reader { _ = try store.row(at: middle) }, plan.readsPerRound))
-                movers.append((Reader { _ = try store.path(ofRow: id) }, plan.readsPerRound))
-                movers.append((Reader { _ = try store.window(from: middle, limit: 50) }, plan.readsPerRound))
+                movers.append((Reader { _ = try store.list("default").row(at: middle) }, plan.readsPerRound))
+                movers.append((Reader { _ = try store.list("default").path(ofRow: id) }, plan.readsPerRound))
+                movers.append((Reader { _ = try store.list("default").window(from: middle, limit: 50) }, plan.readsPerRound))
                 movers.append(
                     (RepositoryMover(store: store, cycling: [.moveRow(.at(0, middle.row), to: .at(0, 10)), .moveRow(.at(0, 10), to: .at(0, middle.row))]),
                      plan.movesPerRound))
@@ -121,7 +121,7 @@ extension SectionFixture {
     /// Repository would).
     func balancedStore() throws -> SectionStore {
         let store = try open()
-        try store.apply(.renameSection(.index(0), title: "Bench"))
+        try store.list("default").apply(.renameSection(.index(0), title: "Bench"))
         return store
     }
 }

@@ -71,12 +71,12 @@ extension Benchmark {
                 let store = try SectionStore(path: fixture.path)
                 // One committed write first: whatever the first write through the Repository does
                 // after a plain-SQL fill is paid outside the measurement.
-                try store.apply(.renameSection(.index(0), title: "Section 0"))
+                try store.list("default").apply(.renameSection(.index(0), title: "Section 0"))
                 let path = RowPath(section: fixture.middle, row: 0)
-                guard try store.row(at: path).row.content.title == "Row \(fixture.middle)" else {
+                guard try store.list("default").row(at: path).row.content.title == "Row \(fixture.middle)" else {
                     throw BenchmarkError("\(fixture.path): the row at \(fixture.middle):0 is not Row \(fixture.middle)")
                 }
-                movers.append((Reader { _ = try store.row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
+                movers.append((Reader { _ = try store.list("default").row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
             }
             Log.progress("  timing row(at: S:0): \(plan.rounds) rounds…")
             let lookups = try Rounds.medianPerMove(movers, rounds: plan.rounds)

@@ -91,7 +91,7 @@ extension Benchmark {
             let rows = plan.seedListRows
             let fixture = try SectionFixture.create(at: scratch.file("seed.db"), rows: rows)
             let store = try fixture.open()
-            let seed = SeedFileStore(snapshot: try store.snapshot(), path: scratch.file("data.json"))
+            let seed = SeedFileStore(snapshot: try store.list("default").snapshot(), path: scratch.file("data.json"))
             try seed.save()
             let deep = rows / 2
             let seedMoves = 2

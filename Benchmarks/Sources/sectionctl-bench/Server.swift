@@ -124,7 +124,7 @@ extension Benchmark {
             return .moveRow(.at(0, from), to: .at(0, to))
         }
         let repository = RepositoryMover(store: store, cycling: edits)
-        let sectionID = try store.outline().sections[0].id.rawValue
+        let sectionID = try store.list("default").outline().sections[0].id.rawValue
         let baseline = try ServerUpdateMover(connectionString: uri, sectionID: sectionID, seed: 15)
 
         Log.progress("  one move: \(plan.rounds) rounds of \(plan.movesPerRound) moves, Repository and libpq alternately…")
@@ -363,7 +363,7 @@ extension Benchmark {
     private func runClients(_ clients: Int, movesEach: Int, document: NativeDocument, cluster: ThrowawayCluster) throws -> ClientRun {
         let (uri, store) = try newServerStore(cluster)
         try store.importJSON(Data(document.json.utf8))
-        let first = try store.snapshot()
+        let first = try store.list("default").snapshot()
         let journal = try JournalCopy(connectionString: uri, listID: first.listID.rawValue, after: first.version)
         Log.progress("  \(clients) client\(clients == 1 ? "" : "s") x \(Format.count(movesEach)) moves on \(Format.count(document.rows)) rows…")
 
@@ -422,7 +422,7 @@ extension Benchmark {
     /// once, the stored counts and rank structure must agree, and applying the journal's moves
     /// in version order to `first` must give the final order.
     private static func verify(store: SectionStore, first: ListSnapshot, journal: JournalCopy) throws -> String? {
-        let final = try store.snapshot()
+        let final = try store.list("default").snapshot()
         let before = first.sections.flatMap { $0.rows.map(\.id) }
         let after = final.sections.flatMap { $0.rows.map(\.id) }
         if after.count != before.count || Set(after).count != after.count || Set(after) != Set(before) {
@@ -509,7 +509,7 @@ extension Benchmark {
         guard writer.terminationStatus == 0, arrivals.count == count else {
             throw BenchmarkError("the observer saw \(arrivals.count) of \(count) changes (writer exit \(writer.terminationStatus))")
         }
-        let sections = try store.outline().sections
+        let sections = try store.list("default").outline().sections
         let latencies = try arrivals.map { arrival -> Double in
             guard let committed = UInt64(sections[arrival.section].title) else {
                 throw BenchmarkError("section \(arrival.section) is not titled with a time")
@@ -630,7 +630,7 @@ enum ChildServerMover {
         }
         do {
             let store = try SectionStore(location: .server(connectionString: arguments[0]))
-            let ids = try store.snapshot().sections.flatMap { $0.rows.map(\.id) }
+            let ids = try store.list("default").snapshot().sections.flatMap { $0.rows.map(\.id) }
             guard ids.count >= 2 else { throw BenchmarkError("the list has fewer than 2 rows") }
             var generator = SeededGenerator(seed: seed)
             FileHandle.standardOutput.write(Data("ready\n".utf8))
@@ -642,7 +642,7 @@ enum ChildServerMover {
                 var anchor = row
                 while anchor == row { anchor = ids[Int.random(in: 0..<ids.count, using: &generator)] }
                 do {
-                    try store.apply(.moveRow(.id(row), to: .after(anchor)))
+                    try store.list("default").apply(.moveRow(.id(row), to: .after(anchor)))
                 } catch {
                     if failures == 0 { Log.progress("sectionctl-bench: client \(seed): move failed: \(error)") }
                     failures += 1

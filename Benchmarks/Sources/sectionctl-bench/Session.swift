@@ -21,7 +21,7 @@ extension Benchmark {
             var movedEntries: [Int] = []
             for _ in 0..<repetitions {
                 try baseline.checkpoint()
-                let session = try store.beginEditing()
+                let session = try store.list("default").beginEditing()
                 let count = plan.sessionSectionRows
                 draftTimes.append(
                     try Measurement.time {
