@@ -1,7 +1,8 @@
 /// One list of a store, as a value that carries every per-list operation: edits, reads,
 /// windows, sessions, the change feed, the journal and undo. It names its list once, so no call
-/// can edit another list by a forgotten argument (the store's own per-list calls default to
-/// `"default"`).
+/// can reach another list by a forgotten argument: outside this package, a handle is the only
+/// way to a list's operations (the store's own per-list calls, which default to `"default"`,
+/// are the package's).
 ///
 /// ```swift
 /// let work = store.list("work")
