@@ -27,6 +27,7 @@ struct IDTypeTests {
         #expect(section == SectionID(3) && list == ListID(1))
         #expect(row.description == "12" && "#\(section)" == "#3" && "\(list)" == "1")
         #expect(RowID(-1).description == "-1")
+        #expect(RowID(7).debugDescription == "RowID(7)" && String(reflecting: [SectionID(3)]) == "[SectionID(3)]")
     }
 
     @Test func idsOrderAndHashByTheirNumbers() {
