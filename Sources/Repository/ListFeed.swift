@@ -37,9 +37,10 @@ public final class ListFeed: AsyncSequence, Sendable {
     public let bufferLimit: Int
     private let state: FeedState
 
-    /// Starts the loop at once, so that nothing committed from now on is missed: it opens its
-    /// connection and reads the list's version (or starts from `version`), then waits for
-    /// commits until the feed is dropped or its iteration ends.
+    /// Starts the loop on a thread of its own: it opens its connection, delivers what came after
+    /// `version` (the store reads the list's version before it makes the feed, so nothing
+    /// committed after that is missed however late the thread starts; `nil`: the version the
+    /// loop finds), then waits for commits until the feed is dropped or its iteration ends.
     init(location: StoreLocation, list: String, version: Int64?, bufferLimit: Int) {
         self.bufferLimit = Swift.max(1, bufferLimit)
         let state = FeedState(bufferLimit: self.bufferLimit)

@@ -154,12 +154,16 @@ extension SectionStore {
     /// The sequence ends after the update that reports the list deleted, and when the task
     /// iterating it is cancelled.
     /// - Parameters:
-    ///   - version: deliver what came after this version first (default: the current one).
+    ///   - version: deliver what came after this version first (default: the version the list
+    ///     is at when this is called, read before it returns, so that nothing committed after the
+    ///     call is missed however late the feed's thread starts).
     ///   - bufferLimit: how many updates may wait for the consumer before they are composed into
     ///     one (at least 1; see `ListFeed`).
     package func updates(
         of list: String = SectionStore.defaultList, from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit
     ) -> ListFeed {
-        ListFeed(location: location, list: list, version: version, bufferLimit: max(1, bufferLimit))
+        // A missing list is left to the loop, which reports it as the sequence's error.
+        let start = version ?? (try? header(of: list).version)
+        return ListFeed(location: location, list: list, version: start, bufferLimit: max(1, bufferLimit))
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The `async` forms of the store's calls give what the blocking ones give, run off the
 /// cooperative pool, and a cancelled task's write writes nothing.
-@Suite("Async calls")
+@Suite("Async calls", .timeLimit(.minutes(5)))
 struct AsyncTests {
     @Test(arguments: Backend.all) func asyncCallsGiveWhatBlockingCallsGive(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)

@@ -6,7 +6,7 @@ import Testing
 
 /// A `ListHandle` names its list once and carries every per-list operation; nothing it does
 /// touches another list.
-@Suite("List handles")
+@Suite("List handles", .timeLimit(.minutes(5)))
 struct ListHandleTests {
     @Test(arguments: Backend.all) func everyOperationActsOnTheHandlesListAlone(backend: Backend) throws {
         let fixture = try StoreFixture(backend)

@@ -7,7 +7,7 @@ import Testing
 
 /// Observers get one update per committed version, in order, from any connection; applying each
 /// changeset to the snapshot they hold gives the list at that version, as a table view would.
-@Suite("Observation")
+@Suite("Observation", .timeLimit(.minutes(5)))
 struct ObservationTests {
     /// Random edits by a second connection; the snapshot after each committed version.
     func randomEdits(_ store: SectionStore, count: Int, seed: UInt64) throws -> [Int64: ListSnapshot] {
