@@ -498,16 +498,14 @@ private func select(_ rank: Int, skipping taken: [Int]) -> Int {
 
 /// Ascending integers, each with a payload, in blocks of at most `maximum`; each block keeps its
 /// values less a shift of its own, so that adding to every value from a place on changes the
-/// values of one block and the shifts of the blocks after it. Finding a value, inserting or
-/// removing one and adding from a place each cost O(b + maximum) steps for b blocks, over
-/// contiguous arrays.
+/// values of one block and the shifts of the blocks after it. The blocks' shifts, sizes and
+/// last values are kept in arrays of their own, so that the steps over the blocks read
+/// contiguous integers. Finding a value, inserting or removing one and adding from a place each
+/// cost O(b + maximum) steps for b blocks.
 struct ShiftedBlocks<Payload> {
     struct Block {
-        var shift: Int
         var values: [Int]
         var payloads: [Payload]
-
-        var last: Int { values[values.count - 1] + shift }
     }
 
     /// A place among the values: a block and an index in it, with the number of values before it
@@ -520,7 +518,13 @@ struct ShiftedBlocks<Payload> {
 
     static var maximum: Int { 128 }
 
-    private(set) var blocks: [Block] = []
+    private var blocks: [Block] = []
+    /// What each block's values are stored less.
+    private var shifts: [Int] = []
+    /// The number of values in each block.
+    private var sizes: [Int] = []
+    /// The last value of each block, its shift added.
+    private var lasts: [Int] = []
     private(set) var count = 0
 
     init() {}
@@ -529,9 +533,12 @@ struct ShiftedBlocks<Payload> {
     init(values: [Int], payloads: [Payload]) {
         count = values.count
         let size = Self.maximum / 2
-        blocks = stride(from: 0, to: values.count, by: size).map { start in
+        for start in stride(from: 0, to: values.count, by: size) {
             let end = min(start + size, values.count)
-            return Block(shift: 0, values: Array(values[start..<end]), payloads: Array(payloads[start..<end]))
+            blocks.append(Block(values: Array(values[start..<end]), payloads: Array(payloads[start..<end])))
+            shifts.append(0)
+            sizes.append(end - start)
+            lasts.append(values[end - 1])
         }
     }
 
@@ -539,7 +546,10 @@ struct ShiftedBlocks<Payload> {
     var values: [Int] {
         var result: [Int] = []
         result.reserveCapacity(count)
-        for block in blocks { result += block.values.lazy.map { $0 + block.shift } }
+        for (number, block) in blocks.enumerated() {
+            let shift = shifts[number]
+            result += block.values.lazy.map { $0 + shift }
+        }
         return result
     }
 
@@ -554,52 +564,64 @@ struct ShiftedBlocks<Payload> {
     /// The place of the first value not below `value` (the end when none).
     func lowerBound(_ value: Int) -> Place {
         var rank = 0
-        for number in blocks.indices {
-            let size = blocks[number].values.count
-            if blocks[number].last >= value {
-                let target = value - blocks[number].shift
+        for number in lasts.indices {
+            if lasts[number] >= value {
+                let target = value - shifts[number]
                 var low = 0
-                var high = size
+                var high = sizes[number]
                 while low < high {
                     let middle = (low + high) / 2
                     if blocks[number].values[middle] < target { low = middle + 1 } else { high = middle }
                 }
                 return Place(block: number, index: low, rank: rank + low)
             }
-            rank += size
+            rank += sizes[number]
         }
         return Place(block: blocks.count, index: 0, rank: rank)
     }
 
     /// The value at a place; `nil` at the end.
     func value(at place: Place) -> Int? {
-        place.block < blocks.count ? blocks[place.block].values[place.index] + blocks[place.block].shift : nil
+        place.block < blocks.count ? blocks[place.block].values[place.index] + shifts[place.block] : nil
     }
 
     func payload(at place: Place) -> Payload { blocks[place.block].payloads[place.index] }
 
     mutating func setPayload(_ payload: Payload, at place: Place) { blocks[place.block].payloads[place.index] = payload }
 
+    /// Sets a block's size and last value from its values.
+    private mutating func refresh(_ number: Int) {
+        sizes[number] = blocks[number].values.count
+        lasts[number] = blocks[number].values[sizes[number] - 1] + shifts[number]
+    }
+
     /// Inserts a value at a place, which must keep the values ascending.
     mutating func insert(_ value: Int, payload: Payload, at place: Place) {
         count += 1
         guard !blocks.isEmpty else {
-            blocks = [Block(shift: 0, values: [value], payloads: [payload])]
+            blocks = [Block(values: [value], payloads: [payload])]
+            shifts = [0]
+            sizes = [1]
+            lasts = [value]
             return
         }
         // At the end: into the last block.
         let number = min(place.block, blocks.count - 1)
-        let index = place.block < blocks.count ? place.index : blocks[number].values.count
-        blocks[number].values.insert(value - blocks[number].shift, at: index)
+        let index = place.block < blocks.count ? place.index : sizes[number]
+        blocks[number].values.insert(value - shifts[number], at: index)
         blocks[number].payloads.insert(payload, at: index)
         if blocks[number].values.count > Self.maximum {
             let half = blocks[number].values.count / 2
-            let tail = Block(
-                shift: blocks[number].shift, values: Array(blocks[number].values[half...]), payloads: Array(blocks[number].payloads[half...]))
+            let tail = Block(values: Array(blocks[number].values[half...]), payloads: Array(blocks[number].payloads[half...]))
             blocks[number].values.removeSubrange(half...)
             blocks[number].payloads.removeSubrange(half...)
             blocks.insert(tail, at: number + 1)
+            shifts.insert(shifts[number], at: number + 1)
+            sizes.insert(0, at: number + 1)
+            lasts.insert(0, at: number + 1)
+            refresh(number + 1)
         }
+        refresh(number)
     }
 
     /// Removes the value at a place (not the end).
@@ -610,22 +632,34 @@ struct ShiftedBlocks<Payload> {
         blocks[number].payloads.remove(at: place.index)
         if blocks[number].values.isEmpty {
             blocks.remove(at: number)
-        } else if blocks[number].values.count < Self.maximum / 4, number + 1 < blocks.count,
-            blocks[number].values.count + blocks[number + 1].values.count <= Self.maximum
+            shifts.remove(at: number)
+            sizes.remove(at: number)
+            lasts.remove(at: number)
+            return
+        }
+        if blocks[number].values.count < Self.maximum / 4, number + 1 < blocks.count,
+            blocks[number].values.count + sizes[number + 1] <= Self.maximum
         {
             // Joined to the next block, in this one's shift.
             let next = blocks.remove(at: number + 1)
-            let difference = next.shift - blocks[number].shift
+            let difference = shifts.remove(at: number + 1) - shifts[number]
+            sizes.remove(at: number + 1)
+            lasts.remove(at: number + 1)
             blocks[number].values += next.values.map { $0 + difference }
             blocks[number].payloads += next.payloads
         }
+        refresh(number)
     }
 
     /// Adds `delta` to the value at `place` and every value after it.
     mutating func add(_ delta: Int, from place: Place) {
         guard place.block < blocks.count else { return }
-        for index in place.index..<blocks[place.block].values.count { blocks[place.block].values[index] += delta }
-        for number in (place.block + 1)..<blocks.count { blocks[number].shift += delta }
+        for index in place.index..<sizes[place.block] { blocks[place.block].values[index] += delta }
+        lasts[place.block] += delta
+        for number in (place.block + 1)..<blocks.count {
+            shifts[number] += delta
+            lasts[number] += delta
+        }
     }
 
     /// The `rank`-th (0-based) non-negative integer not among the values.
@@ -633,10 +667,10 @@ struct ShiftedBlocks<Payload> {
         // The answer is rank + (how many values are ≤ it): the smallest i with value(i) - i >
         // rank gives rank + i (value(i) - i never decreases).
         var before = 0
-        for number in blocks.indices {
-            let size = blocks[number].values.count
-            if blocks[number].last - (before + size - 1) > rank {
-                let shift = blocks[number].shift
+        for number in sizes.indices {
+            let size = sizes[number]
+            if lasts[number] - (before + size - 1) > rank {
+                let shift = shifts[number]
                 var low = 0
                 var high = size
                 while low < high {
