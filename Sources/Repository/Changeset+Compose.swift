@@ -86,47 +86,75 @@ struct ChangesetComposer {
     }
 
     /// The touched items of one container.
+    ///
+    /// Both lists are `ShiftedBlocks`, so that a change of a few entries costs O(b + p) steps
+    /// for b blocks of at most p entries, not O(t): a session's edits each change one or two,
+    /// while t grows with every edit. A change of many entries at once is rebuilt in one pass,
+    /// O(t + c).
     struct Track<Label> {
-        /// Indexes in the latest state of touched items, ascending.
-        var slots: [Int] = []
-        /// What each slot holds (parallel to `slots`).
-        var labels: [Label] = []
+        /// Indexes in the latest state of touched items, ascending, each with what it holds.
+        private(set) var touched = ShiftedBlocks<Label>()
         /// Indexes in the first state of items no longer untouched, ascending (only for a
         /// container that existed in the first state).
-        var removed: [Int] = []
+        private(set) var removedOrigins = ShiftedBlocks<Void>()
+
+        /// Indexes in the latest state of touched items, ascending.
+        var slots: [Int] { touched.values }
+        /// What each slot holds (parallel to `slots`).
+        var labels: [Label] { touched.payloads }
+        /// Indexes in the first state of items no longer untouched, ascending.
+        var removed: [Int] { removedOrigins.values }
 
         /// The touched slot at `index`, if it is one.
-        func slot(at index: Int) -> Int? {
-            let position = lowerBound(slots, index)
-            return position < slots.count && slots[position] == index ? position : nil
+        func slot(at index: Int) -> ShiftedBlocks<Label>.Place? {
+            let place = touched.lowerBound(index)
+            return touched.value(at: place) == index ? place : nil
         }
+
+        /// What the touched slot at `place` holds.
+        func label(at place: ShiftedBlocks<Label>.Place) -> Label { touched.payload(at: place) }
+
+        mutating func setLabel(_ label: Label, at place: ShiftedBlocks<Label>.Place) { touched.setPayload(label, at: place) }
 
         /// The index in the first state of the untouched item at `index` in the latest state.
         func origin(ofUntouched index: Int) -> Int {
-            let rank = index - lowerBound(slots, index)
-            return select(rank, skipping: removed)
+            let rank = index - touched.lowerBound(index).rank
+            return removedOrigins.select(rank)
         }
 
         /// The index in the latest state of the untouched item at `origin` in the first state.
         func current(ofUntouched origin: Int) -> Int {
-            let rank = origin - lowerBound(removed, origin)
-            return select(rank, skipping: slots)
+            let rank = origin - removedOrigins.lowerBound(origin).rank
+            return touched.select(rank)
         }
 
         /// Marks the origin `index` as no longer untouched.
         mutating func markRemoved(_ index: Int) {
-            let position = lowerBound(removed, index)
-            if position == removed.count || removed[position] != index { removed.insert(index, at: position) }
+            let place = removedOrigins.lowerBound(index)
+            if removedOrigins.value(at: place) != index { removedOrigins.insert(index, payload: (), at: place) }
         }
+
+        /// The number of entries a change may have and still be made entry by entry.
+        private static var fewEntries: Int { 8 }
 
         /// Takes out the items at `indexes` (latest state; ascending, distinct). Untouched items
         /// must have been marked removed by the caller; touched slots are dropped, and the others
         /// move down.
         mutating func takeOut(_ indexes: [Int]) {
             guard !indexes.isEmpty else { return }
+            guard indexes.count <= Self.fewEntries else { return takeOutAll(indexes) }
+            // From the last: a slot above an index moves down once for each index below it.
+            for index in indexes.reversed() {
+                let place = touched.lowerBound(index)
+                if touched.value(at: place) == index { touched.remove(at: place) }
+                touched.add(-1, from: touched.lowerBound(index))
+            }
+        }
+
+        private mutating func takeOutAll(_ indexes: [Int]) {
             var keptSlots: [Int] = []
             var keptLabels: [Label] = []
-            keptSlots.reserveCapacity(slots.count)
+            keptSlots.reserveCapacity(touched.count)
             var passed = 0
             for (slot, label) in zip(slots, labels) {
                 while passed < indexes.count && indexes[passed] < slot { passed += 1 }
@@ -134,17 +162,26 @@ struct ChangesetComposer {
                 keptSlots.append(slot - passed)
                 keptLabels.append(label)
             }
-            slots = keptSlots
-            labels = keptLabels
+            touched = ShiftedBlocks(values: keptSlots, payloads: keptLabels)
         }
 
         /// Puts `arrivals` (indexes in the new state, ascending, distinct) in place; every other
         /// slot moves up past the arrivals before it.
         mutating func bringIn(_ arrivals: [(index: Int, label: Label)]) {
             guard !arrivals.isEmpty else { return }
+            guard arrivals.count <= Self.fewEntries else { return bringInAll(arrivals) }
+            // From the first: each arrival takes its index, and every slot from there moves up.
+            for arrival in arrivals {
+                let place = touched.lowerBound(arrival.index)
+                touched.add(1, from: place)
+                touched.insert(arrival.index, payload: arrival.label, at: place)
+            }
+        }
+
+        private mutating func bringInAll(_ arrivals: [(index: Int, label: Label)]) {
             var newSlots: [Int] = []
             var newLabels: [Label] = []
-            newSlots.reserveCapacity(slots.count + arrivals.count)
+            newSlots.reserveCapacity(touched.count + arrivals.count)
             var passed = 0
             var next = 0
             for (slot, label) in zip(slots, labels) {
@@ -166,16 +203,13 @@ struct ChangesetComposer {
                 newSlots.append(arrival.index)
                 newLabels.append(arrival.label)
             }
-            slots = newSlots
-            labels = newLabels
+            touched = ShiftedBlocks(values: newSlots, payloads: newLabels)
         }
 
         /// Makes the untouched item at `index` (latest state) a touched one with `label`.
         mutating func touch(at index: Int, origin: Int, label: Label) {
             markRemoved(origin)
-            let position = lowerBound(slots, index)
-            slots.insert(index, at: position)
-            labels.insert(label, at: position)
+            touched.insert(index, payload: label, at: touched.lowerBound(index))
         }
     }
 
@@ -187,19 +221,20 @@ struct ChangesetComposer {
 
     /// The key of the section at `index` in the latest state.
     private func sectionKey(at index: Int) -> Int {
-        if let slot = sections.slot(at: index) { return sections.labels[slot].key }
+        if let slot = sections.slot(at: index) { return sections.label(at: slot).key }
         return sections.origin(ofUntouched: index)
     }
 
     /// Resolves the rows at `indexes` (latest state) of the section `key`, whose ids are `ids`,
     /// marking untouched ones removed, and returns what each was.
     private mutating func resolveRows(_ indexes: [Int], ids: [RowID], key: Int) -> [RowLabel] {
-        var track = rows[key] ?? Track()
+        // Taken out of the dictionary while it changes, so that it is changed in place.
+        var track = rows.removeValue(forKey: key) ?? Track()
         var labels: [RowLabel] = []
         var origins: [Int] = []
         for (index, id) in zip(indexes, ids) {
             if let slot = track.slot(at: index) {
-                labels.append(track.labels[slot])
+                labels.append(track.label(at: slot))
             } else if key >= 0 {
                 let origin = track.origin(ofUntouched: index)
                 origins.append(origin)
@@ -264,7 +299,7 @@ struct ChangesetComposer {
         var sectionLabels: [Int: SectionLabel] = [:]
         for (index, id) in leaving {
             if let slot = sections.slot(at: index) {
-                sectionLabels[index] = sections.labels[slot]
+                sectionLabels[index] = sections.label(at: slot)
             } else {
                 let origin = sections.origin(ofUntouched: index)
                 sectionIDs[origin] = id
@@ -302,7 +337,7 @@ struct ChangesetComposer {
         // 3. Updates, at new places.
         for (index, id) in zip(change.updatedSections, updatedSectionIDs) {
             if let slot = sections.slot(at: index) {
-                if case .old(let origin, _, let id) = sections.labels[slot] { sections.labels[slot] = .old(origin, updated: true, id: id) }
+                if case .old(let origin, _, let id) = sections.label(at: slot) { sections.setLabel(.old(origin, updated: true, id: id), at: slot) }
             } else {
                 let origin = sections.origin(ofUntouched: index)
                 sectionIDs[origin] = id
@@ -311,9 +346,9 @@ struct ChangesetComposer {
         }
         for (path, id) in zip(change.updatedRows, updatedRowIDs) {
             let key = sectionKey(at: path.section)
-            var track = rows[key] ?? Track()
+            var track = rows.removeValue(forKey: key) ?? Track()
             if let slot = track.slot(at: path.row) {
-                if case .old(let origin, _, let id) = track.labels[slot] { track.labels[slot] = .old(origin, updated: true, id: id) }
+                if case .old(let origin, _, let id) = track.label(at: slot) { track.setLabel(.old(origin, updated: true, id: id), at: slot) }
             } else if key >= 0 {
                 let origin = track.origin(ofUntouched: path.row)
                 rowIDs[RowPath(section: key, row: origin)] = id
@@ -330,16 +365,19 @@ struct ChangesetComposer {
         var result = Changeset()
 
         // Sections.
+        let sectionSlots = sections.slots
+        let sectionLabels = sections.labels
+        let sectionsRemoved = sections.removed
         var arrivedSections: Set<Int> = []
-        for label in sections.labels {
+        for label in sectionLabels {
             if case .old(let origin, _, _) = label { arrivedSections.insert(origin) }
         }
-        result.deletedSections = sections.removed.filter { !arrivedSections.contains($0) }
+        result.deletedSections = sectionsRemoved.filter { !arrivedSections.contains($0) }
         result.deletedSectionIDs = result.deletedSections.map { sectionIDs[$0] ?? 0 }
         let deletedSections = Set(result.deletedSections)
-        var sectionsInPlace = InPlace(removed: sections.removed)
+        var sectionsInPlace = InPlace(removed: sectionsRemoved)
         var sectionIndex: [Int: Int] = [:]  // first-state index → latest index, for touched sections
-        for (position, (index, label)) in zip(sections.slots, sections.labels).enumerated() {
+        for (position, (index, label)) in zip(sectionSlots, sectionLabels).enumerated() {
             switch label {
             case .inserted(_, let id):
                 result.insertedSections.append(index)
@@ -366,12 +404,13 @@ struct ChangesetComposer {
         }
         for (key, track) in rows.sorted(by: { $0.key < $1.key }) where key >= 0 && !deletedSections.contains(key) {
             let section = sectionIndex[key] ?? sections.current(ofUntouched: key)
-            for row in track.removed where !arrivedRows.contains(RowPath(section: key, row: row)) {
+            let removed = track.removed
+            for row in removed where !arrivedRows.contains(RowPath(section: key, row: row)) {
                 let origin = RowPath(section: key, row: row)
                 result.deletedRows.append(origin)
                 result.deletedRowIDs.append(rowIDs[origin] ?? 0)
             }
-            var rowsInPlace = InPlace(removed: track.removed)
+            var rowsInPlace = InPlace(removed: removed)
             for (position, (index, label)) in zip(track.slots, track.labels).enumerated() {
                 let path = RowPath(section: section, row: index)
                 switch label {
@@ -455,4 +494,193 @@ private func select(_ rank: Int, skipping taken: [Int]) -> Int {
         if taken[middle] - middle <= rank { low = middle + 1 } else { high = middle }
     }
     return rank + low
+}
+
+/// Ascending integers, each with a payload, in blocks of at most `maximum`; each block keeps its
+/// values less a shift of its own, so that adding to every value from a place on changes the
+/// values of one block and the shifts of the blocks after it. The blocks' shifts, sizes and
+/// last values are kept in arrays of their own, so that the steps over the blocks read
+/// contiguous integers. Finding a value, inserting or removing one and adding from a place each
+/// cost O(b + maximum) steps for b blocks.
+struct ShiftedBlocks<Payload> {
+    struct Block {
+        var values: [Int]
+        var payloads: [Payload]
+    }
+
+    /// A place among the values: a block and an index in it, with the number of values before it
+    /// (`rank`); the end is one past the last block.
+    struct Place {
+        var block: Int
+        var index: Int
+        var rank: Int
+    }
+
+    static var maximum: Int { 128 }
+
+    private var blocks: [Block] = []
+    /// What each block's values are stored less.
+    private var shifts: [Int] = []
+    /// The number of values in each block.
+    private var sizes: [Int] = []
+    /// The last value of each block, its shift added.
+    private var lasts: [Int] = []
+    private(set) var count = 0
+
+    init() {}
+
+    /// The values (ascending) with their payloads.
+    init(values: [Int], payloads: [Payload]) {
+        count = values.count
+        let size = Self.maximum / 2
+        for start in stride(from: 0, to: values.count, by: size) {
+            let end = min(start + size, values.count)
+            blocks.append(Block(values: Array(values[start..<end]), payloads: Array(payloads[start..<end])))
+            shifts.append(0)
+            sizes.append(end - start)
+            lasts.append(values[end - 1])
+        }
+    }
+
+    /// Every value, ascending.
+    var values: [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(count)
+        for (number, block) in blocks.enumerated() {
+            let shift = shifts[number]
+            result += block.values.lazy.map { $0 + shift }
+        }
+        return result
+    }
+
+    /// Every payload, in the order of the values.
+    var payloads: [Payload] {
+        var result: [Payload] = []
+        result.reserveCapacity(count)
+        for block in blocks { result += block.payloads }
+        return result
+    }
+
+    /// The place of the first value not below `value` (the end when none).
+    func lowerBound(_ value: Int) -> Place {
+        var rank = 0
+        for number in lasts.indices {
+            if lasts[number] >= value {
+                let target = value - shifts[number]
+                var low = 0
+                var high = sizes[number]
+                while low < high {
+                    let middle = (low + high) / 2
+                    if blocks[number].values[middle] < target { low = middle + 1 } else { high = middle }
+                }
+                return Place(block: number, index: low, rank: rank + low)
+            }
+            rank += sizes[number]
+        }
+        return Place(block: blocks.count, index: 0, rank: rank)
+    }
+
+    /// The value at a place; `nil` at the end.
+    func value(at place: Place) -> Int? {
+        place.block < blocks.count ? blocks[place.block].values[place.index] + shifts[place.block] : nil
+    }
+
+    func payload(at place: Place) -> Payload { blocks[place.block].payloads[place.index] }
+
+    mutating func setPayload(_ payload: Payload, at place: Place) { blocks[place.block].payloads[place.index] = payload }
+
+    /// Sets a block's size and last value from its values.
+    private mutating func refresh(_ number: Int) {
+        sizes[number] = blocks[number].values.count
+        lasts[number] = blocks[number].values[sizes[number] - 1] + shifts[number]
+    }
+
+    /// Inserts a value at a place, which must keep the values ascending.
+    mutating func insert(_ value: Int, payload: Payload, at place: Place) {
+        count += 1
+        guard !blocks.isEmpty else {
+            blocks = [Block(values: [value], payloads: [payload])]
+            shifts = [0]
+            sizes = [1]
+            lasts = [value]
+            return
+        }
+        // At the end: into the last block.
+        let number = min(place.block, blocks.count - 1)
+        let index = place.block < blocks.count ? place.index : sizes[number]
+        blocks[number].values.insert(value - shifts[number], at: index)
+        blocks[number].payloads.insert(payload, at: index)
+        if blocks[number].values.count > Self.maximum {
+            let half = blocks[number].values.count / 2
+            let tail = Block(values: Array(blocks[number].values[half...]), payloads: Array(blocks[number].payloads[half...]))
+            blocks[number].values.removeSubrange(half...)
+            blocks[number].payloads.removeSubrange(half...)
+            blocks.insert(tail, at: number + 1)
+            shifts.insert(shifts[number], at: number + 1)
+            sizes.insert(0, at: number + 1)
+            lasts.insert(0, at: number + 1)
+            refresh(number + 1)
+        }
+        refresh(number)
+    }
+
+    /// Removes the value at a place (not the end).
+    mutating func remove(at place: Place) {
+        count -= 1
+        let number = place.block
+        blocks[number].values.remove(at: place.index)
+        blocks[number].payloads.remove(at: place.index)
+        if blocks[number].values.isEmpty {
+            blocks.remove(at: number)
+            shifts.remove(at: number)
+            sizes.remove(at: number)
+            lasts.remove(at: number)
+            return
+        }
+        if blocks[number].values.count < Self.maximum / 4, number + 1 < blocks.count,
+            blocks[number].values.count + sizes[number + 1] <= Self.maximum
+        {
+            // Joined to the next block, in this one's shift.
+            let next = blocks.remove(at: number + 1)
+            let difference = shifts.remove(at: number + 1) - shifts[number]
+            sizes.remove(at: number + 1)
+            lasts.remove(at: number + 1)
+            blocks[number].values += next.values.map { $0 + difference }
+            blocks[number].payloads += next.payloads
+        }
+        refresh(number)
+    }
+
+    /// Adds `delta` to the value at `place` and every value after it.
+    mutating func add(_ delta: Int, from place: Place) {
+        guard place.block < blocks.count else { return }
+        for index in place.index..<sizes[place.block] { blocks[place.block].values[index] += delta }
+        lasts[place.block] += delta
+        for number in (place.block + 1)..<blocks.count {
+            shifts[number] += delta
+            lasts[number] += delta
+        }
+    }
+
+    /// The `rank`-th (0-based) non-negative integer not among the values.
+    func select(_ rank: Int) -> Int {
+        // The answer is rank + (how many values are ≤ it): the smallest i with value(i) - i >
+        // rank gives rank + i (value(i) - i never decreases).
+        var before = 0
+        for number in sizes.indices {
+            let size = sizes[number]
+            if lasts[number] - (before + size - 1) > rank {
+                let shift = shifts[number]
+                var low = 0
+                var high = size
+                while low < high {
+                    let middle = (low + high) / 2
+                    if blocks[number].values[middle] + shift - (before + middle) <= rank { low = middle + 1 } else { high = middle }
+                }
+                return rank + before + low
+            }
+            before += size
+        }
+        return rank + before
+    }
 }

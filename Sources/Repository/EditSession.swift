@@ -13,11 +13,12 @@
 /// seeing the list as it was when it began while others write (SQLite's write-ahead log keeps
 /// that state for it). Beginning reads the list's version and its sections with their row
 /// counts, not its rows. The draft is that stored state with the session's edits laid over it:
-/// per section, runs of stored rows and the rows the session inserted or moved. An edit finds
-/// what it names through the stored list's O(log n) lookups and the session's own edits, so it
-/// costs O(log n + e) for e edits so far (plus O(s) in the number of sections); memory grows
-/// with the sections and the edits, not the rows. The pending changeset is composed from the
-/// edits' changesets, and `save` writes O(e) rows.
+/// per section, runs of stored rows and the rows the session inserted or moved, in blocks
+/// (`PieceTable`). An edit finds what it names through the stored list's O(log n) lookups and a
+/// walk over the blocks, so an edit of rows costs O(log n + e / 32) for e edits so far, in
+/// steps over small arrays of integers (an edit of the sections also O(s) in the number of
+/// sections); memory grows with the sections and the edits, not the rows. The pending changeset
+/// is composed from the edits' changesets as they come, and `save` writes O(e) rows.
 ///
 /// The session's reads (`outline`, `row(_:)`, `path(ofRow:)`, `window(from:limit:)`) are the
 /// store's reads on the draft, in an editing view. Only `snapshot()` reads the whole list.
@@ -77,7 +78,8 @@ public final class EditSession {
     /// - Returns: what the edit changed in the draft, as `SectionStore.apply` reports a committed
     ///   edit: the changeset, the (draft, negative) id of what it created, and — as nothing is
     ///   committed yet — `baseVersion`.
-    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the number of sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) in the number of sections
+    ///   for an edit of the sections.
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -97,8 +99,8 @@ public final class EditSession {
     ///   the undone edit's changeset, at `baseVersion`.
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
     ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
-    /// - Complexity: O(e (log n + e)) for the e edits that remain, plus O(s) in the number of
-    ///   sections.
+    /// - Complexity: O(e (log n + e / 32)) for the e edits that remain, plus O(s) in the number
+    ///   of sections.
     @discardableResult
     public func undoLastEdit() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -226,7 +228,7 @@ public final class EditSession {
     /// - Throws: `RepositoryError.conflict` with no current version when the list was deleted
     ///   (or deleted and made anew), `.sessionClosed` after `save` or `cancel`, or a database
     ///   error. The session is then as it was.
-    /// - Complexity: O(e (log n + e)) for e edits, plus O(s) in the number of sections.
+    /// - Complexity: O(e (log n + e / 32)) for e edits, plus O(s) in the number of sections.
     @discardableResult
     public func rebase() throws -> RebaseReport {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -308,14 +310,14 @@ public final class EditSession {
     }
 
     /// The number of rows in a section of the draft.
-    /// - Complexity: O(1) for an index, O(s) for an id or title.
+    /// - Complexity: O(1) for an index or an id, O(s) for a title.
     public func rowCount(of section: SectionRef) throws -> Int {
         try reading { overlay.sections[try overlay.sectionIndex(section)].rowCount }
     }
 
     /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
     /// section; the same errors as `SectionStore.row(_:in:)`.
-    /// - Complexity: O(log n + e) for e edits so far, plus O(s) for a section named by id or
+    /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) for a section named by
     ///   title.
     public func row(_ ref: RowRef) throws -> LocatedRow {
         try reading {
@@ -325,7 +327,7 @@ public final class EditSession {
     }
 
     /// The draft's row at an index path.
-    /// - Complexity: O(log n + e).
+    /// - Complexity: O(log n + e / 32).
     public func row(at path: RowPath) throws -> LocatedRow {
         try row(.at(path.section, path.row))
     }
@@ -333,7 +335,7 @@ public final class EditSession {
     /// The index path in the draft of the row with this id (a draft id for a row created in
     /// the session).
     /// - Throws: `RepositoryError.rowNotFound` when the draft has no such row.
-    /// - Complexity: O(log n + e).
+    /// - Complexity: O(log n + e / 32).
     public func path(ofRow id: RowID) throws -> RowPath {
         try reading { try overlay.rowPath(.id(id)) }
     }
@@ -341,7 +343,7 @@ public final class EditSession {
     /// Up to `limit` consecutive rows of the draft starting at `start`, crossing into the
     /// following sections, as `SectionStore.window(from:limit:in:editing:)` gives them, in an
     /// editing view.
-    /// - Complexity: O(log n + e + limit + sections passed).
+    /// - Complexity: O(log n + e / 32 + limit + sections passed).
     public func window(from start: RowPath, limit: Int) throws -> ListWindow {
         try window(startingAt: .at(start.section, start.row), limit: limit)
     }
@@ -349,7 +351,7 @@ public final class EditSession {
     /// `window(from:limit:)` starting at a row reference: `S:R` (`R` may be the section's row
     /// count), `S:end` (the section's last row) or `#ID`, as
     /// `SectionStore.window(startingAt:limit:in:editing:)` takes it.
-    /// - Complexity: O(log n + e + limit + sections passed).
+    /// - Complexity: O(log n + e / 32 + limit + sections passed).
     public func window(startingAt start: RowRef, limit: Int) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try reading {

@@ -2,30 +2,20 @@
 /// The draft of an edit session: the stored list as it was when the session began, seen
 /// through the session's own read transaction, with the session's edits laid over it.
 ///
-/// It holds the sections (titles and counts: the outline) and, per section, a piece table: runs
-/// of the stored section's rows, by their index in the stored section, and the rows the session
-/// inserted or moved, held in memory. Updated stored rows left in place keep their new content
-/// in `overrides`. Finding a row at an index walks the section's pieces, then asks the stored
-/// list for the row at an index (O(log n)); finding a row by id asks the stored list for its
-/// index, then finds the run that holds it. So every edit costs O(log n + the session's edits),
-/// and memory grows with the sections and the edits, never with the rows.
+/// It holds the sections (titles and counts: the outline) and, per section, a piece table
+/// (`PieceTable`): runs of the stored section's rows, by their index in the stored section, and
+/// the rows the session inserted or moved, held in memory. Updated stored rows left in place
+/// keep their new content in `overrides`. Finding a row at an index finds its piece through the
+/// table's blocks, then, for a stored run, asks the stored list for the row at an index
+/// (O(log n)); finding a row by id finds a held row through the table's map of held rows, and
+/// a stored one by asking the stored list for its index, then finding the run that holds it
+/// through the blocks; a section is found by id through a map. So an edit of a row costs
+/// O(log n) in the stored list plus O(e / 32 + 64) steps over the piece table after e edits
+/// (see `PieceTable`), and memory grows with the sections and the edits, never with the rows.
 ///
 /// Every check and error matches what `SectionStore.apply(_:to:)` does to the database.
 struct SessionDraft {
-    /// A run of a section's rows.
-    enum Piece {
-        /// Stored rows of the section's base, by their indexes in the stored section.
-        case stored(Range<Int>)
-        /// Rows the session inserted or moved here.
-        case held([Row])
-
-        var count: Int {
-            switch self {
-            case .stored(let range): return range.count
-            case .held(let rows): return rows.count
-            }
-        }
-    }
+    typealias Piece = PieceTable.Piece
 
     /// One section of the draft.
     struct DraftSection {
@@ -35,15 +25,20 @@ struct SessionDraft {
         /// The stored section whose rows this one starts from, with its stored row count;
         /// `nil` for a section created in the session.
         var base: (id: Int64, rowCount: Int)?
-        var pieces: [Piece]
-        var rowCount: Int
+        var pieces: PieceTable
+        var rowCount: Int { pieces.rowCount }
     }
 
     /// The session's connection, inside a read transaction begun with the session.
     let db: any Database
     /// The stored list as it was when the session began.
     let list: ListRecord
-    var sections: [DraftSection]
+    /// The sections; after changing which sections there are, or their order, call
+    /// `indexSections()`.
+    private(set) var sections: [DraftSection]
+    /// The index of each section by its id, and by its stored section's id.
+    private var sectionsByID: [SectionID: Int] = [:]
+    private var sectionsByBase: [Int64: Int] = [:]
     /// New content of stored rows updated in the session that are still in a stored run.
     var overrides: [RowID: RowContent] = [:]
     /// Rows in held pieces → the id of the draft section holding them.
@@ -59,9 +54,24 @@ struct SessionDraft {
         sections = try db.sectionRecords(of: list).map { record in
             DraftSection(
                 id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
-                pieces: record.rowCount > 0 ? [.stored(0..<record.rowCount)] : [], rowCount: record.rowCount)
+                pieces: PieceTable(storedCount: record.rowCount))
+        }
+        indexSections()
+    }
+
+    /// Rebuilds the maps of sections by id: O(s), after an edit of the sections (which costs
+    /// O(s) anyway).
+    private mutating func indexSections() {
+        sectionsByID.removeAll(keepingCapacity: true)
+        sectionsByBase.removeAll(keepingCapacity: true)
+        for (index, section) in sections.enumerated() {
+            sectionsByID[section.id] = index
+            if let base = section.base { sectionsByBase[base.id] = index }
         }
     }
+
+    /// The index of the section with this id, if the draft has it.
+    func sectionIndex(ofID id: SectionID) -> Int? { sectionsByID[id] }
 
     var name: String { list.name }
 
@@ -75,7 +85,7 @@ struct SessionDraft {
             }
             return index
         case .id(let id):
-            guard let index = sections.firstIndex(where: { $0.id == id }) else {
+            guard let index = sectionsByID[id] else {
                 throw RepositoryError.sectionNotFound(ref, list: name, titles: sections.map(\.title))
             }
             return index
@@ -112,64 +122,41 @@ struct SessionDraft {
     /// The draft path of the row with this id, if the draft has it.
     func path(ofRow id: RowID) throws -> RowPath? {
         if let sectionID = heldRows[id] {
-            let section = sections.firstIndex { $0.id == sectionID }!
-            var start = 0
-            for piece in sections[section].pieces {
-                if case .held(let rows) = piece, let offset = rows.firstIndex(where: { $0.id == id }) {
-                    return RowPath(section: section, row: start + offset)
-                }
-                start += piece.count
-            }
-            preconditionFailure("a held row is in its section's pieces")
+            let section = sectionsByID[sectionID]!
+            guard let (index, _) = sections[section].pieces.heldRow(id) else { preconditionFailure("a held row is in its section's pieces") }
+            return RowPath(section: section, row: index)
         }
         guard id > 0 else { return nil }
         // A stored row, where it was when the session began.
         guard let (storedSection, position) = try db.placeOfRow(id: id.rawValue, in: list),
-            let section = sections.firstIndex(where: { $0.base?.id == storedSection })
+            let section = sectionsByBase[storedSection]
         else { return nil }
         let base = sections[section].base!
         let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: base.id, count: base.rowCount, in: db)
-        var start = 0
-        for piece in sections[section].pieces {
-            if case .stored(let range) = piece, range.contains(storedIndex) {
-                return RowPath(section: section, row: start + storedIndex - range.lowerBound)
-            }
-            start += piece.count
-        }
-        return nil  // deleted in the session (a moved row is held elsewhere)
-    }
-
-    /// The piece holding the row at `index` of a section, and the row's offset in it;
-    /// `index == rowCount` gives the end (`pieces.count`, 0).
-    fileprivate func locate(_ index: Int, in section: Int) -> (piece: Int, offset: Int) {
-        var start = 0
-        for (position, piece) in sections[section].pieces.enumerated() {
-            if index < start + piece.count { return (position, index - start) }
-            start += piece.count
-        }
-        return (sections[section].pieces.count, 0)
+        // `nil`: deleted in the session (a moved row is held elsewhere).
+        return sections[section].pieces.index(ofStored: storedIndex).map { RowPath(section: section, row: $0) }
     }
 
     /// The row at a valid path.
     func row(at path: RowPath) throws -> Row {
-        let (piece, offset) = locate(path.row, in: path.section)
-        switch sections[path.section].pieces[piece] {
+        let place = sections[path.section].pieces.place(of: path.row)
+        switch sections[path.section].pieces[place] {
         case .held(let rows):
-            return rows[offset]
+            return rows[place.offset]
         case .stored(let range):
-            return try storedRow(at: range.lowerBound + offset, of: sections[path.section].base!)
+            return try storedRow(at: range.lowerBound + place.offset, of: sections[path.section].base!)
         }
     }
 
     /// The id of the row at a valid path, without its content.
     func rowID(at path: RowPath) throws -> Int64 {
-        let (piece, offset) = locate(path.row, in: path.section)
-        switch sections[path.section].pieces[piece] {
+        let place = sections[path.section].pieces.place(of: path.row)
+        switch sections[path.section].pieces[place] {
         case .held(let rows):
-            return rows[offset].id.rawValue
+            return rows[place.offset].id.rawValue
         case .stored(let range):
             let base = sections[path.section].base!
-            return try OrderedTable.rows.item(at: range.lowerBound + offset, of: base.id, count: base.rowCount, in: db)!.id
+            return try OrderedTable.rows.item(at: range.lowerBound + place.offset, of: base.id, count: base.rowCount, in: db)!.id
         }
     }
 
@@ -184,19 +171,19 @@ struct SessionDraft {
     /// Up to `limit` rows of a section from index `first` on.
     func rows(ofSection section: Int, from first: Int, limit: Int) throws -> [Row] {
         var result: [Row] = []
-        var (piece, offset) = locate(first, in: section)
         let draftSection = sections[section]
-        while result.count < limit && piece < draftSection.pieces.count {
+        guard first < draftSection.rowCount else { return result }
+        var place: PieceTable.Place? = draftSection.pieces.place(of: first)
+        while result.count < limit, let at = place {
             let wanted = limit - result.count
-            switch draftSection.pieces[piece] {
+            switch draftSection.pieces[at] {
             case .held(let rows):
-                result += rows[offset..<min(rows.count, offset + wanted)]
+                result += rows[at.offset..<min(rows.count, at.offset + wanted)]
             case .stored(let range):
-                let stored = try storedRows(of: draftSection.base!, from: range.lowerBound + offset, limit: min(range.count - offset, wanted))
+                let stored = try storedRows(of: draftSection.base!, from: range.lowerBound + at.offset, limit: min(range.count - at.offset, wanted))
                 result += stored.map { row in overrides[row.id].map { Row(id: row.id, content: $0) } ?? row }
             }
-            piece += 1
-            offset = 0
+            place = draftSection.pieces.place(after: at)
         }
         return result
     }
@@ -211,12 +198,12 @@ struct SessionDraft {
     func allRows(ofSection section: Int) throws -> [Row] {
         let draftSection = sections[section]
         var stored: [Row] = []
-        if let base = draftSection.base, draftSection.pieces.contains(where: { if case .stored = $0 { true } else { false } }) {
+        if let base = draftSection.base, draftSection.pieces.hasStoredRows {
             stored = try db.allRows(ofSection: base.id)
         }
         var result: [Row] = []
         result.reserveCapacity(draftSection.rowCount)
-        for piece in draftSection.pieces {
+        for piece in draftSection.pieces.pieces {
             switch piece {
             case .held(let rows): result += rows
             case .stored(let range):
@@ -234,49 +221,12 @@ struct SessionDraft {
     // MARK: - Changing the pieces (never fails: everything is read before)
 
     fileprivate mutating func insert(_ row: Row, at index: Int, inSection section: Int) {
-        let (piece, offset) = locate(index, in: section)
-        var pieces = sections[section].pieces
-        if piece < pieces.count, case .held(var rows) = pieces[piece] {
-            rows.insert(row, at: offset)
-            pieces[piece] = .held(rows)
-        } else if offset == 0, piece > 0, case .held(var rows) = pieces[piece - 1] {
-            rows.append(row)
-            pieces[piece - 1] = .held(rows)
-        } else if offset == 0 {
-            pieces.insert(.held([row]), at: piece)
-        } else if case .stored(let range) = pieces[piece] {
-            let split = range.lowerBound + offset
-            pieces.replaceSubrange(
-                piece...piece, with: [.stored(range.lowerBound..<split), .held([row]), .stored(split..<range.upperBound)])
-        }
-        sections[section].pieces = pieces
-        sections[section].rowCount += 1
+        sections[section].pieces.insert(row, at: index)
         heldRows[row.id] = sections[section].id
     }
 
     fileprivate mutating func remove(at index: Int, inSection section: Int) {
-        let (piece, offset) = locate(index, in: section)
-        var pieces = sections[section].pieces
-        switch pieces[piece] {
-        case .held(var rows):
-            heldRows[rows[offset].id] = nil
-            rows.remove(at: offset)
-            if !rows.isEmpty {
-                pieces[piece] = .held(rows)
-            } else if piece > 0, piece + 1 < pieces.count, case .stored(let before) = pieces[piece - 1],
-                case .stored(let after) = pieces[piece + 1], before.upperBound == after.lowerBound
-            {
-                pieces.replaceSubrange((piece - 1)...(piece + 1), with: [.stored(before.lowerBound..<after.upperBound)])
-            } else {
-                pieces.remove(at: piece)
-            }
-        case .stored(let range):
-            let split = range.lowerBound + offset
-            let parts = [range.lowerBound..<split, (split + 1)..<range.upperBound].filter { !$0.isEmpty }.map(Piece.stored)
-            pieces.replaceSubrange(piece...piece, with: parts)
-        }
-        sections[section].pieces = pieces
-        sections[section].rowCount -= 1
+        if let removed = sections[section].pieces.remove(at: index) { heldRows[removed.id] = nil }
     }
 
     // MARK: - Edits
@@ -286,7 +236,8 @@ struct SessionDraft {
     /// throws, the draft is as it was.
     /// - Returns: the outcome, and the step that replays the edit on the database in the same
     ///   state, addressed by ids and neighbours only.
-    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far (see `PieceTable`) for an edit of a
+    ///   row, plus O(s) in the sections for an edit of the sections.
     mutating func apply(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, step: ReplayStep) {
         self.nextID = nextID
         pendingStep = .nothing
@@ -353,7 +304,8 @@ extension SessionDraft: EditableList {
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let id = nextID
         nextID -= 1
-        sections.insert(DraftSection(id: SectionID(id), title: title, emptyText: emptyText, base: nil, pieces: [], rowCount: 0), at: index)
+        sections.insert(DraftSection(id: SectionID(id), title: title, emptyText: emptyText, base: nil, pieces: PieceTable(storedCount: 0)), at: index)
+        indexSections()
         pendingStep = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
         return id
     }
@@ -366,14 +318,16 @@ extension SessionDraft: EditableList {
 
     mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
         sections.insert(sections.remove(at: section.index), at: index)
+        indexSections()
         pendingStep = .moveSection(id: section.id.rawValue, neighbours: sectionNeighbours(of: index))
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
-        for piece in sections[section.index].pieces {
+        for piece in sections[section.index].pieces.pieces {
             if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
         }
         sections.remove(at: section.index)
+        indexSections()
         pendingStep = .deleteSection(id: section.id.rawValue)
     }
 
@@ -387,11 +341,7 @@ extension SessionDraft: EditableList {
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
-        let (piece, offset) = locate(row.path.row, in: row.path.section)
-        if case .held(var rows) = sections[row.path.section].pieces[piece] {
-            rows[offset].content = content
-            sections[row.path.section].pieces[piece] = .held(rows)
-        } else {
+        if !sections[row.path.section].pieces.setHeldContent(content, at: row.path.row) {
             overrides[row.row.id] = content
         }
         pendingStep = .setRow(id: row.row.id.rawValue, content: content)
@@ -424,10 +374,10 @@ extension SessionDraft {
     /// by ids on this draft: its subject by id, a row's place next to a neighbour it had (in the
     /// same section), a section's next to a neighbour section; or why it cannot be applied
     /// (its subject, or the section it was to go into, is gone).
-    /// - Complexity: O(log n + e) for e edits so far, plus O(s) in the sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) in the sections.
     func rebased(_ edit: Edit, step: ReplayStep, changeset: Changeset) throws -> RebasePlan {
         func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: RowID(id)) != nil }
-        func sectionIndex(of id: Int64) -> Int? { sections.firstIndex { $0.id.rawValue == id } }
+        func sectionIndex(of id: Int64) -> Int? { sectionsByID[SectionID(id)] }
         switch step {
         case .nothing:
             return .edit(edit)
@@ -488,7 +438,7 @@ extension SessionDraft {
     /// `fallback` among the section's other rows (at most the end); `nil` when the section is
     /// gone.
     private func rowPlace(_ neighbours: Neighbours, in sectionID: Int64, moving: Int64?, fallback: Int) throws -> RowDestination? {
-        guard let section = sections.firstIndex(where: { $0.id.rawValue == sectionID }) else { return nil }
+        guard let section = sectionsByID[SectionID(sectionID)] else { return nil }
         if let before = neighbours.before, try path(ofRow: RowID(before))?.section == section { return .after(RowID(before)) }
         if let after = neighbours.after, try path(ofRow: RowID(after))?.section == section { return .before(RowID(after)) }
         var count = sections[section].rowCount

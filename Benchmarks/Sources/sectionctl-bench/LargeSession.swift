@@ -4,8 +4,9 @@ import Repository
 extension Benchmark {
     /// Scenario 11: an edit session holds only its edits. A session of one move (begin, move,
     /// save) on a section of 1M rows against one committed move there (≤ 3×), moves addressed
-    /// in the middle of the section; and the peak memory of a process running such a session at
-    /// 1M rows against one at 10K (≤ 2 × the 10K peak + 32 MiB).
+    /// in the middle of the section; the peak memory of a process running such a session at
+    /// 1M rows against one at 10K (≤ 2 × the 10K peak + 32 MiB); and one long session of
+    /// random moves on the same section, its last 1,000 edits against its first 1,000 (≤ 1.5×).
     func largeSessionRows() throws -> [ResultRow] {
         let plan = self.plan
         return try withScratch("large-session") { scratch in
@@ -50,6 +51,7 @@ extension Benchmark {
                     moveTimes.append(move)
                 }
             }
+            let long = try longSession(store, rows: huge.rows, moves: plan.longSessionMoves)
             let session = Measurement.median(sessionTimes)
             let move = Measurement.median(moveTimes)
             let bound = 2 * peaks[0] + 32 * 1_048_576
@@ -64,8 +66,53 @@ extension Benchmark {
                     measured: "peak RSS \(Format.mebibytes(peaks[0])) vs \(Format.mebibytes(peaks[1])) (bound \(Format.mebibytes(bound)))",
                     ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x",
                     target: "≤ 2x + 32 MiB", verdict: peaks[1] <= bound ? .pass : .fail),
+                .atMost(
+                    "11. session of \(Format.shortCount(plan.longSessionMoves)) moves, \(size) rows: last vs first 1,000 edits",
+                    measured:
+                        "first 1,000 \(Format.duration(long.first)), last 1,000 \(Format.duration(long.last)); "
+                        + "all \(Format.duration(long.total)), save \(Format.duration(long.save))",
+                    ratio: long.last / long.first, limit: 1.5, suffix: "x"),
             ]
         }
+    }
+}
+
+extension Benchmark {
+    /// One session of `moves` random moves (seeded: every run makes the same) within the
+    /// section of `rows` rows, from any index to any other, after 2,000 reads that warm the
+    /// session's connection; the time of its first and its last 1,000 edits, of all of them,
+    /// and of the save.
+    func longSession(_ store: SectionStore, rows: Int, moves: Int) throws -> (first: Double, last: Double, total: Double, save: Double) {
+        Log.progress("  a session of \(Format.count(moves)) random moves on \(Format.count(rows)) rows…")
+        var random = SeededGenerator(seed: 11)
+        let window = 1_000
+        let session = try store.list("default").beginEditing()
+        // The session reads through a connection of its own: warmed first by reads spread over
+        // the section, so that its first edits do not pay for a cold page cache.
+        for _ in 0..<2_000 {
+            _ = try session.row(at: RowPath(section: 0, row: Int.random(in: 0..<rows, using: &random)))
+        }
+        var first = 0.0
+        var last = 0.0
+        var total = 0.0
+        var done = 0
+        while done < moves {
+            let count = min(window, moves - done)
+            let plan = (0..<count).map { _ in (Int.random(in: 0..<rows, using: &random), Int.random(in: 0..<(rows - 1), using: &random)) }
+            let time = try Measurement.time {
+                for (from, to) in plan {
+                    try session.apply(.moveRow(.at(0, from), to: .at(0, to)))
+                }
+            }
+            if done == 0 { first = time }
+            done += count
+            if done == moves { last = time }
+            total += time
+        }
+        let save = try Measurement.time {
+            guard try session.save().committed else { throw BenchmarkError("the long session saved nothing") }
+        }
+        return (first, last, total, save)
     }
 }
 

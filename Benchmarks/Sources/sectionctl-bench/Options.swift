@@ -158,6 +158,8 @@ struct Plan {
     /// Scenario 4.
     let sessionMoves: Int
     let sessionSectionRows: Int
+    /// Scenario 11: the moves of one long session on the huge section.
+    let longSessionMoves: Int
     /// Scenario 5.
     let seedListRows: Int
     /// Scenario 6.
@@ -209,6 +211,7 @@ struct Plan {
         sessionBatch = 1_000
         sessionMoves = 1_000
         sessionSectionRows = 10_000
+        longSessionMoves = quick ? 10_000 : 40_000
         seedListRows = quick ? 10_000 : 100_000
         bulkRecords = quick ? 5_000 : 50_000
         fieldsPerRecord = 5
