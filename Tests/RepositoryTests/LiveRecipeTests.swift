@@ -133,7 +133,7 @@ struct LiveRecipeTests {
     @MainActor
     @Test(
         "the batch, diffable and versioned recipes follow another process writing at random",
-        .timeLimit(.minutes(10)), arguments: propertySeeds([5, 6]))
+        .timeLimit(.minutes(60)), arguments: propertySeeds([5, 6]))
     func theRecipesFollowAnotherProcess(seed: UInt64) async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("live.db")
