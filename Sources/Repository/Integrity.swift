@@ -5,7 +5,7 @@ enum Integrity {
     /// The tables whose broken foreign keys the shared checks name one by one; the engine's own
     /// foreign-key check reports the others (`EngineIntegrity.otherOrphans`).
     static let tablesWithNamedOrphanChecks: Set<String> = [
-        "rows", "sections", "rank_nodes", "rank_pending", "journal", "undo_steps", "redo_steps",
+        "rows", "sections", "rank_nodes", "rank_pending", "section_rank_nodes", "section_rank_pending", "journal", "undo_steps", "redo_steps",
     ]
 
     /// Everything a check finds in `db`. `atRest` when read outside sectionctl's own write
@@ -48,11 +48,11 @@ struct IntegrityFindings: Sendable {
 
     var rowsOfMissingSections: [ItemGroup] = []
     var sectionsOfMissingLists: [ItemGroup] = []
-    var rankNodesOfMissingSections: [(section: Int64, count: Int)] = []
+    var rankNodesOfMissingOwners: [(space: RankSpace, owner: Int64, count: Int)] = []
     var entriesOfMissingLists: [(table: ListKeyedTable, list: Int64, count: Int)] = []
     var wrongRowCounts: [(id: Int64, stored: Int, actual: Int)] = []
-    var rank: [(section: Int64, message: String)] = []
-    var pending: [(section: Int64, first: Int64, sectionExists: Bool, nodeExists: Bool)] = []
+    var rank: [(space: RankSpace, owner: Int64, message: String)] = []
+    var pending: [(space: RankSpace, owner: Int64, first: Int64, ownerExists: Bool, nodeExists: Bool)] = []
     var rowsOutsideRange: [ItemGroup] = []
     var sectionsOutsideRange: [ItemGroup] = []
     var journalPastVersion: [VersionGroup] = []
@@ -75,13 +75,17 @@ struct IntegrityFindings: Sendable {
         listNames = Dictionary(try db.listRecords().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         rowsOfMissingSections = try db.rowsOfMissingSections()
         sectionsOfMissingLists = try db.sectionsOfMissingLists()
-        rankNodesOfMissingSections = try db.rankNodesOfMissingSections()
+        for space in RankSpace.all {
+            rankNodesOfMissingOwners += try db.rankNodesOfMissingOwners(in: space).map { (space, $0.owner, $0.count) }
+        }
         for table in ListKeyedTable.allCases {
             entriesOfMissingLists += try db.entriesOfMissingLists(in: table).map { (table, $0.list, $0.count) }
         }
         wrongRowCounts = try db.sectionsWithWrongRowCounts()
-        rank = try RankTree.problems(db)
-        pending = try db.pendingRankNotes()
+        for space in RankSpace.all {
+            rank += try RankTree.problems(in: space, db).map { (space, $0.owner, $0.message) }
+            pending += try db.pendingRankNotes(in: space).map { (space, $0.owner, $0.first, $0.ownerExists, $0.nodeExists) }
+        }
         rowsOutsideRange = try db.itemsOutsidePositionRange(.rows)
         sectionsOutsideRange = try db.itemsOutsidePositionRange(.sections)
         journalPastVersion = try db.journalEntriesPastListVersion()
@@ -129,8 +133,8 @@ struct IntegrityFindings: Sendable {
         for group in rowsOfMissingSections {
             add(.orphan, "\(plural(group.count, "row")) of section #\(group.parent), which does not exist: \(ids(group))")
         }
-        for (section, count) in rankNodesOfMissingSections {
-            add(.orphan, "\(plural(count, "rank node")) of section #\(section), which does not exist")
+        for (space, owner, count) in rankNodesOfMissingOwners {
+            add(.orphan, "\(plural(count, space.nodeNoun)) of \(space.ownerNoun) #\(owner), which does not exist")
         }
         for (table, list, count) in entriesOfMissingLists {
             add(.orphan, "\(table.entries(count)) of list #\(list), which does not exist")
@@ -146,8 +150,8 @@ struct IntegrityFindings: Sendable {
         }
         for problem in rank { add(.rank, problem.message) }
         for note in pending {
-            let node = "rank_pending notes node \(note.first) of section #\(note.section)"
-            if !note.sectionExists {
+            let node = "\(note.space.pending) notes node \(note.first) of \(note.space.ownerNoun) #\(note.owner)"
+            if !note.ownerExists {
                 add(.pending, "\(node), which does not exist")
             } else if !note.nodeExists {
                 add(.pending, "\(node), which has no such node")

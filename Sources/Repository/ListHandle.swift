@@ -111,6 +111,17 @@ public struct ListHandle: Sendable, Hashable {
         try store.versionedPath(ofRow: id, in: name, atVersion: expected)
     }
 
+    /// The section `ref` names, with its index and row count: O(log s) in the list's sections
+    /// (`SectionStore.versionedSection(_:in:atVersion:)`).
+    public func section(_ ref: SectionRef, atVersion expected: Int64? = nil) throws -> SectionInfo {
+        try store.versionedSection(ref, in: name, atVersion: expected).value
+    }
+
+    /// The section `ref` names, with the version read.
+    public func versionedSection(_ ref: SectionRef, atVersion expected: Int64? = nil) throws -> Versioned<SectionInfo> {
+        try store.versionedSection(ref, in: name, atVersion: expected)
+    }
+
     /// How many rows `section` has (`SectionStore.rowCount(of:in:atVersion:)`).
     public func rowCount(of section: SectionRef, atVersion expected: Int64? = nil) throws -> Int {
         try store.rowCount(of: section, in: name, atVersion: expected)

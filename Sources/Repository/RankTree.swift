@@ -1,3 +1,38 @@
+/// Which of the two counted B-trees a rank operation works on: a section's rows
+/// (`Migrations/0002_rank.sql`) or a list's sections (`0006_section_rank.sql`). They have one
+/// shape and one code; only the names differ.
+package struct RankSpace: Sendable, Equatable {
+    /// The table of nodes, and of level-1 nodes to settle.
+    package let nodes: String
+    package let pending: String
+    /// The view that lays the structure out balanced, for a rebuild.
+    package let layout: String
+    /// The column naming the owner, in the nodes, the pending notes and the items.
+    package let owner: String
+    /// The nodes' count column.
+    package let count: String
+    /// The items counted (with `position` and the owner column), and the owners' table.
+    package let items: String
+    package let owners: String
+    /// The words for an owner and an item, in messages.
+    package let ownerNoun: String
+    package let itemNoun: String
+
+    /// What one of its nodes is called in messages.
+    package var nodeNoun: String { self == .rows ? "rank node" : "section rank node" }
+
+    /// The rows of each section.
+    package static let rows = RankSpace(
+        nodes: "rank_nodes", pending: "rank_pending", layout: "rank_layout", owner: "section_id", count: "row_count", items: "rows",
+        owners: "sections", ownerNoun: "section", itemNoun: "row")
+    /// The sections of each list.
+    package static let sections = RankSpace(
+        nodes: "section_rank_nodes", pending: "section_rank_pending", layout: "section_rank_layout", owner: "list_id",
+        count: "section_count", items: "sections", owners: "lists", ownerNoun: "list", itemNoun: "section")
+    /// Both, in the order settling and checking take them.
+    package static let all = [rows, sections]
+}
+
 /// The order-statistic structure over row positions (`Migrations/0002_rank.sql`): a counted
 /// B-tree kept in the `rank_nodes` table, four levels deep, about 32 children a node.
 ///
@@ -36,6 +71,20 @@ enum RankTree {
         try db.rankedIndex(ofPosition: position, inSection: section)
     }
 
+    /// The id and position of the item at `index` of `owner` in `space` (a row of a section, a
+    /// section of a list), or `nil` past the end.
+    /// - Complexity: O(log n) in the owner's items.
+    static func item(at index: Int, of owner: Int64, in space: RankSpace, db: any Database) throws -> (id: Int64, position: Int64)? {
+        space == .rows ? try db.rankedRow(at: index, inSection: owner) : try db.rankedSection(at: index, inList: owner)
+    }
+
+    /// How many items of `owner` in `space` come before `position`.
+    /// - Complexity: O(log n) in the owner's items.
+    static func index(ofPosition position: Int64, of owner: Int64, in space: RankSpace, db: any Database) throws -> Int {
+        space == .rows
+            ? try db.rankedIndex(ofPosition: position, inSection: owner) : try db.rankedSectionIndex(ofPosition: position, inList: owner)
+    }
+
     // MARK: - Keeping the shape
 
     /// Splits and merges the nodes noted since the last call, so that every node keeps between
@@ -51,11 +100,13 @@ enum RankTree {
     /// An entry for a section that is gone (plain SQL deleted it with foreign keys off) is
     /// dropped; a section whose structure is missing a level is `RepositoryError.inconsistent`.
     static func settle(_ db: any Database) throws {
-        while let (section, first) = try db.firstPendingRankNode() {
-            try db.lockList(holdingSection: section)
-            try db.clearPendingRankNode(section: section, first: first)
-            guard try db.listID(ofSection: section) != nil else { continue }
-            try rebalance(section: section, around: first, level: 1, db: db)
+        for space in RankSpace.all {
+            while let (owner, first) = try db.firstPendingRankNode(in: space) {
+                try db.lockList(holding: owner, in: space)
+                try db.clearPendingRankNode(in: space, owner: owner, first: first)
+                guard try db.rankOwnerExists(in: space, owner: owner) else { continue }
+                try rebalance(in: space, owner: owner, around: first, level: 1, db: db)
+            }
         }
     }
 
@@ -67,69 +118,69 @@ enum RankTree {
     }
 
     /// The node on `level` of `section` whose range holds `position`.
-    private static func node(holding position: Int64, level: Int, section: Int64, db: any Database) throws -> Node {
-        guard let (first, count) = try db.rankNode(holding: position, level: level, section: section) else {
-            throw RepositoryError.inconsistent("section #\(section) has no rank node at the start of level \(level)")
+    private static func node(holding position: Int64, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws -> Node {
+        guard let (first, count) = try db.rankNode(holding: position, level: level, in: space, owner: owner) else {
+            throw RepositoryError.inconsistent("\(space.ownerNoun) #\(owner) has no rank node at the start of level \(level)")
         }
-        return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, section: section))
+        return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, in: space, owner: owner))
     }
 
     /// The children of `node` on `level` (rows for level 1), as (first, rows) in order.
-    private static func children(of node: Node, level: Int, section: Int64, db: any Database) throws -> [(first: Int64, rows: Int)] {
+    private static func children(of node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws -> [(first: Int64, rows: Int)] {
         let end = node.end ?? Int64.max
         if level == 1 {
-            return try db.rowPositions(ofSection: section, from: node.first, to: end).map { ($0, 1) }
+            return try db.rankedItemPositions(in: space, owner: owner, from: node.first, to: end).map { ($0, 1) }
         }
-        return try db.rankNodes(section: section, level: level - 1, from: node.first, to: end)
+        return try db.rankNodes(in: space, owner: owner, level: level - 1, from: node.first, to: end)
     }
 
-    private static func childCount(of node: Node, level: Int, section: Int64, db: any Database) throws -> Int {
+    private static func childCount(of node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws -> Int {
         if level == 1 { return node.rowCount }
-        return try db.rankNodeCount(section: section, level: level - 1, from: node.first, to: node.end ?? Int64.max)
+        return try db.rankNodeCount(in: space, owner: owner, level: level - 1, from: node.first, to: node.end ?? Int64.max)
     }
 
     /// Splits or merges the node on `level` holding `position` when its child count is out of
     /// bounds, then does the same a level up, where the number of children changed.
-    private static func rebalance(section: Int64, around position: Int64, level: Int, db: any Database) throws {
-        var node = try node(holding: position, level: level, section: section, db: db)
-        let size = try childCount(of: node, level: level, section: section, db: db)
+    private static func rebalance(in space: RankSpace, owner: Int64, around position: Int64, level: Int, db: any Database) throws {
+        var node = try node(holding: position, level: level, in: space, owner: owner, db: db)
+        let size = try childCount(of: node, level: level, in: space, owner: owner, db: db)
         if size > maximumChildren {
-            try split(node, level: level, section: section, db: db)
+            try split(node, level: level, in: space, owner: owner, db: db)
         } else if size < minimumChildren {
             // Merge with a neighbour under the same parent: into the one before, unless this node
             // starts its parent (its first is a boundary a level up), then the one after into it.
-            let parent = level == topLevel ? nil : try Self.node(holding: node.first, level: level + 1, section: section, db: db)
+            let parent = level == topLevel ? nil : try Self.node(holding: node.first, level: level + 1, in: space, owner: owner, db: db)
             let parentFirst = parent?.first ?? origin
             let parentEnd = parent?.end
             if node.first != parentFirst {
-                let previous = try Self.node(holding: node.first - 1, level: level, section: section, db: db)
-                try db.deleteRankNode(section: section, level: level, first: node.first)
-                try db.addToRankNodeCount(node.rowCount, section: section, level: level, first: previous.first)
-                node = try Self.node(holding: previous.first, level: level, section: section, db: db)
+                let previous = try Self.node(holding: node.first - 1, level: level, in: space, owner: owner, db: db)
+                try db.deleteRankNode(in: space, owner: owner, level: level, first: node.first)
+                try db.addToRankNodeCount(node.rowCount, in: space, owner: owner, level: level, first: previous.first)
+                node = try Self.node(holding: previous.first, level: level, in: space, owner: owner, db: db)
             } else if let next = node.end, next < (parentEnd ?? Int64.max) {
-                let following = try Self.node(holding: next, level: level, section: section, db: db)
-                try db.deleteRankNode(section: section, level: level, first: following.first)
-                try db.addToRankNodeCount(following.rowCount, section: section, level: level, first: node.first)
-                node = try Self.node(holding: node.first, level: level, section: section, db: db)
+                let following = try Self.node(holding: next, level: level, in: space, owner: owner, db: db)
+                try db.deleteRankNode(in: space, owner: owner, level: level, first: following.first)
+                try db.addToRankNodeCount(following.rowCount, in: space, owner: owner, level: level, first: node.first)
+                node = try Self.node(holding: node.first, level: level, in: space, owner: owner, db: db)
             } else {
                 return  // the only child: its parent is small too, and is balanced from its own side
             }
-            if try childCount(of: node, level: level, section: section, db: db) > maximumChildren {
-                try split(node, level: level, section: section, db: db)
+            if try childCount(of: node, level: level, in: space, owner: owner, db: db) > maximumChildren {
+                try split(node, level: level, in: space, owner: owner, db: db)
             }
         } else {
             return
         }
         if level < topLevel {
-            try rebalance(section: section, around: node.first, level: level + 1, db: db)
+            try rebalance(in: space, owner: owner, around: node.first, level: level + 1, db: db)
         }
     }
 
     /// Cuts `node` into pieces of `fanout` children each (the last one keeps the remainder; a
     /// remainder under `minimumChildren` stays with the piece before it, so that no piece is
     /// left too small).
-    private static func split(_ node: Node, level: Int, section: Int64, db: any Database) throws {
-        let children = try children(of: node, level: level, section: section, db: db)
+    private static func split(_ node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws {
+        let children = try children(of: node, level: level, in: space, owner: owner, db: db)
         var starts = Array(stride(from: 0, to: children.count, by: fanout))
         if starts.count > 1, children.count - starts[starts.count - 1] < minimumChildren { starts.removeLast() }
         var kept = 0
@@ -139,42 +190,43 @@ enum RankTree {
             if start == 0 {
                 kept = rows
             } else {
-                try db.insertRankNode(section: section, level: level, first: piece.first!.first, rowCount: rows)
+                try db.insertRankNode(in: space, owner: owner, level: level, first: piece.first!.first, rowCount: rows)
             }
         }
-        try db.setRankNodeCount(kept, section: section, level: level, first: node.first)
+        try db.setRankNodeCount(kept, in: space, owner: owner, level: level, first: node.first)
     }
 
     // MARK: - Checking
 
-    /// Every way the structure disagrees with the rows, one sentence each with the section it
-    /// is about; empty when it is consistent.
-    /// - Complexity: O(n log n) in all rows.
-    static func problems(_ db: any Database) throws -> [(section: Int64, message: String)] {
-        var problems: [(section: Int64, message: String)] = []
-        problems += try db.sectionsMissingRankOrigin().map {
-            ($0.section, "section #\($0.section) has no rank node at the start of level \($0.level)")
+    /// Every way the structure of `space` disagrees with its items, one sentence each with the
+    /// owner (section or list) it is about; empty when it is consistent.
+    /// - Complexity: O(n log n) in all items.
+    static func problems(in space: RankSpace, _ db: any Database) throws -> [(owner: Int64, message: String)] {
+        let (owner, item, nodes) = (space.ownerNoun, space.itemNoun, space.nodeNoun)
+        var problems: [(owner: Int64, message: String)] = []
+        problems += try db.ownersMissingRankOrigin(in: space).map {
+            ($0.owner, "\(owner) #\($0.owner) has no \(nodes) at the start of level \($0.level)")
         }
-        problems += try db.rankNodesStartingNoChild().map {
-            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) starts no node of the level below")
+        problems += try db.rankNodesStartingNoChild(in: space).map {
+            ($0.owner, "\(owner) #\($0.owner): \(nodes) \($0.first) of level \($0.level) starts no node of the level below")
         }
-        problems += try db.rankNodesWithWrongCounts().map {
-            ($0.section, "section #\($0.section): rank node \($0.first) of level \($0.level) counts \($0.stored) rows, but \($0.actual) are in its range")
+        problems += try db.rankNodesWithWrongCounts(in: space).map {
+            ($0.owner, "\(owner) #\($0.owner): \(nodes) \($0.first) of level \($0.level) counts \($0.stored) \(item)s, but \($0.actual) are in its range")
         }
-        // The fill bounds settle keeps: at most `maximumChildren` children a node (rows for
+        // The fill bounds settle keeps: at most `maximumChildren` children a node (items for
         // level 1, nodes of the level below otherwise), and at least `minimumChildren`, except
         // where a node may be small: the only child of its parent (the top level's only node
-        // included), the first node of the top level, a section's first node of level 1 (the
-        // triggers never note it for merging), and a section's last node of a level, which the
-        // migration that built the structure for rows already there left with what remained
-        // (`rank_layout`).
-        problems += try db.rankNodesOutsideFillBounds().map { node in
-            let what = node.level == 1 ? "rows" : "nodes of level \(node.level - 1)"
+        // included), the first node of the top level, an owner's first node of level 1 (the
+        // triggers never note it for merging), and an owner's last node of a level, which the
+        // migration that built the structure for items already there left with what remained
+        // (`rank_layout`, `section_rank_layout`).
+        problems += try db.rankNodesOutsideFillBounds(in: space).map { node in
+            let what = node.level == 1 ? "\(item)s" : "nodes of level \(node.level - 1)"
             let bound =
                 node.children > maximumChildren
                 ? "more than \(maximumChildren)"
                 : "fewer than \(minimumChildren) (and it is neither its parent's only child nor its level's first or last)"
-            return (node.section, "section #\(node.section): rank node \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)")
+            return (node.owner, "\(owner) #\(node.owner): \(nodes) \(node.first) of level \(node.level) holds \(node.children) \(what), \(bound)")
         }
         return problems
     }

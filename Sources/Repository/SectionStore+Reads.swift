@@ -87,6 +87,22 @@ extension SectionStore {
         }
     }
 
+    /// The section a reference names (an index, `#ID` or a title), with its index and row count,
+    /// and the list's version it was read at.
+    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.sectionIndexOutOfRange`, `.sectionNotFound` or `.ambiguousSectionTitle` when it names
+    ///   no one section.
+    /// - Complexity: O(log s) in the list's sections, through their rank structure (plus the
+    ///   sections with that title, for a title).
+    package func versionedSection(
+        _ section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    ) throws -> Versioned<SectionInfo> {
+        try readList(list, atVersion: expected) { db, record in
+            Versioned(try db.section(section, in: record).info, version: record.version)
+        }
+    }
+
     /// The row a reference names (`S:R`, `S:end`, `#ID`), with its index path, its section and
     /// the list's version it was read at (`LocatedRow.version`).
     /// - Parameter expected: when given, the version the list must be at (see above).

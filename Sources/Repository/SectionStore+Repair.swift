@@ -113,6 +113,8 @@ private struct Repair {
     private var untrustedHistory: [Int64: String] = [:]
     /// The sections whose rank structure to build afresh.
     private var sectionsToRebuild: Set<Int64> = []
+    /// The lists whose section rank structure to build afresh.
+    private var listsToRebuild: Set<Int64> = []
 
     init(db: any Database, found: IntegrityFindings) {
         self.db = db
@@ -194,9 +196,9 @@ private struct Repair {
             let count = try db.deleteRows(ofMissingSection: group.parent)
             note(.orphan, "deleted \(plural(count, "row")) of section #\(group.parent), which does not exist: \(ids(group))")
         }
-        for (section, count) in found.rankNodesOfMissingSections {
-            try db.deleteRankNodes(ofMissingSection: section)
-            note(.orphan, "deleted \(plural(count, "rank node")) of section #\(section), which does not exist")
+        for (space, owner, count) in found.rankNodesOfMissingOwners {
+            try db.deleteRankNodes(in: space, ofMissingOwner: owner)
+            note(.orphan, "deleted \(plural(count, space.nodeNoun)) of \(space.ownerNoun) #\(owner), which does not exist")
         }
         for (table, list, _) in found.entriesOfMissingLists {
             let count = try db.deleteEntries(ofMissingList: list, in: table)
@@ -211,6 +213,7 @@ private struct Repair {
                 .position,
                 "\(list(group.parent)): gave its \(plural(items.count, "section")) evenly spaced positions, in their order (before: \(places(group)))")
             changedLists.insert(group.parent)
+            listsToRebuild.insert(group.parent)
             untrustedHistory[group.parent] = "its sections' positions were renumbered, and its undo log holds the old ones"
         }
         for group in found.rowsOutsideRange {
@@ -235,19 +238,29 @@ private struct Repair {
     }
 
     private mutating func rebuildRankStructures() throws {
-        sectionsToRebuild.formUnion(found.rank.map(\.section))
-        sectionsToRebuild.formUnion(found.pending.filter(\.sectionExists).map(\.section))
+        sectionsToRebuild.formUnion(found.rank.filter { $0.space == .rows }.map(\.owner))
+        sectionsToRebuild.formUnion(found.pending.filter { $0.space == .rows && $0.ownerExists }.map(\.owner))
         var lists: [Int64: Int64] = [:]
         for section in sectionsToRebuild.sorted() {
             lists[section] = try db.listID(ofSection: section)  // none for an orphan, gone
         }
-        let nodes = try db.rebuildRankNodes(sections: lists.keys.sorted())
+        let nodes = try db.rebuildRankNodes(in: .rows, owners: lists.keys.sorted())
         for (section, list) in lists.sorted(by: { $0.key < $1.key }) {
             note(.rank, "section #\(section): built its rank structure afresh from its rows (\(plural(nodes[section] ?? 0, "node")))")
             changedLists.insert(list)
         }
-        try db.clearRankPending()
-        if !found.pending.isEmpty { note(.pending, "cleared \(plural(found.pending.count, "rank_pending note"))") }
+        listsToRebuild.formUnion(found.rank.filter { $0.space == .sections }.map(\.owner))
+        listsToRebuild.formUnion(found.pending.filter { $0.space == .sections && $0.ownerExists }.map(\.owner))
+        let listNodes = try db.rebuildRankNodes(in: .sections, owners: listsToRebuild.sorted())
+        for list in listsToRebuild.sorted() {
+            note(.rank, "\(self.list(list)): built its section rank structure afresh from its sections (\(plural(listNodes[list] ?? 0, "node")))")
+            changedLists.insert(list)
+        }
+        for space in RankSpace.all {
+            try db.clearRankPending(in: space)
+            let notes = found.pending.count { $0.space == space }
+            if notes > 0 { note(.pending, "cleared \(plural(notes, "\(space.pending) note"))") }
+        }
     }
 
     private mutating func mendJournal() throws {

@@ -132,7 +132,7 @@ struct SessionDraft {
             let section = sectionsByBase[storedSection]
         else { return nil }
         let base = sections[section].base!
-        let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: base.id, count: base.rowCount, in: db)
+        let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: base.id, in: db)
         // `nil`: deleted in the session (a moved row is held elsewhere).
         return sections[section].pieces.index(ofStored: storedIndex).map { RowPath(section: section, row: $0) }
     }

@@ -94,8 +94,12 @@ package final class PostgresDatabase: Database {
 
     package var listLockClause: String { inWrite ? " FOR UPDATE" : "" }
 
-    package func lockList(holdingSection section: Int64) throws {
-        try run("SELECT 1 FROM lists WHERE id = (SELECT list_id FROM sections WHERE id = ?) FOR UPDATE", section)
+    package func lockList(holding owner: Int64, in space: RankSpace) throws {
+        if space == .sections {
+            try run("SELECT 1 FROM lists WHERE id = ? FOR UPDATE", owner)
+        } else {
+            try run("SELECT 1 FROM lists WHERE id = (SELECT list_id FROM sections WHERE id = ?) FOR UPDATE", owner)
+        }
     }
 
     /// The walks are server functions (`Migrations/postgres/0002_rank_walk.sql`): one round trip
@@ -118,6 +122,17 @@ package final class PostgresDatabase: Database {
 
     package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
         Int(try scalarInt("SELECT sectionctl.rank_index_of(?, ?)", section, position) ?? 0)
+    }
+
+    package func rankedSection(at index: Int, inList list: Int64) throws -> (id: Int64, position: Int64)? {
+        guard index >= 0 else { return nil }
+        return try queryFirst("SELECT section_id, section_position FROM sectionctl.section_rank_at(?, ?)", list, index) { row in
+            row.isNull(0) ? nil : (row.int64(0), row.int64(1))
+        } ?? nil
+    }
+
+    package func rankedSectionIndex(ofPosition position: Int64, inList list: Int64) throws -> Int {
+        Int(try scalarInt("SELECT sectionctl.section_rank_index_of(?, ?)", list, position) ?? 0)
     }
 
     /// Writers to different lists run at once, so the mark is a setting local to the

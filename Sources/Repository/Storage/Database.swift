@@ -49,9 +49,10 @@ package protocol Database: AnyObject {
     /// turns on the whole database already.
     var listLockClause: String { get }
 
-    /// Locks the list that holds `section` as a write to that list would (see
-    /// `listLockClause`), before reshaping a section someone else's plain SQL noted.
-    func lockList(holdingSection section: Int64) throws
+    /// Locks the list that holds `owner` (a section of it, or the list itself) as a write to
+    /// that list would (see `listLockClause`), before reshaping a structure someone else's plain
+    /// SQL noted.
+    func lockList(holding owner: Int64, in space: RankSpace) throws
 
     /// The id and position of the row at 0-based `index` of `section`, walking the rank
     /// structure (`RankTree`); `nil` past the end.
@@ -65,6 +66,15 @@ package protocol Database: AnyObject {
     /// How many rows of `section` come before `position`: the 0-based index of a row there.
     /// - Complexity: O(log n) in the section's rows.
     func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int
+
+    /// The id and position of the section at 0-based `index` of `list`, walking the list's
+    /// section rank structure; `nil` past the end.
+    /// - Complexity: O(log s) in the list's sections.
+    func rankedSection(at index: Int, inList list: Int64) throws -> (id: Int64, position: Int64)?
+
+    /// How many sections of `list` come before `position`: the 0-based index of a section there.
+    /// - Complexity: O(log s) in the list's sections.
+    func rankedSectionIndex(ofPosition position: Int64, inList list: Int64) throws -> Int
 
     /// Marks the open write transaction as sectionctl's own, so that the triggers that notice
     /// plain-SQL changes leave its writes alone. First thing in every write transaction.

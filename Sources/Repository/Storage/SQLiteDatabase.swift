@@ -54,7 +54,7 @@ extension Connection {
     /// Writers take turns on the whole file (`BEGIN IMMEDIATE`): a list needs no lock of its own.
     package var listLockClause: String { "" }
 
-    package func lockList(holdingSection section: Int64) throws {}
+    package func lockList(holding owner: Int64, in space: RankSpace) throws {}
 
     /// The mark is the one row of `journal_writer`: writers take turns, so no other connection
     /// ever sees it set. Its `step` numbers the transaction's entries in `undo_log`.

@@ -1,29 +1,45 @@
 import SQLite
 
-/// SQLite's rank walks: down the levels of `rank_nodes` from the top, a few seeks a level
+/// SQLite's rank walks: down the levels of a rank structure from the top, a few seeks a level
 /// (see `RankTree`). A server runs the same walks as functions of its own, in one round trip.
 extension Connection {
     package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
         // Only the id and position: the (section_id, position) index holds both, so the row
         // itself is not read.
-        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, inSection: section) else { return nil }
-        return try rowPlace(ofSection: section, from: low, to: high, offset: remaining)
+        try rankedItem(at: index, of: section, in: .rows)
     }
 
     package func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)? {
-        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, inSection: section) else { return nil }
+        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, of: section, in: .rows) else { return nil }
         return try row(ofSection: section, from: low, to: high, offset: remaining)
     }
 
-    /// The range of positions of the level-1 node holding the row at `index`, and that row's
+    package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
+        try rankedIndex(ofPosition: position, of: section, in: .rows)
+    }
+
+    package func rankedSection(at index: Int, inList list: Int64) throws -> (id: Int64, position: Int64)? {
+        try rankedItem(at: index, of: list, in: .sections)
+    }
+
+    package func rankedSectionIndex(ofPosition position: Int64, inList list: Int64) throws -> Int {
+        try rankedIndex(ofPosition: position, of: list, in: .sections)
+    }
+
+    private func rankedItem(at index: Int, of owner: Int64, in space: RankSpace) throws -> (id: Int64, position: Int64)? {
+        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, of: owner, in: space) else { return nil }
+        return try rankedItemPlace(in: space, owner: owner, from: low, to: high, offset: remaining)
+    }
+
+    /// The range of positions of the level-1 node holding the item at `index`, and that item's
     /// index inside it; `nil` past the end.
-    private func rankLeaf(holding index: Int, inSection section: Int64) throws -> (low: Int64, high: Int64, remaining: Int)? {
+    private func rankLeaf(holding index: Int, of owner: Int64, in space: RankSpace) throws -> (low: Int64, high: Int64, remaining: Int)? {
         var low = RankTree.origin
         var high = Int64.max
         var remaining = index
         for level in RankTree.levels.reversed() {
             var found = false
-            try forEachRankNode(section: section, level: level, from: low, to: high) { first, count in
+            try forEachRankNode(in: space, owner: owner, level: level, from: low, to: high) { first, count in
                 if found {
                     high = first  // the next node ends the one found
                     return false
@@ -41,20 +57,20 @@ extension Connection {
         return (low, high, remaining)
     }
 
-    package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
+    private func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
         var low = RankTree.origin
         var index = 0
         for level in RankTree.levels.reversed() {
             // The children of the node found a level up, from its first to the one holding
             // `position`: all but the last come before it.
             var lastCount = 0
-            try forEachRankNode(section: section, level: level, from: low, to: position, closed: true) { first, count in
+            try forEachRankNode(in: space, owner: owner, level: level, from: low, to: position, closed: true) { first, count in
                 index += lastCount
                 low = first
                 lastCount = count
                 return true
             }
         }
-        return index + (try rowCount(ofSection: section, from: low, to: position))
+        return index + (try rankedItemCount(in: space, owner: owner, from: low, to: position))
     }
 }

@@ -40,41 +40,32 @@ package struct OrderedTable {
 
     package let table: String
     package let parent: String
-    /// Whether `RankTree` indexes the table. Rows are ranked in O(log n); a list's sections, few
-    /// by nature, are counted through the `(list_id, position)` index, O(s).
-    package let isRanked: Bool
+    /// The rank structure that counts the table's items per parent (`RankTree`), so that an
+    /// index and the item there are found in O(log n).
+    package let space: RankSpace
 
-    package static let rows = OrderedTable(table: "rows", parent: "section_id", isRanked: true)
-    package static let sections = OrderedTable(table: "sections", parent: "list_id", isRanked: false)
+    package static let rows = OrderedTable(table: "rows", parent: "section_id", space: .rows)
+    package static let sections = OrderedTable(table: "sections", parent: "list_id", space: .sections)
 
     /// The position of the item with this id, if `parentID` holds it.
     package func position(ofItem id: Int64, of parentID: Int64, in db: any Database) throws -> Int64? {
         try db.scalarInt("SELECT position FROM \(table) WHERE id = ? AND \(parent) = ?", id, parentID)
     }
 
-    /// The id and position of the item at `index` among the `count` items of `parentID`, read
-    /// from whichever end is nearer.
+    /// The id and position of the item at `index` among the `count` items of `parentID`;
+    /// `nil` outside `0..<count`.
+    /// - Complexity: O(log n), through the rank structure.
     package func item(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64)?
     {
         guard index >= 0 && index < count else { return nil }
-        if isRanked { return try rankedItem(at: index, of: parentID, count: count, in: db) }
-        let fromEnd = count - 1 - index
-        let ascending = index <= fromEnd
-        let sql = """
-            SELECT id, position FROM \(table) WHERE \(parent) = ?
-            ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT 1 OFFSET ?
-            """
-        guard let found = try db.queryFirst(sql, parentID, ascending ? index : fromEnd, row: { ($0.int64(0), $0.int64(1)) }) else {
-            throw Self.countDisagrees(parentID, count: count, index: index, what: "sections", of: "list")
-        }
-        return found
+        return try rankedItem(at: index, of: parentID, count: count, in: db)
     }
 
-    /// The row at `index` of the `count` rows of `parentID`, through the rank structure; an
-    /// index under the count that finds no row is the file disagreeing with itself.
+    /// The item at `index` of the `count` items of `parentID`, through the rank structure; an
+    /// index under the count that finds no item is the file disagreeing with itself.
     private func rankedItem(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64) {
-        guard let found = try RankTree.row(at: index, inSection: parentID, db: db) else {
-            throw Self.countDisagrees(parentID, count: count, index: index, what: "rows", of: "section")
+        guard let found = try RankTree.item(at: index, of: parentID, in: space, db: db) else {
+            throw Self.countDisagrees(parentID, count: count, index: index, what: "\(space.itemNoun)s", of: space.ownerNoun)
         }
         return found
     }
@@ -83,19 +74,10 @@ package struct OrderedTable {
         .inconsistent("\(parent) #\(parentID) counts \(count) \(what), but none is at index \(index)")
     }
 
-    /// The 0-based index of the item at `position` among the `count` items of `parentID`,
-    /// counted from whichever end its position suggests is nearer.
-    package func index(ofPosition position: Int64, of parentID: Int64, count: Int, in db: any Database) throws -> Int {
-        if isRanked { return try RankTree.index(ofPosition: position, inSection: parentID, db: db) }
-        // Two queries, not `min(), max()` in one: only a lone min or max takes SQLite's O(log n) path.
-        let low = try db.scalarInt("SELECT min(position) FROM \(table) WHERE \(parent) = ?", parentID)
-        let high = try db.scalarInt("SELECT max(position) FROM \(table) WHERE \(parent) = ?", parentID)
-        if let low, let high, high > low, Double(position - low) / Double(high - low) > 0.5 {
-            let after = try db.scalarInt(
-                "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position > ?", parentID, position) ?? 0
-            return count - 1 - Int(after)
-        }
-        return Int(try db.scalarInt("SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position < ?", parentID, position) ?? 0)
+    /// The 0-based index of the item at `position` among the items of `parentID`.
+    /// - Complexity: O(log n), through the rank structure.
+    package func index(ofPosition position: Int64, of parentID: Int64, in db: any Database) throws -> Int {
+        try RankTree.index(ofPosition: position, of: parentID, in: space, db: db)
     }
 
     /// The positions of the items on either side of `slot` (0…count) among the `count` items of
@@ -106,24 +88,8 @@ package struct OrderedTable {
         ofSlot slot: Int, of parentID: Int64, count: Int, excluding excludedID: Int64, excludedIndex: Int? = nil, in db: any Database
     ) throws -> (before: Int64?, after: Int64?) {
         guard count > 0 else { return (nil, nil) }
-        if isRanked {
-            return try rankedNeighbours(
-                ofSlot: slot, of: parentID, count: count, excluding: excludedID, excludedIndex: excludedIndex, in: db)
-        }
-        let fromEnd = count - slot
-        let ascending = slot <= fromEnd
-        let sql = """
-            SELECT position FROM \(table) WHERE \(parent) = ? AND id <> ?
-            ORDER BY position \(ascending ? "ASC" : "DESC") LIMIT ? OFFSET ?
-            """
-        if ascending {
-            // slot-1 and slot, or just slot at the front.
-            let found = try db.query(sql, parentID, excludedID, slot == 0 ? 1 : 2, max(slot - 1, 0)) { $0.int64(0) }
-            return slot == 0 ? (nil, found.first) : (found.first, found.count > 1 ? found[1] : nil)
-        }
-        // Counting from the end: slot and slot-1, or just slot-1 at the end.
-        let found = try db.query(sql, parentID, excludedID, fromEnd == 0 ? 1 : 2, max(fromEnd - 1, 0)) { $0.int64(0) }
-        return fromEnd == 0 ? (found.first, nil) : (found.count > 1 ? found[1] : nil, found.first)
+        return try rankedNeighbours(
+            ofSlot: slot, of: parentID, count: count, excluding: excludedID, excludedIndex: excludedIndex, in: db)
     }
 
     /// `neighbours(ofSlot:…)` through the rank structure: the item just before the slot by rank
@@ -136,7 +102,7 @@ package struct OrderedTable {
         if known == nil,
             let position = try position(ofItem: excludedID, of: parentID, in: db)
         {
-            excludedIndex = try RankTree.index(ofPosition: position, inSection: parentID, db: db)
+            excludedIndex = try index(ofPosition: position, of: parentID, in: db)
         }
         func storedIndex(_ index: Int) -> Int { index < excludedIndex ? index : index + 1 }
         // The stored count includes the excluded item when it is here.

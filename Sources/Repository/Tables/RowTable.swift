@@ -71,7 +71,7 @@ extension Database {
         let (position, content) = try queryFirst("SELECT position, \(RowContent.columns) FROM rows WHERE id = ?", rowID) {
             ($0.int64(0), RowContent($0, from: 1))
         }!
-        let index = try rowIndex ?? OrderedTable.rows.index(ofPosition: position, of: section.id, count: section.rowCount, in: self)
+        let index = try rowIndex ?? OrderedTable.rows.index(ofPosition: position, of: section.id, in: self)
         return RowRecord(
             id: rowID, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
     }
@@ -96,27 +96,6 @@ extension Database {
         try queryFirst(
             "SELECT r.section_id, r.position FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
             id, list.id
-        ) { ($0.int64(0), $0.int64(1)) }
-    }
-
-    /// The positions of the section's rows in `low..<high`, in order.
-    package func rowPositions(ofSection section: Int64, from low: Int64, to high: Int64) throws -> [Int64] {
-        try query(
-            "SELECT position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position", section, low, high
-        ) { $0.int64(0) }
-    }
-
-    /// How many of the section's rows are in `low..<high`.
-    package func rowCount(ofSection section: Int64, from low: Int64, to high: Int64) throws -> Int {
-        Int(try scalarInt("SELECT count(*) FROM rows WHERE section_id = ? AND position >= ? AND position < ?", section, low, high) ?? 0)
-    }
-
-    /// The id and position of the row at 0-based `offset` among the section's rows in
-    /// `low..<high` (read from the `(section_id, position)` index alone).
-    package func rowPlace(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (id: Int64, position: Int64)? {
-        try queryFirst(
-            "SELECT id, position FROM rows WHERE section_id = ? AND position >= ? AND position < ? ORDER BY position LIMIT 1 OFFSET ?",
-            section, low, high, offset
         ) { ($0.int64(0), $0.int64(1)) }
     }
 

@@ -35,8 +35,13 @@ package struct SectionRecord {
 
 /// The `sections` table: every read and write of it goes through here.
 extension Database {
+    /// How many sections the list has, from the counts of its section rank structure's top level.
+    /// - Complexity: O(s / 32⁴ + 1): one node per million sections or so.
     package func sectionCount(of list: ListRecord) throws -> Int {
-        Int(try scalarInt("SELECT count(*) FROM sections WHERE list_id = ?", list.id) ?? 0)
+        Int(
+            try scalarInt(
+                "SELECT coalesce(sum(section_count), 0) FROM section_rank_nodes WHERE list_id = ? AND level = ?", list.id, RankTree.topLevel)
+                ?? 0)
     }
 
     package func sectionTitles(of list: ListRecord) throws -> [String] {
@@ -59,27 +64,32 @@ extension Database {
     }
 
     /// The section a reference names, or the error that says why none.
-    /// - Complexity: O(s) in the list's sections (they are ordered, not ranked).
+    /// - Complexity: O(log s) in the list's sections, through their rank structure (a title
+    ///   also reads the sections with that title).
     package func section(_ ref: SectionRef, in list: ListRecord) throws -> SectionRecord {
         switch ref {
         case .index(let index):
             // The section first; the count only to say what is valid when there is none.
-            let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?"
-            if index >= 0, let found = try queryFirst(sql, list.id, index, row: { SectionRecord($0, index: index) }) {
+            if let (id, _) = try rankedSection(at: index, inList: list.id),
+                let found = try queryFirst(
+                    "SELECT \(SectionRecord.columns) FROM sections WHERE id = ?", id, row: { SectionRecord($0, index: index) })
+            {
                 return found
             }
             let count = try sectionCount(of: list)
+            guard index < 0 || index >= count else {
+                throw RepositoryError.inconsistent("list #\(list.id) counts \(count) sections, but none is at index \(index)")
+            }
             throw RepositoryError.sectionIndexOutOfRange(index, valid: count > 0 ? 0...(count - 1) : nil)
         case .id(let id):
-            let sql = """
-                SELECT \(SectionRecord.columns),
-                    (SELECT count(*) FROM sections AS o WHERE o.list_id = s.list_id AND o.position < s.position)
-                FROM sections AS s WHERE id = ? AND list_id = ?
-                """
-            guard let found = try queryFirst(sql, id.rawValue, list.id, row: { SectionRecord($0, index: $0.int(5)) }) else {
+            let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE id = ? AND list_id = ?"
+            guard let found = try queryFirst(sql, id.rawValue, list.id, row: { SectionRecord($0, index: 0) }) else {
                 throw RepositoryError.sectionNotFound(ref, list: list.name, titles: try sectionTitles(of: list))
             }
-            return found
+            let index = try rankedSectionIndex(ofPosition: found.position, inList: list.id)
+            return SectionRecord(
+                id: found.id, index: index, title: found.title, emptyText: found.emptyText, rowCount: found.rowCount,
+                position: found.position)
         case .title(let title):
             let ids = try query("SELECT id FROM sections WHERE list_id = ? AND title = ? ORDER BY position", list.id, title) {
                 $0.int64(0)
