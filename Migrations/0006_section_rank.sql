@@ -45,10 +45,10 @@ CREATE TRIGGER section_rank_list_insert AFTER INSERT ON lists BEGIN
     SELECT NEW.id, value, -9223372036854775808 FROM json_each('[{{rank_level_list}}]');
 END;
 
--- With foreign keys off the cascade does not run: the list's sections go first (their triggers
--- touch the nodes), then its nodes.
+-- With foreign keys off the cascade does not run: the list's nodes go here (its sections go in
+-- guard_list_delete, whichever runs first: a section's triggers find no nodes, or nodes about to
+-- go, and note nothing for a list that is gone).
 CREATE TRIGGER section_rank_list_delete AFTER DELETE ON lists BEGIN
-    DELETE FROM sections WHERE list_id = OLD.id;
     DELETE FROM section_rank_pending WHERE list_id = OLD.id;
     DELETE FROM section_rank_nodes WHERE list_id = OLD.id;
 END;

@@ -125,13 +125,26 @@ enum RankTree {
         return Node(first: first, rowCount: count, end: try db.rankNodeStart(after: first, level: level, in: space, owner: owner))
     }
 
-    /// The children of `node` on `level` (rows for level 1), as (first, rows) in order.
-    private static func children(of node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws -> [(first: Int64, rows: Int)] {
+    /// Calls `body` with each child of `node` on `level` (items for level 1, counting one each),
+    /// as (first, items) in order, streamed: nothing is held but the current child.
+    private static func forEachChild(
+        of node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database, _ body: (Int64, Int) -> Void
+    ) throws {
         let end = node.end ?? Int64.max
         if level == 1 {
-            return try db.rankedItemPositions(in: space, owner: owner, from: node.first, to: end).map { ($0, 1) }
+            try db.forEachRow(
+                "SELECT position FROM \(space.items) WHERE \(space.owner) = ? AND position >= ? AND position < ? ORDER BY position",
+                arguments: [owner, node.first, end]
+            ) { row in
+                body(row.int64(0), 1)
+                return true
+            }
+        } else {
+            try db.forEachRankNode(in: space, owner: owner, level: level - 1, from: node.first, to: end) { first, count in
+                body(first, count)
+                return true
+            }
         }
-        return try db.rankNodes(in: space, owner: owner, level: level - 1, from: node.first, to: end)
     }
 
     private static func childCount(of node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws -> Int {
@@ -180,20 +193,24 @@ enum RankTree {
     /// remainder under `minimumChildren` stays with the piece before it, so that no piece is
     /// left too small).
     private static func split(_ node: Node, level: Int, in space: RankSpace, owner: Int64, db: any Database) throws {
-        let children = try children(of: node, level: level, in: space, owner: owner, db: db)
-        var starts = Array(stride(from: 0, to: children.count, by: fanout))
-        if starts.count > 1, children.count - starts[starts.count - 1] < minimumChildren { starts.removeLast() }
-        var kept = 0
-        for (number, start) in starts.enumerated() {
-            let piece = children[start..<(number + 1 < starts.count ? starts[number + 1] : children.count)]
-            let rows = piece.reduce(0) { $0 + $1.rows }
-            if start == 0 {
-                kept = rows
-            } else {
-                try db.insertRankNode(in: space, owner: owner, level: level, first: piece.first!.first, rowCount: rows)
-            }
+        // The children are streamed and only the pieces kept (a node grown by a bulk insert can
+        // hold millions of rows); the nodes are written once the read is done.
+        var pieces: [(first: Int64, items: Int)] = []
+        var children = 0
+        try forEachChild(of: node, level: level, in: space, owner: owner, db: db) { first, items in
+            if children % fanout == 0 { pieces.append((first, 0)) }
+            pieces[pieces.count - 1].items += items
+            children += 1
         }
-        try db.setRankNodeCount(kept, in: space, owner: owner, level: level, first: node.first)
+        guard !pieces.isEmpty else { return }
+        if pieces.count > 1, children - (pieces.count - 1) * fanout < minimumChildren {
+            let remainder = pieces.removeLast()
+            pieces[pieces.count - 1].items += remainder.items
+        }
+        for piece in pieces.dropFirst() {
+            try db.insertRankNode(in: space, owner: owner, level: level, first: piece.first, rowCount: piece.items)
+        }
+        try db.setRankNodeCount(pieces[0].items, in: space, owner: owner, level: level, first: node.first)
     }
 
     // MARK: - Checking

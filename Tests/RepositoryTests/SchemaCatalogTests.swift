@@ -42,11 +42,14 @@ struct SchemaCatalogTests {
         // view that the other triggers insert into (a server calls `mark_plain()`). What it writes
         // is read into the triggers that use it.
         "view plain_marks: list_id",
+        // The same for the section rank counts: a server's triggers call `section_rank_count()`.
+        "view section_rank_counts: list_id, position, delta",
         // Foreign keys may be off in a file (the sqlite3 shell's default): triggers delete what the
         // cascade would. A server always enforces them.
         "trigger sections delete writes rows", "trigger sections delete writes rank_nodes", "trigger sections delete writes rank_pending",
         "trigger lists delete writes sections", "trigger lists delete writes journal",
         "trigger lists delete writes undo_steps", "trigger lists delete writes redo_steps",
+        "trigger lists delete writes section_rank_nodes", "trigger lists delete writes section_rank_pending",
     ]
     static let postgresOnly: Set<String> = [
         // A server tells observers about commits with NOTIFY, which a trigger on the journal

@@ -30,15 +30,11 @@ struct SectionsFixture {
 }
 
 extension Benchmark {
-    /// The query `SectionTable.section(_:in:)` finds a section by index with (sections are
-    /// ordered by position, not ranked).
-    static let sectionByIndexSQL = "SELECT id, list_id, position, title, empty_text, row_count FROM sections WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?"
-
     /// Scenario 16: many sections of one row each, the shape a records import makes. A list of
     /// 1,000 sections against one of 1,000,000 (`--quick`: 100,000): `sectionctl row get S:0`
     /// and a committed `sectionctl row move S:0 T:0` (and back) with S = s/2 and T = S + 1, as
-    /// whole processes, and `row(at:)` of S:0 in the library, each ≤ 1.5× at the huge size. The
-    /// virtual machine steps SQLite counts for the section lookup are shown beside them.
+    /// whole processes, and `row(at:)` of S:0 and `section(.index(S))` in the library, each ≤ 1.5×
+    /// at the huge size: a section is found through its list's section rank structure, O(log s).
     func manySectionRows() throws -> [ResultRow] {
         let plan = self.plan
         let sectionctl = sectionctlPath
@@ -86,21 +82,20 @@ extension Benchmark {
                     measured: "library, in this process: \(small): \(Format.duration(lookups[0])), \(large): \(Format.duration(lookups[1]))",
                     ratio: lookups[1] / lookups[0], limit: 1.5))
 
-            // What SQLite counts for the section lookup, at both sizes.
-            var steps: [(vm: Int64, scan: Int64)] = []
-            for fixture in fixtures {
-                let baseline = try Baseline(path: fixture.path)
-                let listID = try baseline.queryInt("SELECT id FROM lists WHERE name = 'default'")
-                let counted = try baseline.statementSteps(Self.sectionByIndexSQL, [listID, Int64(fixture.middle)])
-                guard counted.rows == 1 else { throw BenchmarkError("\(fixture.path): the section lookup returned \(counted.rows) rows") }
-                steps.append((counted.vmSteps, counted.fullScanSteps))
+            // The section alone: `section(.index(S))`, through the list's section rank structure.
+            var finders: [(mover: any Mover, moves: Int)] = []
+            for (index, fixture) in fixtures.enumerated() {
+                let store = try SectionStore(path: fixture.path)
+                finders.append(
+                    (Reader { _ = try store.list("default").section(.index(fixture.middle)) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
             }
+            Log.progress("  timing section(.index(S)): \(plan.rounds) rounds…")
+            let sections = try Rounds.medianPerMove(finders, rounds: plan.rounds)
             rows.append(
-                .info(
-                    "16. SQLite VM steps of the section lookup (LIMIT 1 OFFSET s/2), \(large) vs \(small) sections",
-                    measured: "\(small): \(Format.count(Int(steps[0].vm))), \(large): \(Format.count(Int(steps[1].vm))) VM steps"
-                        + " (full-scan steps \(Format.count(Int(steps[0].scan))) and \(Format.count(Int(steps[1].scan))))",
-                    ratio: "\(Format.ratio(Double(steps[1].vm) / Double(steps[0].vm)))x"))
+                .atMost(
+                    "16. section(.index(S)), S = s/2, \(large) vs \(small) sections",
+                    measured: "library, in this process: \(small): \(Format.duration(sections[0])), \(large): \(Format.duration(sections[1]))",
+                    ratio: sections[1] / sections[0], limit: 1.5))
 
             // Whole sectionctl processes.
             guard FileManager.default.isExecutableFile(atPath: sectionctl) else {

@@ -39,14 +39,6 @@ extension Database {
             "SELECT first FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first > ? ORDER BY first LIMIT 1", owner, level, first)
     }
 
-    /// The (first, rows) of the nodes on `level` of `owner` in `low..<high`, in order.
-    package func rankNodes(in space: RankSpace, owner: Int64, level: Int, from low: Int64, to high: Int64) throws -> [(first: Int64, rows: Int)] {
-        try query(
-            "SELECT first, \(space.count) FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first >= ? AND first < ? ORDER BY first",
-            owner, level, low, high
-        ) { ($0.int64(0), $0.int(1)) }
-    }
-
     /// How many nodes `level` of `owner` has in `low..<high`.
     package func rankNodeCount(in space: RankSpace, owner: Int64, level: Int, from low: Int64, to high: Int64) throws -> Int {
         Int(
@@ -73,14 +65,6 @@ extension Database {
     }
 
     // MARK: - The items a level-1 node counts
-
-    /// The positions of the owner's items in `low..<high`, in order.
-    package func rankedItemPositions(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64) throws -> [Int64] {
-        try query(
-            "SELECT position FROM \(space.items) WHERE \(space.owner) = ? AND position >= ? AND position < ? ORDER BY position",
-            owner, low, high
-        ) { $0.int64(0) }
-    }
 
     /// How many of the owner's items are in `low..<high`.
     package func rankedItemCount(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64) throws -> Int {

@@ -44,6 +44,8 @@ final class ListBrowser {
     var sessionEdits: [Edit] { session?.edits ?? [] }
     private(set) var outline: ListOutline
     private(set) var layout: ScreenLayout
+    /// The width of the widest row path in the outline (`pathWidth(of:)`).
+    private var pathWidth = 3
     /// The row under the cursor, or nil when the list has no rows.
     private(set) var cursor: RowPath?
     /// The id of the row under the cursor.
@@ -68,6 +70,7 @@ final class ListBrowser {
         self.pageHeight = max(1, pageHeight)
         outline = try store.outline(of: list)
         layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: false)
+        pathWidth = Self.pathWidth(of: outline)
         try moveCursor(to: layout.path(atFlatIndex: 0))
     }
 
@@ -104,8 +107,21 @@ final class ListBrowser {
         return RowPath(section: held.slot.section, row: inOwnSection && held.slot.row >= held.origin.row ? held.slot.row + 1 : held.slot.row)
     }
 
+    /// Lays the outline out afresh (O(s)): after it was read again.
     private func rebuildLayout() {
         layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: outline.isEditing, slot: slotPlace)
+        pathWidth = Self.pathWidth(of: outline)
+    }
+
+    /// Puts the slot line where the held row would land, keeping the layout (O(1)).
+    private func placeSlot() {
+        layout = layout.with(slot: slotPlace)
+    }
+
+    /// The widest `S:R` any row of the outline has (the width of "0:0" at least): the column
+    /// every row's path is padded to.
+    private static func pathWidth(of outline: ListOutline) -> Int {
+        max(3, outline.sections.map { $0.rowCount == 0 ? 0 : "\($0.index):\($0.rowCount - 1)".count }.max() ?? 0)
     }
 
     /// The line the cursor is on: the slot line while a row is carried away from its place.
@@ -262,7 +278,7 @@ final class ListBrowser {
         }
         held.slot = slot
         self.held = held
-        rebuildLayout()
+        placeSlot()
         ensureCursorVisible()
     }
 
@@ -271,7 +287,7 @@ final class ListBrowser {
         let section = last ? outline.sections.count - 1 : 0
         held.slot = RowPath(section: section, row: last ? slots(in: section, for: held) - 1 : 0)
         self.held = held
-        rebuildLayout()
+        placeSlot()
         ensureCursorVisible()
     }
 
@@ -283,7 +299,7 @@ final class ListBrowser {
         if held != nil { return try drop() }
         guard let cursor, let cursorID else { return }
         held = Held(id: cursorID, row: try row(at: cursor), origin: cursor, slot: cursor)
-        rebuildLayout()
+        placeSlot()
         message = "Carrying: ↑↓ move it one place, space drops it, u puts it back."
     }
 
@@ -293,7 +309,7 @@ final class ListBrowser {
         guard let held, let session else { return }
         self.held = nil
         guard held.slot != held.origin else {
-            rebuildLayout()
+            placeSlot()
             return
         }
         let slot = held.slot
@@ -394,7 +410,7 @@ final class ListBrowser {
     private func undo() throws {
         if let held {
             self.held = nil
-            rebuildLayout()
+            placeSlot()
             ensureCursorVisible()
             message = "Put \"\(TextEscaping.escaped(held.row.title))\" back."
             return
@@ -534,9 +550,6 @@ final class ListBrowser {
                 rows[located.path] = located.row
             }
         }
-        let pathWidth = max(
-            3,
-            outline.sections.map { $0.rowCount == 0 ? 0 : "\($0.index):\($0.rowCount - 1)".count }.max() ?? 0)
         // Field labels line up within each section's rows on screen.
         var labelWidths: [Int: Int] = [:]
         for path in paths {

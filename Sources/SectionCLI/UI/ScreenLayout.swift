@@ -20,7 +20,7 @@ struct ScreenLayout: Equatable {
     let isEditing: Bool
     /// Where the slot line goes: before the row at this path (`row` may equal the count).
     let slot: RowPath?
-    /// The first line of each section, and the total after the last.
+    /// The first line of each section without the slot line, and the total after the last.
     private let starts: [Int]
     /// The first row of each section in the list's order, and the total after the last.
     private let rowStarts: [Int]
@@ -31,18 +31,40 @@ struct ScreenLayout: Equatable {
         self.slot = slot
         var starts = [0]
         var rowStarts = [0]
+        starts.reserveCapacity(rowCounts.count + 1)
+        rowStarts.reserveCapacity(rowCounts.count + 1)
         for (section, count) in rowCounts.enumerated() {
             let footer = isEditing && count == 0 ? 1 : 0
-            let slotLine = slot?.section == section ? 1 : 0
-            starts.append(starts[section] + (section > 0 ? 1 : 0) + 1 + count + footer + slotLine)
+            starts.append(starts[section] + (section > 0 ? 1 : 0) + 1 + count + footer)
             rowStarts.append(rowStarts[section] + count)
         }
         self.starts = starts
         self.rowStarts = rowStarts
     }
 
+    private init(_ layout: ScreenLayout, slot: RowPath?) {
+        rowCounts = layout.rowCounts
+        isEditing = layout.isEditing
+        starts = layout.starts
+        rowStarts = layout.rowStarts
+        self.slot = slot
+    }
+
+    /// The same layout with the slot line at `slot` (or none): O(1), the sections' lines are
+    /// shared, so that carrying a row costs nothing per section.
+    func with(slot: RowPath?) -> ScreenLayout {
+        ScreenLayout(self, slot: slot)
+    }
+
+    /// The first line of `section` (or the total, for the count of sections), the slot line
+    /// counted.
+    private func start(of section: Int) -> Int {
+        guard let slot, slot.section < section else { return starts[section] }
+        return starts[section] + 1
+    }
+
     /// How many lines the list takes.
-    var lineCount: Int { starts.last ?? 0 }
+    var lineCount: Int { start(of: rowCounts.count) }
 
     /// How many rows the list has.
     var rowCount: Int { rowStarts.last ?? 0 }
@@ -54,10 +76,10 @@ struct ScreenLayout: Equatable {
         var high = rowCounts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
-            if starts[middle] <= index { low = middle } else { high = middle - 1 }
+            if start(of: middle) <= index { low = middle } else { high = middle - 1 }
         }
         let section = low
-        var offset = index - starts[section]
+        var offset = index - start(of: section)
         if section > 0 {
             if offset == 0 { return .blank }
             offset -= 1
@@ -86,7 +108,7 @@ struct ScreenLayout: Equatable {
 
     /// The line of a section's header.
     func headerLine(of section: Int) -> Int {
-        starts[section] + (section > 0 ? 1 : 0)
+        start(of: section) + (section > 0 ? 1 : 0)
     }
 
     /// A row's index among all rows, in the list's order.
