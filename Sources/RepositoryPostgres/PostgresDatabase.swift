@@ -238,6 +238,13 @@ extension PostgresDatabase {
     package func makeRowAppender() throws -> any RowAppender {
         PostgresRowAppender(db: self)
     }
+
+    /// A server's insert triggers run once per statement (`COPY` included): nothing to turn off.
+    package func beginBulkAppend() throws -> Bool { false }
+
+    package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {}
+
+    package func highestItemIDs() throws -> (section: Int64, row: Int64) { (0, 0) }
 }
 
 /// Appends rows to a server through `COPY rows FROM STDIN`, `batchSize` rows a copy: the

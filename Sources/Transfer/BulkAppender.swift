@@ -26,6 +26,9 @@ struct BulkAppender {
     private var sectionID: Int64?
     private var rowCount = 0
     private var lastRowPosition: Int64?
+    /// While the engine's per-row bookkeeping is off (`Database.beginBulkAppend()`): the highest
+    /// section and row ids before the items appended since it went off.
+    private var bulkStart: (section: Int64, row: Int64)?
 
     init(list: ListRecord, db: any Database) throws {
         self.list = list
@@ -33,6 +36,22 @@ struct BulkAppender {
         sectionCount = try db.sectionCount(of: list)
         lastSectionPosition = try OrderedTable.sections.checked(db.lastSectionPosition(of: list), of: list.id)
         rows = try db.makeRowAppender()
+        try resumeBulk()
+    }
+
+    /// Turns the engine's per-row bookkeeping off, where it can, until `endBulk()`.
+    mutating func resumeBulk() throws {
+        let start = try db.highestItemIDs()
+        if try db.beginBulkAppend() { bulkStart = start }
+    }
+
+    /// Writes the rows still waiting, then the bookkeeping of everything appended since
+    /// `resumeBulk()`, and turns it back on: before anything but an append touches the list.
+    mutating func endBulk() throws {
+        try rows.finish()
+        guard let start = bulkStart else { return }
+        bulkStart = nil
+        try db.finishBulkAppend(list: list.id, sectionsAfter: start.section, rowsAfter: start.row)
     }
 
     /// Appends an empty section after the list's last; rows appended next go into it.
@@ -64,9 +83,9 @@ struct BulkAppender {
         }
     }
 
-    /// Writes the rows still waiting for a full batch.
+    /// Writes the rows still waiting for a full batch, and the bookkeeping of all.
     mutating func finish() throws {
-        try rows.finish()
+        try endBulk()
         if unmetered > 0 { meter?.add(rows: unmetered) }
         unmetered = 0
     }
@@ -78,9 +97,12 @@ struct BulkAppender {
         if let position = OrderedTable.position(between: last, and: nil) {
             return position
         }
-        try finish()  // making room reads the rows
+        // Making room reads the rows and the rank structures, and moves items: done with the
+        // bookkeeping on.
+        try endBulk()
         let place = try table.positionForSlot(count, of: parent, count: count, movingID: nil, in: db)
         positionWrites += place.rewritten
+        try resumeBulk()
         return place.position
     }
 }

@@ -77,7 +77,10 @@ final class NativeImporter {
     /// section's rows).
     func setEmptyText(_ emptyText: String?) throws {
         guard let list else { return }
+        // An update, logged for undo after the section's insert: the bulk bookkeeping first.
+        try appender?.endBulk()
         try db.setEmptyTextOfLastSection(of: list, to: emptyText)
+        try appender?.resumeBulk()
     }
 
     func appendRow(_ row: RowContent) throws {

@@ -121,6 +121,20 @@ package protocol Database: AnyObject {
     /// `RowAppender.finish()` at the latest; nothing else may use the connection meanwhile.
     func makeRowAppender() throws -> any RowAppender
 
+    /// Turns the per-row bookkeeping of inserts off for the rest of the open write transaction,
+    /// where the engine can (`Migrations/0007_bulk_append.sql` on SQLite), so that appends pay
+    /// for it once per batch in `finishBulkAppend`. Returns false where it cannot (a server's
+    /// triggers already run once per statement): then nothing is to be done afterwards.
+    func beginBulkAppend() throws -> Bool
+
+    /// Does the bookkeeping the insert triggers skipped for the sections of `list` with an id
+    /// after `sectionsAfter` and the rows with an id after `rowsAfter` (appended at the ends of
+    /// the list and of their sections, in this transaction), and turns the triggers on again.
+    func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws
+
+    /// The highest section id and row id in use (0 when none): where a bulk append's items begin.
+    func highestItemIDs() throws -> (section: Int64, row: Int64)
+
     /// After a write committed, outside any transaction: gives the file's free pages back to the
     /// file system when many have built up (a large delete, an undo of an import), so that the
     /// file stays proportional to what it holds. Does nothing where the engine reclaims space

@@ -65,7 +65,7 @@ extension Connection {
     }
 
     package func endWriterMark() throws {
-        try run("UPDATE journal_writer SET active = 0 WHERE id = 1")
+        try run("UPDATE journal_writer SET active = 0, bulk = 0 WHERE id = 1")
     }
 
     package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {

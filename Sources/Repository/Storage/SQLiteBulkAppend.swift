@@ -1,0 +1,77 @@
+import SQLite
+
+/// Bulk appends on SQLite (`Migrations/0007_bulk_append.sql`): with `journal_writer.bulk` set,
+/// the insert triggers are off, and `finishBulkAppend` writes what they would have, set-based.
+extension Connection {
+    package func beginBulkAppend() throws -> Bool {
+        try run("UPDATE journal_writer SET bulk = 1 WHERE id = 1") == 1
+    }
+
+    package func highestItemIDs() throws -> (section: Int64, row: Int64) {
+        (try scalarInt("SELECT coalesce(max(id), 0) FROM sections") ?? 0, try scalarInt("SELECT coalesce(max(id), 0) FROM rows") ?? 0)
+    }
+
+    /// The appended sections come after every other section of the list, and the appended rows
+    /// after every other row of their sections: each lands in the last rank node of every level,
+    /// so the counts go there, and a level-1 node past its bound is noted for `RankTree.settle`,
+    /// as the triggers would have. Undo entries go sections first, then rows, each in id order:
+    /// undoing deletes the rows before their sections, redoing inserts them after.
+    package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {
+        let origin = RankTree.origin
+        let levels = RankTree.levels.map(String.init).joined(separator: ", ")
+        let maximum = RankTree.maximumChildren
+        // The sections: their rank structure's first nodes, their list's section counts, undo.
+        let sections = try run(
+            """
+            INSERT INTO rank_nodes (section_id, level, first)
+            SELECT s.id, l.value, ? FROM sections AS s, json_each('[\(levels)]') AS l
+            WHERE s.id > ? AND s.list_id = ?
+            """, origin, sectionsAfter, list) / RankTree.levels.count
+        if sections > 0 {
+            for level in RankTree.levels {
+                try run(
+                    """
+                    UPDATE section_rank_nodes SET section_count = section_count + ?
+                    WHERE list_id = ? AND level = ? AND first = (SELECT max(first) FROM section_rank_nodes WHERE list_id = ? AND level = ?)
+                    """, sections, list, level, list, level)
+            }
+            try run(
+                """
+                INSERT OR IGNORE INTO section_rank_pending (list_id, first)
+                SELECT list_id, first FROM section_rank_nodes
+                WHERE list_id = ? AND level = 1 AND section_count > \(maximum)
+                    AND first = (SELECT max(first) FROM section_rank_nodes WHERE list_id = ? AND level = 1)
+                """, list, list)
+            try run(
+                """
+                INSERT INTO undo_log (step, list_id, action, target, item_id)
+                SELECT (SELECT step FROM journal_writer), list_id, 'insert', 'section', id FROM sections
+                WHERE id > ? AND list_id = ? ORDER BY id
+                """, sectionsAfter, list)
+        }
+        // The rows: their sections' counts, the last rank node of each level, undo.
+        let added = "SELECT section_id, count(*) AS n FROM rows WHERE id > ? GROUP BY section_id"
+        if try run("UPDATE sections SET row_count = row_count + a.n FROM (\(added)) AS a WHERE sections.id = a.section_id", rowsAfter) > 0 {
+            try run(
+                """
+                UPDATE rank_nodes SET row_count = row_count + a.n FROM (\(added)) AS a
+                WHERE rank_nodes.section_id = a.section_id AND rank_nodes.first = (
+                    SELECT max(m.first) FROM rank_nodes AS m WHERE m.section_id = a.section_id AND m.level = rank_nodes.level)
+                """, rowsAfter)
+            try run(
+                """
+                INSERT OR IGNORE INTO rank_pending (section_id, first)
+                SELECT n.section_id, n.first FROM rank_nodes AS n
+                WHERE n.level = 1 AND n.row_count > \(maximum)
+                    AND n.section_id IN (SELECT DISTINCT section_id FROM rows WHERE id > ?)
+                    AND n.first = (SELECT max(m.first) FROM rank_nodes AS m WHERE m.section_id = n.section_id AND m.level = 1)
+                """, rowsAfter)
+            try run(
+                """
+                INSERT INTO undo_log (step, list_id, action, target, item_id)
+                SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM rows WHERE id > ? ORDER BY id
+                """, list, rowsAfter)
+        }
+        try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SQLite
+import TestSupport
+import Testing
+
+@testable import Repository
+@testable import Transfer
+
+/// Imports append with the per-row bookkeeping of inserts off, and write it once per batch
+/// (`Migrations/0007_bulk_append.sql`): whatever the list held before, every structure comes out
+/// exact (`check()`), and undo and redo take the import back and forth.
+@Suite("Bulk appends")
+struct BulkAppendTests {
+    /// Every list's sections as "title: row, row…".
+    static func shape(_ store: SectionStore) throws -> [String: [String]] {
+        var shape: [String: [String]] = [:]
+        for list in try store.lists() {
+            shape[list.name] = try store.list(list.name).snapshot().sections.map { section in
+                section.title + ": " + section.rows.map(\.title).joined(separator: ", ")
+            }
+        }
+        return shape
+    }
+
+    /// `count` records of one to three fields each, as a JSON array.
+    static func records(_ count: Int, seed: UInt64) -> Data {
+        var generator = SeededGenerator(seed: seed)
+        let records = (0..<count).map { number in
+            let fields = (0..<Int.random(in: 1...3, using: &generator)).map { "\"f\($0)\": \"v\(number).\($0)\"" }
+            return "{" + (["\"name\": \"r\(number)\""] + fields).joined(separator: ", ") + "}"
+        }
+        return Data(("[" + records.joined(separator: ",\n") + "]").utf8)
+    }
+
+    @Test(arguments: Backend.all) func anImportAppendedToAFullListKeepsEveryStructureAndUndoesExactly(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        _ = try store.createList(named: "other")
+        let list = store.list(SectionStore.defaultList)
+        for section in 0..<80 {
+            try list.apply(.addSection(title: "s\(section)"))
+            for row in 0..<(section % 7) { try list.apply(.addRow(.text("t\(section).\(row)"), to: .init(section: .index(section), index: .end))) }
+        }
+        try store.list("other").apply(.addSection(title: "elsewhere"))
+        let before = try Self.shape(store)
+        // Enough records that the list's last section rank node and new sections' nodes split.
+        let change = try store.importRecords(Self.records(700, seed: 3), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
+        #expect(change.changeset.insertedSections == Array(80..<780))
+        #expect(try store.check() == [])
+        let after = try Self.shape(store)
+        #expect(after[SectionStore.defaultList]?.count == 780)
+        #expect(after["other"] == before["other"])
+        #expect(try list.section(.index(779)).title == "r699")
+        let snapshot = try list.snapshot()
+        for path in [RowPath(section: 500, row: 0), RowPath(section: 779, row: 1), RowPath(section: 76, row: 5)] {
+            #expect(try list.row(at: path).row == snapshot.sections[path.section].rows[path.row], "\(path)")
+        }
+        _ = try list.undo()
+        #expect(try Self.shape(store) == before)
+        #expect(try store.check() == [])
+        _ = try list.redo()
+        #expect(try Self.shape(store) == after)
+        #expect(try store.check() == [])
+    }
+
+    @Test func anAppendPastTheLastFreePositionMakesRoomWithTheBookkeepingOn() throws {
+        let fixture = try StoreFixture(.sqlite)
+        let store = fixture.store
+        let list = store.list(SectionStore.defaultList)
+        for title in ["a", "b", "c"] { try list.apply(.addSection(title: title)) }
+        // The last section at the top of the range: every append past it must make room first.
+        try fixture.plainSQL("UPDATE sections SET position = \(OrderedTable.upperBound - 2) WHERE title = 'c'")
+        _ = try store.importRecords(Self.records(40, seed: 5), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
+        #expect(try store.check() == [])
+        let titles = try list.snapshot().sections.map(\.title)
+        #expect(titles == ["a", "b", "c"] + (0..<40).map { "r\($0)" })
+        _ = try list.undo()
+        #expect(try list.snapshot().sections.map(\.title) == ["a", "b", "c"])
+        #expect(try store.check() == [])
+    }
+
+    @Test(arguments: Backend.all) func anEmptyTextGivenAfterTheRowsIsUndoneWithItsSection(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        let document = #"""
+            {"format": "sectionctl", "version": 1, "lists": [{"name": "n", "sections": [
+                {"title": "A", "rows": [{"title": "x"}, {"title": "y"}], "empty_text": "none yet"},
+                {"title": "B", "rows": [], "empty_text": "nothing"},
+                {"title": "C", "rows": [{"title": "z"}]}]}]}
+            """#
+        _ = try store.importJSON(Data(document.utf8))
+        #expect(try store.check() == [])
+        let sections = try store.list("n").snapshot().sections
+        #expect(sections.map(\.title) == ["A", "B", "C"])
+        #expect(sections.map(\.emptyText) == ["none yet", "nothing", nil])
+        #expect(sections.map { $0.rows.map(\.title) } == [["x", "y"], [], ["z"]])
+        _ = try store.list("n").undo()
+        #expect(try store.list("n").snapshot().sections.isEmpty)
+        #expect(try store.check() == [])
+    }
+
+    @Test func plainSQLCannotTurnTheInsertTriggersOff() throws {
+        let fixture = try StoreFixture(.sqlite)
+        _ = try fixture.store.importRecords(Self.records(5, seed: 7), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
+        let bulk = try fixture.store.read { db in try db.scalarInt("SELECT bulk FROM journal_writer") }
+        #expect(bulk == 0, "an import sets the flag back")
+        #expect {
+            try fixture.plainSQL("UPDATE journal_writer SET bulk = 1")
+        } throws: { error in
+            "\(error)".contains("journal_writer.bulk is 1 only inside sectionctl's own write transaction")
+        }
+    }
+}
