@@ -245,6 +245,9 @@ extension PostgresDatabase {
     package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {}
 
     package func highestItemIDs() throws -> (section: Int64, row: Int64) { (0, 0) }
+
+    /// A server's delete triggers run once per statement already.
+    package func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool { false }
 }
 
 /// Appends rows to a server through `COPY rows FROM STDIN`, `batchSize` rows a copy: the

@@ -6,10 +6,11 @@ import Testing
 @testable import Repository
 @testable import Transfer
 
-/// Imports append with the per-row bookkeeping of inserts off, and write it once per batch
-/// (`Migrations/0007_bulk_append.sql`): whatever the list held before, every structure comes out
-/// exact (`check()`), and undo and redo take the import back and forth.
-@Suite("Bulk appends")
+/// Imports append, and section and list deletes empty whole sections, with the per-row
+/// bookkeeping off, and write it once per batch (`Migrations/0007_bulk_append.sql`): whatever
+/// the list held before, every structure comes out exact (`check()`), and undo and redo take
+/// the change back and forth.
+@Suite("Bulk appends and deletes")
 struct BulkAppendTests {
     /// Every list's sections as "title: row, row…".
     static func shape(_ store: SectionStore) throws -> [String: [String]] {
@@ -109,5 +110,44 @@ struct BulkAppendTests {
         } throws: { error in
             "\(error)".contains("journal_writer.bulk is 1 only inside sectionctl's own write transaction")
         }
+    }
+
+    @Test(arguments: Backend.all) func aBigSectionDeletedInBulkComesBackInOrderAndGoesAgain(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        let list = store.list(SectionStore.defaultList)
+        _ = try store.importRecords(Self.records(30, seed: 11), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
+        // A section of 300 rows in the middle, so that it has rank nodes past the first.
+        try list.apply(.addSection(title: "big", at: 10))
+        for row in 0..<300 { try list.apply(.addRow(.text("b\(row)"), to: .init(section: .index(10), index: .end))) }
+        let before = try Self.shape(store)
+        let change = try list.apply(.deleteSection(.index(10), force: true))
+        #expect(change.changeset.deletedSections == [10])
+        #expect(try store.check() == [])
+        let deleted = try Self.shape(store)
+        #expect(deleted[SectionStore.defaultList]?.count == 30)
+        _ = try list.undo()
+        #expect(try Self.shape(store) == before)
+        #expect(try store.check() == [])
+        #expect(try list.row(at: RowPath(section: 10, row: 299)).row.title == "b299")
+        _ = try list.redo()
+        #expect(try Self.shape(store) == deleted)
+        #expect(try store.check() == [])
+    }
+
+    @Test(arguments: Backend.all) func anImportReplacingAListEmptiesItsSectionsInBulkAndUndoes(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        _ = try store.importRecords(Self.records(40, seed: 13), options: RecordsImportOptions(list: "r", titleKey: "name"))
+        _ = try store.createList(named: "other")
+        try store.list("other").apply(.addSection(title: "kept"))
+        let before = try Self.shape(store)
+        let document = #"{"format": "sectionctl", "version": 1, "lists": [{"name": "r", "sections": [{"title": "new", "rows": [{"title": "n"}]}]}]}"#
+        _ = try store.importJSON(Data(document.utf8), policy: .replace)
+        #expect(try store.check() == [])
+        #expect(try Self.shape(store)["r"] == ["new: n"])
+        _ = try store.list("r").undo()
+        #expect(try Self.shape(store) == before)
+        #expect(try store.check() == [])
     }
 }

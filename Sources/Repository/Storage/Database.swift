@@ -135,6 +135,11 @@ package protocol Database: AnyObject {
     /// The highest section id and row id in use (0 when none): where a bulk append's items begin.
     func highestItemIDs() throws -> (section: Int64, row: Int64)
 
+    /// Deletes the rows of the list's sections that `condition` picks (SQL on `sections`, with
+    /// `arguments`) with their bookkeeping done once, set-based, where the engine can; returns
+    /// false where it cannot, having done nothing (the caller deletes the rows itself).
+    func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool
+
     /// After a write committed, outside any transaction: gives the file's free pages back to the
     /// file system when many have built up (a large delete, an undo of an import), so that the
     /// file stays proportional to what it holds. Does nothing where the engine reclaims space

@@ -1,7 +1,8 @@
 import SQLite
 
-/// Bulk appends on SQLite (`Migrations/0007_bulk_append.sql`): with `journal_writer.bulk` set,
-/// the insert triggers are off, and `finishBulkAppend` writes what they would have, set-based.
+/// Bulk appends and deletes on SQLite (`Migrations/0007_bulk_append.sql`): with
+/// `journal_writer.bulk` set, the row insert and delete triggers (and the section insert ones)
+/// are off, and what they would have written is written here, set-based.
 extension Connection {
     package func beginBulkAppend() throws -> Bool {
         try run("UPDATE journal_writer SET bulk = 1 WHERE id = 1") == 1
@@ -73,5 +74,29 @@ extension Connection {
                 """, list, rowsAfter)
         }
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
+    }
+
+    /// Empties the sections that `condition` (on `sections`, with `arguments`) picks, all of
+    /// them the list's: the undo log's entries for their rows first (in each section from its
+    /// last row to its first, so that undo puts them back in order, each after the one before),
+    /// then the rows, with the triggers off, then each section's row count and rank structure set
+    /// to an empty section's.
+    package func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool {
+        guard try run("UPDATE journal_writer SET bulk = 1 WHERE id = 1") == 1 else { return false }
+        let picked = "SELECT id FROM sections WHERE list_id = ? AND \(condition)"
+        let pickedArguments: [(any SQLArgument)?] = [list] + arguments
+        try run(
+            """
+            INSERT INTO undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
+            SELECT (SELECT step FROM journal_writer), ?, 'delete', 'row', id, section_id, position, kind, title, value
+            FROM rows WHERE section_id IN (\(picked)) ORDER BY section_id, position DESC
+            """, arguments: [list] + pickedArguments)
+        try run("DELETE FROM rows WHERE section_id IN (\(picked))", arguments: pickedArguments)
+        try run("UPDATE sections SET row_count = 0 WHERE id IN (\(picked)) AND row_count <> 0", arguments: pickedArguments)
+        try run("DELETE FROM rank_pending WHERE section_id IN (\(picked))", arguments: pickedArguments)
+        try run("DELETE FROM rank_nodes WHERE section_id IN (\(picked)) AND first <> ?", arguments: pickedArguments + [RankTree.origin])
+        try run("UPDATE rank_nodes SET row_count = 0 WHERE section_id IN (\(picked)) AND row_count <> 0", arguments: pickedArguments)
+        try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
+        return true
     }
 }

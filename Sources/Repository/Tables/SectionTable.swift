@@ -140,15 +140,20 @@ extension Database {
     /// The rows go first, in a statement of their own rather than by the foreign key's cascade:
     /// the undo log then holds them before their section on both engines (PostgreSQL runs a
     /// cascade after the section's own triggers), and undo puts the section back before them.
+    /// On a file the rows are deleted in bulk (`emptySectionsInBulk`).
     @discardableResult
     package func deleteSection(id: Int64, in list: ListRecord) throws -> Int {
-        try run("DELETE FROM rows WHERE section_id = (SELECT id FROM sections WHERE id = ? AND list_id = ?)", id, list.id)
+        if try !emptySectionsInBulk(list: list.id, where: "id = ?", [id]) {
+            try run("DELETE FROM rows WHERE section_id = (SELECT id FROM sections WHERE id = ? AND list_id = ?)", id, list.id)
+        }
         return try run("DELETE FROM sections WHERE id = ? AND list_id = ?", id, list.id)
     }
 
     /// Deletes every section of the list, and their rows (first, as `deleteSection` does).
     package func deleteSections(of list: ListRecord) throws {
-        try run("DELETE FROM rows WHERE section_id IN (SELECT id FROM sections WHERE list_id = ?)", list.id)
+        if try !emptySectionsInBulk(list: list.id, where: "1", []) {
+            try run("DELETE FROM rows WHERE section_id IN (SELECT id FROM sections WHERE list_id = ?)", list.id)
+        }
         try run("DELETE FROM sections WHERE list_id = ?", list.id)
     }
 }
