@@ -406,26 +406,6 @@ int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int
     return code;
 }
 
-int baseline_statement_steps(baseline_connection *connection, const char *sql, const int64_t *parameters,
-                             int parameter_count, int64_t *vm_steps, int64_t *full_scan_steps, int64_t *rows) {
-    sqlite3_stmt *statement = NULL;
-    int code = prepare(connection, sql, &statement);
-    if (code != SQLITE_OK) return code;
-    for (int i = 0; i < parameter_count; i++) sqlite3_bind_int64(statement, i + 1, parameters[i]);
-    int64_t count = 0;
-    while ((code = sqlite3_step(statement)) == SQLITE_ROW) count++;
-    if (code == SQLITE_DONE) {
-        code = SQLITE_OK;
-        *vm_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_VM_STEP, 0);
-        *full_scan_steps = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0);
-        *rows = count;
-    } else {
-        fail(connection, code, sql);
-    }
-    sqlite3_finalize(statement);
-    return code;
-}
-
 int baseline_query_file_int(const char *path, const char *sql, int64_t *value, char *error, int error_size) {
     sqlite3 *db = NULL;
     sqlite3_stmt *statement = NULL;

@@ -103,14 +103,6 @@ final class Baseline {
         try check(baseline_fill_sections(connection, listID, Int64(count), Layout.firstPosition, Layout.step))
     }
 
-    /// What SQLite counts while running `sql` to its end: virtual machine steps, full-scan
-    /// steps, and the rows returned.
-    func statementSteps(_ sql: String, _ parameters: [Int64]) throws -> (vmSteps: Int64, fullScanSteps: Int64, rows: Int64) {
-        var steps: (Int64, Int64, Int64) = (0, 0, 0)
-        try check(baseline_statement_steps(connection, sql, parameters, Int32(parameters.count), &steps.0, &steps.1, &steps.2))
-        return steps
-    }
-
     /// Reads a whole list with one SELECT in one read transaction; returns the result rows.
     func selectList(_ listID: Int64) throws -> Int {
         var rows: Int64 = 0

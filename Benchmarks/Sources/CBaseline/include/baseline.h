@@ -70,12 +70,6 @@ int baseline_create_plain(const char *path, char *error, int error_size);
 int baseline_fill_sections(baseline_connection *connection, int64_t list_id, int64_t count,
                            int64_t first_position, int64_t step);
 
-/// Runs `sql` with its integer `parameters` to the end and reports what SQLite counted for it:
-/// virtual machine steps (SQLITE_STMTSTATUS_VM_STEP), steps of full scans
-/// (SQLITE_STMTSTATUS_FULLSCAN_STEP) and the rows it returned.
-int baseline_statement_steps(baseline_connection *connection, const char *sql, const int64_t *parameters,
-                             int parameter_count, int64_t *vm_steps, int64_t *full_scan_steps, int64_t *rows);
-
 /// Reads a whole list in order in one read transaction, as a listing or an export does: one
 /// prepared SELECT of every section joined with its rows (ids, titles, kinds, values), each
 /// column fetched as the statement steps. `rows` gets the number of result rows, `bytes` the
