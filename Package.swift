@@ -31,12 +31,11 @@ let package = Package(
         ),
         // A thin, typed layer over the SQLite C API: connections, statements, transactions.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
-        // libpq, reached the same way, for lists shared on a PostgreSQL server.
-        .systemLibrary(
-            name: "CPostgres",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
-        ),
+        // libpq, for lists shared on a PostgreSQL server: loaded (dlopen) the first time a
+        // server is named, not linked, so that a process that opens only files starts without it
+        // and the ~20 libraries it needs. Its declarations are libpq's stable ABI, kept in the
+        // target's header and checked against the system's <libpq-fe.h> by `.ci/libpq-abi`.
+        .target(name: "CPostgres", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // A thin layer over libpq: connections, parameterised statements, transactions,
         // notifications.
         .target(name: "Postgres", dependencies: ["CPostgres"]),

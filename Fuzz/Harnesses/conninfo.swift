@@ -34,6 +34,7 @@ private let plant = "Pw7qPLANTz"
 /// What libpq's parser makes of `text`: each option set, its value, and whether it is secret;
 /// `nil` when libpq cannot read it.
 private func libpqOptions(_ text: String) -> [(keyword: String, value: String, secret: Bool)]? {
+    try! LibPQ.load()  // loaded as `ConnectionString` loads it; the harness needs libpq installed
     var message: UnsafeMutablePointer<CChar>?
     guard let options = PQconninfoParse(text, &message) else {
         if let message { PQfreemem(message) }
@@ -80,12 +81,14 @@ public func fuzzConnectionStrings(_ data: UnsafePointer<UInt8>, _ size: Int) -> 
     let parsed: ConnectionString
     do {
         parsed = try ConnectionString(parsing: text)
-    } catch {
+    } catch let error as MalformedConnectionString {
         // Refused before anything is sent: no message of libpq's or the server's can follow.
         require(isPlaceholder(shown), "a refused string shown as \(shown)")
         let message = "\(SectionStore.repositoryError(error, location: location))"
         require(!contains(message, plant) && !contains(error.reason, plant), "the refusal quotes the string: \(message)")
         return 0
+    } catch {
+        fail("libpq could not be loaded: \(error)")
     }
     guard let options = libpqOptions(text) else { fail("sectionctl accepts what libpq cannot read") }
     require(

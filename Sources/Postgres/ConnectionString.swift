@@ -39,8 +39,10 @@ public struct ConnectionString: Hashable, Sendable {
 
     /// Parses `text` as libpq does.
     /// - Throws: `MalformedConnectionString` when libpq cannot read it, or reads a URI with an
-    ///   unencoded `@` or `/` in its user name or password, or a port that is not a number.
-    public init(parsing text: String) throws(MalformedConnectionString) {
+    ///   unencoded `@` or `/` in its user name or password, or a port that is not a number;
+    ///   `LibPQUnavailable` when libpq cannot be loaded.
+    public init(parsing text: String) throws {
+        try LibPQ.load()
         if text.utf8.contains(0) { throw MalformedConnectionString(reason: "it holds a NUL character") }
         let scheme = Self.uriScheme(of: text)
         if let scheme, scheme != scheme.lowercased() {
@@ -321,9 +323,17 @@ public struct MalformedConnectionString: Error, Hashable, Sendable, CustomString
 }
 
 /// `text` as messages may show it: `ConnectionString.masked` when libpq can read it, else a
-/// placeholder that shows nothing of it but its scheme.
+/// placeholder that shows nothing of it but its scheme (and whether libpq found it malformed,
+/// or could not be loaded to read it).
 public func maskedConnectionString(_ text: String) -> String {
-    if let parsed = try? ConnectionString(parsing: text) { return parsed.masked }
-    if let scheme = ConnectionString.uriScheme(of: text) { return scheme.lowercased() + "://… (malformed, not shown)" }
-    return "a connection string (malformed, not shown)"
+    let note: String
+    do {
+        return try ConnectionString(parsing: text).masked
+    } catch is MalformedConnectionString {
+        note = "malformed, not shown"
+    } catch {
+        note = "not shown"
+    }
+    if let scheme = ConnectionString.uriScheme(of: text) { return scheme.lowercased() + "://… (\(note))" }
+    return "a connection string (\(note))"
 }

@@ -16,7 +16,7 @@ public final class PostgresConnection {
     ///   other than it was most likely meant (see `ConnectionString`); nothing is sent then.
     ///   `PostgresError` (stage `.connecting`) when the server cannot be reached or refuses the
     ///   connection, with the SQLSTATE the server gave (`28P01`, `3D000`, `42501`, `53300`, …).
-    ///   No message shows a password.
+    ///   No message shows a password. `LibPQUnavailable` when libpq cannot be loaded.
     public init(connectionString: String) throws {
         let parsed = try ConnectionString(parsing: connectionString)
         maskedTarget = parsed.masked

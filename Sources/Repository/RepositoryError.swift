@@ -133,6 +133,10 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// `Repository` product reaches SQLite files alone. Add the product `product`
     /// (`RepositoryPostgres`) and call `PostgreSQLBackend.register()` once before opening one.
     case serverSupportMissing(location: String, product: String)
+    /// `location` names a PostgreSQL server, and libpq, the PostgreSQL client library this
+    /// program loads for servers, could not be loaded: `reason` says what was looked for and
+    /// how to install it. SQLite files work without it.
+    case serverClientMissing(location: String, reason: String)
     /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
     /// the rank structure, a position out of range, a journal entry): the text says what was
     /// found. Nothing was written; `check()` names the damage and `repair()` mends it.
@@ -258,6 +262,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
         case .serverSupportMissing(let location, let product):
             return "\(location) names a PostgreSQL server, and this program was built without server support: "
                 + "link the \(product) product and call PostgreSQLBackend.register() before opening it, or use a SQLite file"
+        case .serverClientMissing(let location, let reason):
+            return "cannot open \(location): \(reason)"
         case .inconsistent(let detail):
             return "the database disagrees with itself: \(detail); nothing was written"
         }

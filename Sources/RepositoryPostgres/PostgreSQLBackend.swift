@@ -104,6 +104,15 @@ extension MalformedConnectionString: EngineError {
     package var isConstraintViolation: Bool { false }
 }
 
+extension LibPQUnavailable: EngineError {
+    package func repositoryError(at location: StoreLocation) -> any Error {
+        RepositoryError.serverClientMissing(location: location.description, reason: reason)
+    }
+
+    package var isRetryableConflict: Bool { false }
+    package var isConstraintViolation: Bool { false }
+}
+
 /// The SQLSTATEs of a server that may take the same request a moment later: shutting down,
 /// starting up or restarting (`57P01`–`57P03`), an idle session ended (`57P05`), out of
 /// connections or memory (`53300`, `53200`, `53000`).

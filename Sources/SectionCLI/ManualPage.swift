@@ -24,6 +24,7 @@ struct ManualPage {
     static let environment: [(String, String)] = [
         ("SECTIONCTL_DB", "The database, when --db is not given: a file, or a server's postgresql:// URI or libpq key=value string (text with an = that does not begin with / or . and names no existing file). Messages show it with every password as ***."),
         ("PGHOST, PGUSER, PGPASSWORD", "For a server, these and the other PG* variables of libpq fill in what the URI leaves out (as does ~/.pgpass)."),
+        ("SECTIONCTL_LIBPQ", "The file of libpq, the PostgreSQL client library, when it is not where the system's loader finds libpq.so.5 (libpq.5.dylib on macOS). It is loaded only when a server is named; files never need it."),
         ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
         ("NO_COLOR", "When set, output at a terminal has no colour."),
     ]

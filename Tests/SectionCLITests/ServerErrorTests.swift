@@ -46,6 +46,40 @@ private func errorLine(_ result: RunResult) -> String {
         #expect(!FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent(text).path), "not taken for a file")
     }
 
+    @Test func withoutLibpqAServerIsRefusedByNameAndFilesStillWork() throws {
+        let cli = try Sectionctl()
+        let missing = cli.directory.appendingPathComponent("no-libpq-here.so").path
+        let environment = ["SECTIONCTL_LIBPQ": missing]
+        for arguments in [["--db", "postgresql://ada:Secret@127.0.0.1:1/team", "show"], ["--db", "host=db password=Secret", "init"]] {
+            let result = try cli.run(arguments, environment: environment, database: false)
+            #expect(result.status == 1, "a missing client library is no reason to try again: \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1 && result.stdout.isEmpty, "\(result.stderr)")
+            #expect(errorLine(result).contains("cannot load libpq from SECTIONCTL_LIBPQ=\(missing)"), "\(result.stderr)")
+            #expect(!result.stderr.contains("Secret"), "\(result.stderr)")
+        }
+        // The same process environment, a file: libpq is never asked for.
+        let file = try cli.run(["--db", "./tasks.db", "init"], environment: environment, database: false)
+        #expect(file.status == 0, "\(file.stderr)")
+        #expect(try cli.run(["--db", "./tasks.db", "section", "add", "A"], environment: environment, database: false).status == 0)
+    }
+
+    #if os(Linux)
+    /// The dynamic loader's own record (`LD_DEBUG=files`) of what a command on a file maps: SQLite,
+    /// never libpq; a command on a server maps libpq once it is named.
+    @Test func aCommandOnAFileDoesNotLoadLibpq() throws {
+        let cli = try Sectionctl()
+        let traced = ["LD_DEBUG": "files"]
+        for arguments in [["--version"], ["--db", "./tasks.db", "init"], ["--db", "./tasks.db", "show"]] {
+            let result = try cli.run(arguments, environment: traced, database: false)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("file=libsqlite3") || arguments == ["--version"], "the trace is there: \(result.stderr.prefix(300))")
+            #expect(!result.stderr.contains("libpq"), "\(arguments) loaded libpq")
+        }
+        let server = try cli.run(["--db", "host=\(cli.directory.path)/no-server-here dbname=team", "show"], environment: traced, database: false)
+        #expect(server.status == 75 && server.stderr.contains("file=libpq.so.5"), "\(server.stderr.suffix(300))")
+    }
+    #endif
+
     @Test func aFileWhoseNameHasAnEqualsSignIsStillAFile() throws {
         let cli = try Sectionctl()
         // Written with ./ it is a path; once it exists, the bare name finds it too.
