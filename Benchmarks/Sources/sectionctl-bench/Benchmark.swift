@@ -48,6 +48,7 @@ final class Benchmark {
         case .postgres: return try serverRows()
         case .readDuringImport: return try readDuringImportRows()
         case .sections: return try manySectionRows()
+        case .start: return try startRows()
         }
     }
 

@@ -32,6 +32,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case readDuringImport = "read-during-import"
     /// 16. Many sections of one row each: a row read and a move between sections, 1K vs 1M sections.
     case sections
+    /// 17. Short commands as whole processes: `--version`, `row get`, `row move` vs a C process.
+    case start
 
     var summary: String {
         switch self {
@@ -51,6 +53,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .postgres: return "on a PostgreSQL server: a move and an import vs libpq, 16 clients on one list, an observer"
         case .readDuringImport: return "row(at:) on one list while a 1M-row import writes another, vs the same read idle"
         case .sections: return "sections of one row: row get S:0 and row move S:0 T:0 at s/2, 1K vs 1M sections"
+        case .start: return "--version, row get, row move as whole processes: time and peak memory vs a C process"
         }
     }
 }
@@ -181,6 +184,9 @@ struct Plan {
     let manySectionsLarge: Int
     let sectionLookupsSmall: Int
     let sectionLookupsLarge: Int
+    /// Scenario 17: the rows of the section the commands address; runs of each command per round.
+    let startSectionRows: Int
+    let startRunsPerRound: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
     /// repetitions); the clients moving rows of one list at once, and the list; the changes an
     /// observer receives.
@@ -226,6 +232,8 @@ struct Plan {
         manySectionsLarge = quick ? 100_000 : 1_000_000
         sectionLookupsSmall = quick ? 100 : 200
         sectionLookupsLarge = quick ? 10 : 5
+        startSectionRows = 1_000
+        startRunsPerRound = quick ? 5 : 20
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4
