@@ -77,16 +77,27 @@ public final class SectionStore: Sendable {
     /// no schema unless `create` (`.databaseMissing`), a `sectionctl` schema that is not ours
     /// (`.notOurDatabase`), a newer one (`.newerSchema`); a server that cannot be reached is
     /// `.unavailable`, whose message masks any password.
-    public init(
+    public convenience init(
         location: StoreLocation, create: Bool = false, readOnly: Bool = false,
         migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws {
+        try self.init(location: location, create: create, readOnly: readOnly, migrationProgress: migrationProgress, readsBesideWrites: true)
+    }
+
+    /// Opens the lists at `location`, as the public initializer does; `readsBesideWrites: false`
+    /// reads on the store's own connection always, for a process that never reads while it
+    /// writes (a command-line process): it then opens one connection rather than two, and
+    /// SQLite reads the schema once.
+    package init(
+        location: StoreLocation, create: Bool = false, readOnly: Bool = false,
+        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil, readsBesideWrites: Bool
     ) throws {
         self.location = location
         self.path = location.description
         let opened = try location.openStoreConnection(create: create, readOnly: readOnly, progress: migrationProgress)
         self.isReadOnly = opened.isReadOnly
         self.connection = Mutex(opened.db)
-        if opened.readsBeside {
+        if opened.readsBeside && readsBesideWrites {
             let readOnly = opened.isReadOnly
             readers = ReaderPool { try location.openReaderConnection(readOnly: readOnly, immutable: false) }
         } else {

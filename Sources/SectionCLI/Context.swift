@@ -68,7 +68,9 @@ final class Context {
         do {
             var progress: (@Sendable (MigrationProgress) -> Void)?
             if let line { progress = { line.update($0) } }
-            return try SectionStore(location: location, migrationProgress: progress)
+            // A command reads and writes on one thread: one connection serves both, and the
+            // schema is read once (a second connection's reading it was a third of `row get`).
+            return try SectionStore(location: location, migrationProgress: progress, readsBesideWrites: false)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
         }
