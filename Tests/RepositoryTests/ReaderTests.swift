@@ -89,6 +89,20 @@ struct ReaderTests {
         #expect(try plain.outline().sections.map(\.title) == ["A"])
     }
 
+    /// A store opened for a process that never reads while it writes (the command line) reads on
+    /// its own connection: no reader is opened, and reads see its writes and another's commits.
+    @Test func aStoreThatReadsOnItsOwnConnectionOpensNoReader() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("one.db")
+        let store = try SectionStore(location: .file(path: path), create: true, readsBesideWrites: false)
+        #expect(!store.readsBesideWrites)
+        try store.apply(.addSection(title: "A"))
+        let other = try SectionStore(path: path)
+        try other.apply(.addRow(.text("from another"), to: .init(section: .index(0), index: .end)))
+        #expect(try store.row(at: RowPath(section: 0, row: 0)).row.title == "from another")
+        #expect(try store.outline().version == 2)
+    }
+
     /// When no reader can be opened — here the file was removed while the store had it open —
     /// reads go on on the store's own connection, as they did before there were readers.
     @Test func whenNoReaderCanBeOpenedReadsUseTheStoresConnection() throws {
