@@ -66,17 +66,67 @@ extension SectionStore {
             let changeset = try? Changeset(json: json)
         else { throw refuse("what version \(version) changed is not known (it followed a change made outside sectionctl)") }
 
-        let entries = try db.undoLog(step: step, list: list.id)
-        do {
-            for entry in entries {
+        // Page by page, newest first. A run of row inserts (an import's rows) or row deletes (a
+        // deleted section's) is taken back in bulk where the engine can; every other entry, and
+        // any run the engine cannot take in bulk, one by one.
+        func refusal(_ outcome: BulkReversal) -> RepositoryError? {
+            switch outcome {
+            case .applied, .unsupported: return nil
+            case .missing: return refuse("a row or section it needs is gone")
+            case .foreign: return refuse("its history names a row or section of another list")
+            }
+        }
+        func takeBack(_ run: [UndoLogEntry]) throws {
+            guard let first = run.first else { return }
+            if run.count >= Self.bulkReversalMinimum {
+                let ids = run.map(\.logID)
+                let outcome =
+                    first.action == "insert"
+                    ? try db.deleteLoggedRowsInBulk(list: list.id, logIDs: ids) : try db.restoreLoggedRowsInBulk(list: list.id, logIDs: ids)
+                if let refused = refusal(outcome) { throw refused }
+                if outcome == .applied { return }
+            }
+            for entry in run {
                 guard try db.belongs(entry, to: list.id) else { throw refuse("its history names a row or section of another list") }
                 guard try db.reverse(entry) == 1 else { throw refuse("a row or section it needs is gone") }
             }
+        }
+        do {
+            var before: Int64?
+            var run: [UndoLogEntry] = []
+            var inRun = Set<Int64>()
+            while true {
+                let page = try db.undoLog(step: step, list: list.id, before: before, limit: Self.undoLogPage)
+                for entry in page {
+                    let bulk = entry.target == "row" && (entry.action == "insert" || entry.action == "delete")
+                    if let last = run.last, !bulk || entry.action != last.action || inRun.contains(entry.itemID) || run.count >= Self.undoLogPage {
+                        try takeBack(run)
+                        run.removeAll(keepingCapacity: true)
+                        inRun.removeAll(keepingCapacity: true)
+                    }
+                    if bulk {
+                        run.append(entry)
+                        inRun.insert(entry.itemID)
+                    } else {
+                        try takeBack([entry])
+                    }
+                }
+                guard page.count == Self.undoLogPage, let last = page.last else { break }
+                before = last.logID
+            }
+            try takeBack(run)
         } catch where error.isConstraintViolation {
             throw refuse("the list as it is now does not allow it (\(error))")
         }
         return changeset.inverted()
     }
+
+    /// The `undo_log` entries read at a time while a step is taken back, and the most taken
+    /// back in one bulk statement.
+    static let undoLogPage = 10_000
+    /// The shortest run of row inserts or deletes taken back in bulk; shorter runs go entry by
+    /// entry (a bulk statement's fixed cost would outweigh what it saves).
+    static let bulkReversalMinimum = 4
 }
 
 extension Database {

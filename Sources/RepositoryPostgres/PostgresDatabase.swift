@@ -248,6 +248,10 @@ extension PostgresDatabase {
 
     /// A server's delete triggers run once per statement already.
     package func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool { false }
+
+    package func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
+
+    package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
 }
 
 /// Appends rows to a server through `COPY rows FROM STDIN`, `batchSize` rows a copy: the

@@ -50,8 +50,19 @@ struct UndoTests {
                 try requireChangeset(change.changeset, turns: beforeWithVersion, into: after, "seed \(seed), step \(step): the redo's changeset")
                 undoStack.append(before)
             case 4:
-                // A session of a few edits is one step.
+                // A session of a few edits is one step. Half of them first add a run of rows to
+                // one section, at random places: a run of row inserts, which undo takes back in
+                // bulk (as it puts a deleted section's rows back in bulk).
                 let session = try store.beginEditing()
+                let outline = try store.outline()
+                if Bool.random(using: &generator), !outline.sections.isEmpty {
+                    let section = Int.random(in: 0..<outline.sections.count, using: &generator)
+                    for index in 0..<Int.random(in: 4...24, using: &generator) {
+                        let rows = outline.sections[section].rowCount + index
+                        let at = Int.random(in: 0...rows, using: &generator)
+                        _ = try session.apply(.addRow(RowContent(kind: .field, title: "run \(step).\(index)", value: "v"), to: .at(section, at)))
+                    }
+                }
                 for index in 0..<3 {
                     _ = try? session.apply(randomEdit(try store.outline(), step: step * 10 + index, using: &generator))
                 }
@@ -93,6 +104,55 @@ struct UndoTests {
         // The undo is journaled like any change.
         let journal = try store.read { db in try db.scalarInt("SELECT count(*) FROM journal WHERE version = ?", undone.version) }
         #expect(journal == 1)
+    }
+
+    /// A change of many rows — a session that adds 300 rows at random places, a deleted section
+    /// of 300 rows — is taken back in bulk on a file (runs of logged row inserts or deletes, a
+    /// page of the log at a time), and comes back exactly: ids, order, content, every structure
+    /// `check()` reads. A run whose rows are not all where the log says is refused whole.
+    @Test(arguments: Backend.all) func aLargeChangeIsTakenBackInBulkAndExactly(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let store = fixture.store
+        var generator = SeededGenerator(seed: 61)
+        try store.apply(.addSection(title: "A"))
+        try store.apply(.addSection(title: "B"))
+        for index in 0..<40 { try store.apply(.addRow(.text("a\(index)"), to: .at(0, index))) }
+        let start = try state(store)
+        let session = try store.beginEditing()
+        var counts = [40, 0]
+        for index in 0..<300 {
+            let section = Int.random(in: 0...1, using: &generator)
+            try session.apply(.addRow(.text("n\(index)"), to: .at(section, Int.random(in: 0...counts[section], using: &generator))))
+            counts[section] += 1
+        }
+        try session.save()
+        let added = try state(store)
+        try store.undo()
+        #expect(try state(store) == start)
+        #expect(try store.check() == [])
+        try store.redo()
+        #expect(try state(store) == added, "redo brings the rows back with their ids")
+        #expect(try store.check() == [])
+
+        let sectionB = try store.snapshot().sections[1]
+        #expect(sectionB.rows.count > SectionStore.bulkReversalMinimum)
+        try store.apply(.deleteSection(.index(1), force: true))
+        try store.undo()
+        #expect(try state(store) == added, "the deleted section's rows come back in order, with their ids")
+        #expect(try store.check() == [])
+        if backend == .sqlite {
+            // The store's own connection staged the rows: the bulk path ran.
+            let staged = try store.withConnection { db in try db.scalarInt("SELECT count(*) FROM temp.sqlite_master WHERE name = 'bulk_rows'") }
+            #expect(staged == 1)
+        }
+
+        // A row of the run gone by plain SQL: the list was changed outside sectionctl, and the
+        // undo is refused, writing nothing.
+        try store.redo()
+        try fixture.plainSQL("DELETE FROM undo_log WHERE id = (SELECT max(id) FROM undo_log WHERE action = 'delete')")
+        let before = try store.snapshot()
+        #expect(throws: RepositoryError.self) { try store.undo() }
+        #expect(try store.snapshot() == before)
     }
 
     @Test(arguments: Backend.all) func anUndoAfterAPlainSQLChangeIsRefusedAndWritesNothing(backend: Backend) throws {

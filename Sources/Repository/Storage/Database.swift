@@ -140,6 +140,18 @@ package protocol Database: AnyObject {
     /// false where it cannot, having done nothing (the caller deletes the rows itself).
     func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool
 
+    /// Takes back the logged row inserts `logIDs` (`undo_log` ids, in the order to take them
+    /// back) by deleting their rows, with the bookkeeping done once, set-based, where the engine
+    /// can (`.unsupported` where it cannot, having written nothing). `.missing` when a row is
+    /// gone, `.foreign` when one is not in a section of `list`: nothing written then either.
+    func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal
+
+    /// Takes back the logged row deletes `logIDs` by inserting the rows again as the log kept
+    /// them (ids included), as `deleteLoggedRowsInBulk` does; `.missing` when an entry is not a
+    /// whole row's, `.foreign` when a row's section is gone or not `list`'s. A row id or place
+    /// taken since throws the table's constraint violation.
+    func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal
+
     /// After a write committed, outside any transaction: gives the file's free pages back to the
     /// file system when many have built up (a large delete, an undo of an import), so that the
     /// file stays proportional to what it holds. Does nothing where the engine reclaims space
@@ -273,4 +285,16 @@ extension Database {
     package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try inTransaction(.write, body)
     }
+}
+
+/// How a bulk reversal of logged row writes went (`Database.deleteLoggedRowsInBulk`).
+package enum BulkReversal: Sendable {
+    /// Every row was taken back.
+    case applied
+    /// The engine has no bulk path: nothing was written, and the caller goes entry by entry.
+    case unsupported
+    /// A row it needs is gone (or an entry holds no whole row): nothing was written.
+    case missing
+    /// A row or its section is not the list's: nothing was written.
+    case foreign
 }

@@ -18,6 +18,8 @@ package enum UndoHistory {
 
 /// One logged write of a step, as `undo_log` keeps it.
 package struct UndoLogEntry {
+    /// The entry's own id in `undo_log`: entries of a step are taken back from the highest.
+    package var logID: Int64
     /// `insert`, `delete` or `update`.
     package var action: String
     /// `row`, `section` or `list`.
@@ -80,20 +82,25 @@ extension Database {
     }
 
     /// What `step` logged for the list, newest first: its own writes, and the rows of the
-    /// sections it deleted.
-    package func undoLog(step: Int64, list: Int64) throws -> [UndoLogEntry] {
+    /// sections it deleted; at most `limit` entries, those logged before the entry `before`
+    /// (all of them when `nil`). Taking a step back page by page holds one page at a time; each
+    /// page costs O(limit): the two halves are read from `undo_log_step` in id order and merged.
+    package func undoLog(step: Int64, list: Int64, before: Int64? = nil, limit: Int = Int.max) throws -> [UndoLogEntry] {
         try query(
             """
-            SELECT action, target, item_id, parent_id, position, kind, title, value FROM undo_log
-            WHERE step = ? AND (list_id = ? OR (list_id = -1 AND parent_id IN (
-                SELECT item_id FROM undo_log WHERE step = ? AND list_id = ? AND target = 'section' AND action = 'delete')))
-            ORDER BY id DESC
-            """, step, list, step, list
+            SELECT id, action, target, item_id, parent_id, position, kind, title, value FROM undo_log
+            WHERE list_id = ? AND step = ? AND id < ?
+            UNION ALL
+            SELECT id, action, target, item_id, parent_id, position, kind, title, value FROM undo_log
+            WHERE list_id = -1 AND step = ? AND id < ? AND parent_id IN (
+                SELECT item_id FROM undo_log WHERE list_id = ? AND step = ? AND target = 'section' AND action = 'delete')
+            ORDER BY id DESC LIMIT ?
+            """, list, step, before ?? Int64.max, step, before ?? Int64.max, list, step, Int64(limit)
         ) { statement in
             UndoLogEntry(
-                action: statement.string(0), target: statement.string(1), itemID: statement.int64(2),
-                parentID: statement.optionalInt64(3), position: statement.optionalInt64(4),
-                kind: statement.optionalString(5), title: statement.optionalString(6), value: statement.optionalString(7))
+                logID: statement.int64(0), action: statement.string(1), target: statement.string(2), itemID: statement.int64(3),
+                parentID: statement.optionalInt64(4), position: statement.optionalInt64(5),
+                kind: statement.optionalString(6), title: statement.optionalString(7), value: statement.optionalString(8))
         }
     }
 }
