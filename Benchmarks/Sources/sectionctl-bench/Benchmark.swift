@@ -49,6 +49,7 @@ final class Benchmark {
         case .readDuringImport: return try readDuringImportRows()
         case .sections: return try manySectionRows()
         case .start: return try startRows()
+        case .undo: return try bulkUndoRows()
         }
     }
 

@@ -34,6 +34,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case sections
     /// 17. Short commands as whole processes: `--version`, `row get`, `row move` vs a C process.
     case start
+    /// 18. Large changes taken back: undo of a 1M-row import; delete and undo of a 100K-row section.
+    case undo
 
     var summary: String {
         switch self {
@@ -54,6 +56,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .readDuringImport: return "row(at:) on one list while a 1M-row import writes another, vs the same read idle"
         case .sections: return "sections of one row: row get S:0 and row move S:0 T:0 at s/2, 1K vs 1M sections"
         case .start: return "--version, row get, row move as whole processes: time and peak memory vs a C process"
+        case .undo: return "undo and redo of a 1M-row import; delete and undo of a 100K-row section vs plain DELETE and INSERT"
         }
     }
 }
@@ -187,6 +190,12 @@ struct Plan {
     /// Scenario 17: the rows of the section the commands address; runs of each command per round.
     let startSectionRows: Int
     let startRunsPerRound: Int
+    /// Scenario 18: the rows of the import taken back (and of the smaller one its peak memory is
+    /// compared with), of the section deleted and undone, and the rounds of that.
+    let undoImportRows: Int
+    let undoImportSmallRows: Int
+    let undoSectionRows: Int
+    let undoRounds: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
     /// repetitions); the clients moving rows of one list at once, and the list; the changes an
     /// observer receives.
@@ -234,6 +243,10 @@ struct Plan {
         sectionLookupsLarge = quick ? 10 : 5
         startSectionRows = 1_000
         startRunsPerRound = quick ? 5 : 20
+        undoImportRows = quick ? 100_000 : 1_000_000
+        undoImportSmallRows = quick ? 10_000 : 100_000
+        undoSectionRows = quick ? 20_000 : 100_000
+        undoRounds = min(rounds, 3)
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4

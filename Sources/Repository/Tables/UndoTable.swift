@@ -77,8 +77,15 @@ extension Database {
 
     /// Drops what `step` logged for the list (and for the rows of its sections deleted then,
     /// logged under list -1).
+    /// Deletes a batch at a time: a `DELETE` of a million entries at once holds every rowid it
+    /// is to delete in memory first (the table has a delete trigger), so the undo of a large
+    /// change would grow with it.
     package func dropUndoLog(step: Int64, list: Int64) throws {
-        try run("DELETE FROM undo_log WHERE step = ? AND list_id IN (?, -1)", step, list)
+        let batch = 10_000
+        while try run(
+            "DELETE FROM undo_log WHERE id IN (SELECT id FROM undo_log WHERE list_id IN (?, -1) AND step = ? LIMIT ?)", list, step, Int64(batch))
+            == batch
+        {}
     }
 
     /// What `step` logged for the list, newest first: its own writes, and the rows of the
