@@ -1,4 +1,5 @@
 import Foundation
+import Repository
 
 #if canImport(Glibc)
 import Glibc
@@ -45,13 +46,51 @@ extension Benchmark {
             let smallTime = Measurement.median(times[0])
             let hugeTime = Measurement.median(times[1])
             let size = Format.shortCount(huge.rows)
-            return [
+            var rows: [ResultRow] = [
                 .atMost(
                     "13. ui first screen, \(Format.shortCount(small.rows)) vs \(size) rows",
                     measured: "\(Format.duration(smallTime)) vs \(Format.duration(hugeTime)) (in tmux; \(size): "
                         + (hugeTime < 1 ? "under a second" : "over a second") + ")",
                     ratio: hugeTime / smallTime, limit: 1.5, suffix: "x")
             ]
+
+            // A list of many sections of one row (a records import's shape) against the one
+            // section of 1K rows: the first screen, and `G` (to the last row) after it.
+            Log.progress("  building \(Format.count(plan.manySectionsLarge)) sections of one row…")
+            let many = try SectionsFixture.create(at: scratch.file("sections.db"), sections: plan.manySectionsLarge)
+            try SectionStore(path: many.path).list("default").apply(.renameSection(.index(0), title: "Section 0"))
+            let lists: [(path: String, first: String, last: String)] = [
+                (small.path, "Row 1  #2", "Row \(small.rows - 1)  #"), (many.path, "Section 1", "Row \(many.sections - 1)  #"),
+            ]
+            var screens: [[Double]] = [[], []]
+            var keys: [[Double]] = [[], []]
+            Log.progress("  timing the first screen and G, one section vs \(Format.shortCount(many.sections)) sections…")
+            for round in 0...plan.rounds {
+                for (index, list) in lists.enumerated() {
+                    let window = "s\(round)-\(index)"
+                    let screen = try runner.timeToScreen([sectionctl, "--db", list.path, "ui"], window: window, showing: list.first, keep: true)
+                    let key = try runner.timeAfterKeys(["G"], window: window, showing: list.last)
+                    _ = try? runner.run(["kill-session", "-t", window])
+                    if round > 0 {
+                        screens[index].append(screen)
+                        keys[index].append(key)
+                    }
+                }
+            }
+            let sections = Format.shortCount(many.sections)
+            let (oneScreen, manyScreen) = (Measurement.median(screens[0]), Measurement.median(screens[1]))
+            let (oneKey, manyKey) = (Measurement.median(keys[0]), Measurement.median(keys[1]))
+            rows.append(
+                .atMost(
+                    "13. ui first screen, \(sections) sections of one row vs one section of \(Format.shortCount(small.rows))",
+                    measured: "\(Format.duration(manyScreen)) vs \(Format.duration(oneScreen)) (in tmux)", ratio: manyScreen / oneScreen,
+                    limit: 1.5, suffix: "x"))
+            rows.append(
+                .atMost(
+                    "13. ui key G (to the last row), \(sections) sections vs one section",
+                    measured: "\(Format.duration(manyKey)) vs \(Format.duration(oneKey)) (in tmux)", ratio: manyKey / oneKey, limit: 1.5,
+                    suffix: "x"))
+            return rows
         }
     }
 }
@@ -77,16 +116,30 @@ struct TmuxRunner {
         _ = try? run(["kill-server"])
     }
 
-    /// Seconds from asking for a new window running `command` to its screen containing `text`.
-    func timeToScreen(_ command: [String], window: String, showing text: String) throws -> Double {
+    /// Seconds from asking for a new window running `command` to its screen containing `text`;
+    /// the window is closed then, unless `keep`.
+    func timeToScreen(_ command: [String], window: String, showing text: String, keep: Bool = false) throws -> Double {
         let started = ContinuousClock.now
         try run(["new-session", "-d", "-s", window, "-x", "100", "-y", "40"] + command)
+        let seconds = try waitFor(text, in: window, since: started)
+        if !keep { _ = try? run(["kill-session", "-t", window]) }
+        return seconds
+    }
+
+    /// Seconds from sending `keys` to the window to its screen containing `text`.
+    func timeAfterKeys(_ keys: [String], window: String, showing text: String) throws -> Double {
+        let started = ContinuousClock.now
+        try run(["send-keys", "-t", window] + keys)
+        return try waitFor(text, in: window, since: started)
+    }
+
+    /// Polls the window every 2 ms until its screen contains `text` (a guard of 30 s against a
+    /// hang); the seconds since `started`.
+    private func waitFor(_ text: String, in window: String, since started: ContinuousClock.Instant) throws -> Double {
         let deadline = started + .seconds(30)
         while ContinuousClock.now < deadline {
             if try run(["capture-pane", "-p", "-t", window]).contains(text) {
-                let seconds = Measurement.seconds(ContinuousClock.now - started)
-                _ = try? run(["kill-session", "-t", window])
-                return seconds
+                return Measurement.seconds(ContinuousClock.now - started)
             }
             usleep(2_000)
         }
