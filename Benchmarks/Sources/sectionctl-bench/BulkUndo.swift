@@ -63,6 +63,26 @@ extension Benchmark {
                         ratio: Double(sizeAfter) / Double(sizeAfterImport), limit: 1.3))
             }
 
+            // (c) With --long: the peak memory of importing one section of 10M rows.
+            if options.long {
+                let count = plan.longImportRows
+                let document = scratch.file("import-long.json")
+                try Self.writeOneSectionDocument(rows: count, list: "default", to: document)
+                let database = scratch.file("import-long.db")
+                _ = try Self.createDatabase(at: database)
+                Log.progress("  import of \(Format.count(count)) rows in one section as a whole process…")
+                let outcome = try ChildProcess.run(sectionctl, ["--db", database, "import", document], errorFile: database + ".err")
+                guard outcome.status == 0 else { throw BenchmarkError("the import exited \(outcome.status): \(outcome.firstErrorLine)") }
+                try? FileManager.default.removeItem(atPath: document)
+                rows.append(
+                    .atMost(
+                        "18. peak memory of an import of \(Format.shortCount(count)) rows in one section",
+                        measured: "\(Format.duration(outcome.seconds)), \(Format.mebibytes(fileSize(database))) file",
+                        ratio: Double(outcome.peakMemory) / 1_048_576, limit: 64, suffix: " MiB"))
+            } else {
+                rows.append(.skipped("18. peak memory of an import of 10M rows in one section", reason: "needs --long", target: "≤ 64 MiB"))
+            }
+
             // (b) A section of 100,000 rows deleted and undone, against plain DELETE and INSERT.
             let count = plan.undoSectionRows
             Log.progress("  building \(Format.count(count))-row sections (sectionctl's and plain tables)…")

@@ -196,6 +196,8 @@ struct Plan {
     let undoImportSmallRows: Int
     let undoSectionRows: Int
     let undoRounds: Int
+    /// With --long: the rows of the one-section import whose peak memory is reported.
+    let longImportRows: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
     /// repetitions); the clients moving rows of one list at once, and the list; the changes an
     /// observer receives.
@@ -247,6 +249,7 @@ struct Plan {
         undoImportSmallRows = quick ? 10_000 : 100_000
         undoSectionRows = quick ? 20_000 : 100_000
         undoRounds = min(rounds, 3)
+        longImportRows = quick ? 1_000_000 : 10_000_000
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4
