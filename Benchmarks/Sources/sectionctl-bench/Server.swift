@@ -126,21 +126,27 @@ extension Benchmark {
         let repository = RepositoryMover(store: store, cycling: edits)
         let sectionID = try store.list("default").outline().sections[0].id.rawValue
         let baseline = try ServerUpdateMover(connectionString: uri, sectionID: sectionID, seed: 15)
+        try ServerUpdateMover.makePlainRows(connectionString: uri)
+        let plain = try ServerUpdateMover(connectionString: uri, sectionID: sectionID, seed: 16, table: "public.plain_rows")
 
         Log.progress("  one move: \(plan.rounds) rounds of \(plan.movesPerRound) moves, Repository and libpq alternately…")
-        var samples: (repository: [Double], baseline: [Double]) = ([], [])
+        var samples: (repository: [Double], baseline: [Double], plain: [Double]) = ([], [], [])
         for round in 0...plan.rounds {
             let moves = plan.movesPerRound
             let repositoryTime = try Measurement.time { for _ in 0..<moves { try repository.move() } }
             try baseline.planMoves(moves)
             let baselineTime = try Measurement.time { for _ in 0..<moves { try baseline.move() } }
+            try plain.planMoves(moves)
+            let plainTime = try Measurement.time { for _ in 0..<moves { try plain.move() } }
             if round > 0 {
                 samples.repository.append(repositoryTime / Double(moves))
                 samples.baseline.append(baselineTime / Double(moves))
+                samples.plain.append(plainTime / Double(moves))
             }
         }
         let repositoryMove = Measurement.median(samples.repository)
         let baselineMove = Measurement.median(samples.baseline)
+        let plainMove = Measurement.median(samples.plain)
         if let problems = try? store.check(), !problems.isEmpty {
             throw BenchmarkError("after the moves, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
         }
@@ -149,7 +155,12 @@ extension Benchmark {
                 "14. postgres: one move vs libpq one-row UPDATE txn, \(Format.shortCount(count)) rows",
                 measured: "Repository \(Format.duration(repositoryMove)), libpq UPDATE \(Format.duration(baselineMove));"
                     + " random row to random place; PostgreSQL \(server)",
-                ratio: repositoryMove / baselineMove, limit: 3, suffix: "x")
+                ratio: repositoryMove / baselineMove, limit: 3, suffix: "x"),
+            .atMost(
+                "14. postgres: one move vs libpq one-row UPDATE txn on a plain table, \(Format.shortCount(count)) rows",
+                measured: "Repository \(Format.duration(repositoryMove)), libpq UPDATE of public.plain_rows \(Format.duration(plainMove))"
+                    + " (same columns and unique index, no triggers)",
+                ratio: repositoryMove / plainMove, limit: 3, suffix: "x"),
         ]
 
         let sectionctl = sectionctlPath
@@ -250,6 +261,11 @@ extension Benchmark {
                 measured: "importJSON \(Format.duration(imported)) (\(Format.rate(rows / imported)) rows),"
                     + " COPY \(Format.duration(baseline)) (\(Format.rate(rows / baseline)) rows); median of \(importTimes.count)",
                 ratio: baseline / imported * 100, limit: 50, suffix: "%"),
+            .atLeast(
+                "14. postgres: native import vs libpq COPY without the row triggers, \(label(document))",
+                measured: "importJSON \(Format.rate(rows / imported)) rows, COPY into sectionctl.rows with its triggers disabled"
+                    + " (the columns, keys and indexes alone) \(Format.duration(bare)) (\(Format.rate(rows / bare)) rows)",
+                ratio: bare / imported * 100, limit: 50, suffix: "%"),
             .info(
                 "14. postgres: native import, time per row, \(Format.shortCount(document.rowsPerSection)) vs"
                     + " \(Format.shortCount(small.rowsPerSection)) rows a section",
@@ -541,17 +557,33 @@ final class ServerUpdateMover: Mover {
     private var planned: [(id: Int64, position: Int64)] = []
     private var next = 0
 
-    init(connectionString: String, sectionID: Int64, seed: UInt64) throws {
+    /// `table`: sectionctl's own rows (every trigger firing), or a plain copy of them.
+    private let table: String
+
+    init(connectionString: String, sectionID: Int64, seed: UInt64, table: String = "sectionctl.rows") throws {
         connection = try PostgresConnection(connectionString: connectionString)
         self.sectionID = sectionID
+        self.table = table
         generator = SeededGenerator(seed: seed)
+    }
+
+    /// Makes `public.plain_rows`: a copy of sectionctl's rows with the same columns, primary key
+    /// and unique index, and no triggers, foreign keys or rank structure (the plain-table baseline).
+    static func makePlainRows(connectionString: String) throws {
+        try PostgresConnection(connectionString: connectionString).execute(
+            script: """
+                CREATE TABLE public.plain_rows AS SELECT id, section_id, position, kind, title, value FROM sectionctl.rows;
+                ALTER TABLE public.plain_rows ADD PRIMARY KEY (id);
+                ALTER TABLE public.plain_rows ADD UNIQUE (section_id, position);
+                ANALYZE public.plain_rows;
+                """)
     }
 
     /// Chooses the next `count` moves from the section as it is now.
     func planMoves(_ count: Int) throws {
         var rows: [(id: Int64, position: Int64)] = []
         try connection.forEachRow(
-            prepared: "SELECT id, position FROM sectionctl.rows WHERE section_id = $1 ORDER BY position", [String(sectionID)]
+            prepared: "SELECT id, position FROM \(table) WHERE section_id = $1 ORDER BY position", [String(sectionID)]
         ) { row in
             rows.append((row.int64(0), row.int64(1)))
             return true
@@ -578,7 +610,7 @@ final class ServerUpdateMover: Mover {
         next += 1
         try connection.execute(script: "BEGIN")
         let changed = try connection.forEachRow(
-            prepared: "UPDATE sectionctl.rows SET position = $1 WHERE id = $2", [String(position), String(id)]) { _ in true }
+            prepared: "UPDATE \(table) SET position = $1 WHERE id = $2", [String(position), String(id)]) { _ in true }
         try connection.execute(script: "COMMIT")
         guard changed == 1 else { throw BenchmarkError("the UPDATE of row #\(id) changed \(changed) rows") }
     }
