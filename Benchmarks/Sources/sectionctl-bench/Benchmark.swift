@@ -50,6 +50,7 @@ final class Benchmark {
         case .sections: return try manySectionRows()
         case .start: return try startRows()
         case .undo: return try bulkUndoRows()
+        case .wal: return try sessionLogRows()
         }
     }
 

@@ -36,6 +36,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case start
     /// 18. Large changes taken back: undo of a 1M-row import; delete and undo of a 100K-row section.
     case undo
+    /// 19. The write-ahead log while an edit session is open and another store commits.
+    case wal
 
     var summary: String {
         switch self {
@@ -57,6 +59,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .sections: return "sections of one row: row get S:0 and row move S:0 T:0 at s/2, 1K vs 1M sections"
         case .start: return "--version, row get, row move as whole processes: time and peak memory vs a C process"
         case .undo: return "undo and redo of a 1M-row import; delete and undo of a 100K-row section vs plain DELETE and INSERT"
+        case .wal: return "the -wal file while an edit session is open and another store commits 2,000 moves"
         }
     }
 }
@@ -198,6 +201,8 @@ struct Plan {
     let undoRounds: Int
     /// With --long: the rows of the one-section import whose peak memory is reported.
     let longImportRows: Int
+    /// Scenario 19: the moves committed while a session is open.
+    let walCommits: Int
     /// Scenario 14: the section a single move is timed in; the bulk import (its size, sections and
     /// repetitions); the clients moving rows of one list at once, and the list; the changes an
     /// observer receives.
@@ -250,6 +255,7 @@ struct Plan {
         undoSectionRows = quick ? 20_000 : 100_000
         undoRounds = min(rounds, 3)
         longImportRows = quick ? 1_000_000 : 10_000_000
+        walCommits = quick ? 500 : 2_000
         serverMoveSectionRows = 10_000
         serverImportRows = quick ? 20_000 : 100_000
         serverImportSections = 4

@@ -174,19 +174,13 @@ extension Benchmark {
             let from = Int.random(in: 0..<count, using: &generator)
             var to = Int.random(in: 0..<(count - 1), using: &generator)
             if to >= from { to += 1 }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: sectionctl)
-            process.arguments = ["--db", uri, "row", "move", "0:\(from)", "0:\(to)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            let elapsed = try Measurement.time {
-                try process.run()
-                process.waitUntilExit()
+            let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-bench-move-\(getpid()).err").path
+            defer { try? FileManager.default.removeItem(atPath: errors) }
+            let outcome = try ChildProcess.timed(sectionctl, ["--db", uri, "row", "move", "0:\(from)", "0:\(to)"], errorFile: errors)
+            guard outcome.status == 0 else {
+                throw BenchmarkError("sectionctl --db URI row move 0:\(from) 0:\(to) exited \(outcome.status)")
             }
-            guard process.terminationStatus == 0 else {
-                throw BenchmarkError("sectionctl --db URI row move 0:\(from) 0:\(to) exited \(process.terminationStatus)")
-            }
-            if round > 0 { processTimes.append(elapsed) }
+            if round > 0 { processTimes.append(outcome.seconds) }
         }
         let processMove = Measurement.median(processTimes)
         rows.append(
