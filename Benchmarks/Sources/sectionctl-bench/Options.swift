@@ -199,6 +199,7 @@ struct Plan {
     let undoImportSmallRows: Int
     let undoSectionRows: Int
     let undoRounds: Int
+    let undoRepetitions: Int
     /// With --long: the rows of the one-section import whose peak memory is reported.
     let longImportRows: Int
     /// Scenario 19: the moves committed while a session is open.
@@ -254,6 +255,7 @@ struct Plan {
         undoImportSmallRows = quick ? 10_000 : 100_000
         undoSectionRows = quick ? 20_000 : 100_000
         undoRounds = min(rounds, 3)
+        undoRepetitions = min(rounds, 3)
         longImportRows = quick ? 1_000_000 : 10_000_000
         walCommits = quick ? 500 : 2_000
         serverMoveSectionRows = 10_000
