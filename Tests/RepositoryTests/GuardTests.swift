@@ -200,7 +200,7 @@ struct GuardTests {
         try Self.shell(
             fixture,
             """
-            DROP TRIGGER guard_undo_log_update; DROP TRIGGER journal_plain_row_insert;
+            DROP TRIGGER guard_undo_log_update;
             UPDATE undo_log SET item_id = (SELECT id FROM rows WHERE title = 'theirs')
             WHERE id = (SELECT max(id) FROM undo_log WHERE list_id = 1)
             """)

@@ -10,6 +10,18 @@ import Testing
 /// with its ids, `repair()` mends it and says what it did, then `check()` passes, ids, titles and
 /// order are as they were, and the lists repair changed are at a new version that `changes(since:)`
 /// says to reload.
+/// `DROP TRIGGER name;` and the schema's `CREATE TRIGGER name …` as its newest migration defining
+/// it has it, with `old` replaced by `new`: the trigger altered in one place only.
+private func alteredTrigger(_ name: String, replacing old: String, with new: String) -> String {
+    let definition = "CREATE TRIGGER \(name) "
+    guard let migration = EmbeddedMigration.all.last(where: { $0.sql.contains(definition) })?.sql,
+        let start = migration.range(of: definition)?.lowerBound,
+        let end = migration.range(of: "END;", range: start..<migration.endIndex)?.upperBound,
+        migration[start..<end].contains(old)
+    else { return "SELECT RAISE(ABORT, 'no trigger \(name) to alter')" }
+    return "DROP TRIGGER \(name);\n" + migration[start..<end].replacingOccurrences(of: old, with: new) + "\n"
+}
+
 @Suite("check and repair")
 struct IntegrityTests {
     /// A file with two lists, each made by commands (so each has undo history): "default" with
@@ -118,23 +130,20 @@ struct IntegrityTests {
             reloaded: ["default"]),
         Damage(
             name: "a dropped trigger",
-            sql: "DROP TRIGGER rows_count_insert",
-            found: [(.schema, "trigger rows_count_insert is missing (schema version \(SectionStore.schemaVersion) has it)")],
-            done: [(.schema, "made trigger rows_count_insert again, as the schema defines it (it was missing)")],
+            sql: "DROP TRIGGER rows_after_insert",
+            found: [(.schema, "trigger rows_after_insert is missing (schema version \(SectionStore.schemaVersion) has it)")],
+            done: [(.schema, "made trigger rows_after_insert again, as the schema defines it (it was missing)")],
             reloaded: ["default", "other"]),
         Damage(
             name: "an altered trigger, and the count it got wrong",
-            sql: """
-                DROP TRIGGER rows_count_insert;
-                CREATE TRIGGER rows_count_insert AFTER INSERT ON rows BEGIN
-                    UPDATE sections SET row_count = row_count + 2 WHERE id = NEW.section_id;
-                END;
-                INSERT INTO rows (section_id, position, title) VALUES (3, 1000, 'z');
-                """,
-            found: [(.schema, "trigger rows_count_insert is defined differently"), (.rowCount, "section #3 says it has 2 rows, but 1 are in it")],
+            // The schema's own trigger, but counting each inserted row twice (the rest of its
+            // work left as it is: rank counts, undo, the plain-SQL mark).
+            sql: alteredTrigger("rows_after_insert", replacing: "row_count = row_count + 1 WHERE id", with: "row_count = row_count + 2 WHERE id")
+                + "INSERT INTO rows (section_id, position, title) VALUES (3, 1000, 'z');",
+            found: [(.schema, "trigger rows_after_insert is defined differently"), (.rowCount, "section #3 says it has 2 rows, but 1 are in it")],
             done: [
-                (.schema, "made trigger rows_count_insert again, as the schema defines it (it was defined differently)"),
-                (.rowCount, "section #3: set its row count to 1 (it said 2)"), (.undo, "trigger rows_count_insert was defined differently"),
+                (.schema, "made trigger rows_after_insert again, as the schema defines it (it was defined differently)"),
+                (.rowCount, "section #3: set its row count to 1 (it said 2)"), (.undo, "trigger rows_after_insert was defined differently"),
             ],
             reloaded: ["default", "other"]),
         Damage(
