@@ -148,8 +148,8 @@ package protocol Database: AnyObject {
 
     /// Takes back the logged row deletes `logIDs` by inserting the rows again as the log kept
     /// them (ids included), as `deleteLoggedRowsInBulk` does; `.missing` when an entry is not a
-    /// whole row's, `.foreign` when a row's section is gone or not `list`'s. A row id or place
-    /// taken since throws the table's constraint violation.
+    /// whole row's or a row's section is gone, `.foreign` when a section is not `list`'s. A row
+    /// id or place taken since throws the table's constraint violation.
     func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal
 
     /// After a write committed, outside any transaction: gives the file's free pages back to the

@@ -35,10 +35,16 @@ extension Connection {
         }
     }
 
-    /// Whether every staged row's section is one of `list`'s.
-    private func stagedRowsAreInList(_ list: Int64, count: Int) throws -> Bool {
-        try scalarInt(
-            "SELECT count(*) FROM temp.bulk_rows AS b JOIN sections AS s ON s.id = b.section_id WHERE s.list_id = ?", list) == Int64(count)
+    /// `.missing` when a staged row's section is gone, `.foreign` when one is another list's;
+    /// `nil` when every one is `list`'s.
+    private func misplacedStagedRows(list: Int64, count: Int) throws -> BulkReversal? {
+        let (found, ours) = try queryFirst(
+            "SELECT count(s.id), coalesce(sum(s.list_id = ?), 0) FROM temp.bulk_rows AS b LEFT JOIN sections AS s ON s.id = b.section_id",
+            list
+        ) { ($0.int64(0), $0.int64(1)) } ?? (0, 0)
+        if found < Int64(count) { return .missing }
+        if ours < Int64(count) { return .foreign }
+        return nil
     }
 
     /// Adds `sign` × the staged rows to their sections' counts and to the rank node of each
@@ -97,7 +103,7 @@ extension Connection {
     package func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: false)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
-        guard try stagedRowsAreInList(list, count: logIDs.count) else { return .foreign }
+        if let misplaced = try misplacedStagedRows(list: list, count: logIDs.count) { return misplaced }
         guard try beginBulkAppend() else { return .unsupported }
         try run(
             """
@@ -116,7 +122,7 @@ extension Connection {
     package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: true)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
-        guard try stagedRowsAreInList(list, count: logIDs.count) else { return .foreign }
+        if let misplaced = try misplacedStagedRows(list: list, count: logIDs.count) { return misplaced }
         // What the insert guards would refuse, checked at once: a position out of range.
         let outOfRange = try scalarInt(
             "SELECT count(*) FROM temp.bulk_rows WHERE position IS NULL OR position NOT BETWEEN ? AND ?",
