@@ -69,7 +69,7 @@ final class Context {
             var progress: (@Sendable (MigrationProgress) -> Void)?
             if let line { progress = { line.update($0) } }
             // A command reads and writes on one thread: one connection serves both, and the
-            // schema is read once (a second connection's reading it was a third of `row get`).
+            // schema is read once (a second connection's reading it was a fifth of `row get`).
             return try SectionStore(location: location, migrationProgress: progress, readsBesideWrites: false)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
