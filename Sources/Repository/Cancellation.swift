@@ -107,6 +107,14 @@ extension SectionStore {
         try await perform { try $0.outline(of: list, editing: editing, atVersion: expected) }
     }
 
+    /// `outline(of:from:limit:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
+    package func outline(
+        of list: String = SectionStore.defaultList, from first: Int, limit: Int, editing: Bool = false,
+        atVersion expected: Int64? = nil
+    ) async throws -> OutlineWindow {
+        try await perform { try $0.outline(of: list, from: first, limit: limit, editing: editing, atVersion: expected) }
+    }
+
     /// `window(from:limit:in:editing:atVersion:)`, off the cooperative pool (see `perform(_:)`).
     package func window(
         from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,

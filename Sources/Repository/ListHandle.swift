@@ -78,6 +78,12 @@ public struct ListHandle: Sendable, Hashable {
         try store.outline(of: name, editing: editing, atVersion: expected)
     }
 
+    /// Up to `limit` consecutive sections with their counts, from index `first`, and how many
+    /// sections the list has: O(log s + limit) (`SectionStore.outline(of:from:limit:editing:atVersion:)`).
+    public func outline(from first: Int, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) throws -> OutlineWindow {
+        try store.outline(of: name, from: first, limit: limit, editing: editing, atVersion: expected)
+    }
+
     /// The whole list (`SectionStore.snapshot(of:editing:atVersion:)`).
     public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListSnapshot {
         try store.snapshot(of: name, editing: editing, atVersion: expected)
@@ -169,6 +175,11 @@ public struct ListHandle: Sendable, Hashable {
     /// `outline(editing:atVersion:)`, off the cooperative pool.
     public func outline(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListOutline {
         try await store.outline(of: name, editing: editing, atVersion: expected)
+    }
+
+    /// `outline(from:limit:editing:atVersion:)`, off the cooperative pool.
+    public func outline(from first: Int, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) async throws -> OutlineWindow {
+        try await store.outline(of: name, from: first, limit: limit, editing: editing, atVersion: expected)
     }
 
     /// `snapshot(editing:atVersion:)`, off the cooperative pool.

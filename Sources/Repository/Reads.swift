@@ -54,6 +54,58 @@ public struct ListOutline: Hashable, Sendable {
     public var rowCount: Int { sections.reduce(0) { $0 + $1.rowCount } }
 }
 
+/// A run of consecutive sections of a list with their row counts, and how many sections the
+/// list has: the part of the outline a view of a list with very many sections has on screen
+/// (`ListHandle.outline(from:limit:editing:atVersion:)`), read in O(log s + limit).
+public struct OutlineWindow: Hashable, Sendable {
+    /// The list's stable id.
+    public var listID: ListID
+    /// The list's name.
+    public var name: String
+    /// The list's version.
+    public var version: Int64
+    /// Whether this is an editing view, in which empty sections show their footer.
+    public var isEditing: Bool
+    /// How many sections the list has in all.
+    public var sectionCount: Int
+    /// The index of the first section of the window (the index asked for).
+    public var first: Int
+    /// The sections, in order, from the one at `first`.
+    public var sections: [SectionInfo]
+
+    /// Creates a window of an outline.
+    public init(
+        listID: ListID, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int, first: Int = 0,
+        sections: [SectionInfo] = []
+    ) {
+        self.listID = listID
+        self.name = name
+        self.version = version
+        self.isEditing = isEditing
+        self.sectionCount = sectionCount
+        self.first = first
+        self.sections = sections
+    }
+
+    /// The whole of an outline, as a window from its first section.
+    public init(_ outline: ListOutline) {
+        self.init(
+            listID: outline.listID, name: outline.name, version: outline.version, isEditing: outline.isEditing,
+            sectionCount: outline.sections.count, sections: outline.sections)
+    }
+
+    /// The index after the window's last section.
+    public var end: Int { first + sections.count }
+
+    /// Whether the window holds every section of the list.
+    public var isWhole: Bool { first == 0 && sections.count == sectionCount }
+
+    /// The section at `index` (an index in the list, not in the window), if the window holds it.
+    public subscript(index: Int) -> SectionInfo? {
+        index >= first && index < end ? sections[index - first] : nil
+    }
+}
+
 /// One row with its place in the list.
 public struct LocatedRow: Hashable, Sendable {
     /// The row's index path.

@@ -62,6 +62,30 @@ extension SectionStore {
         }
     }
 
+    /// Up to `limit` consecutive sections of the list with their row counts, from the one at
+    /// index `first`, and how many sections the list has: the outline a view needs for what it
+    /// shows, whatever the number of sections.
+    /// - Parameters:
+    ///   - first: the first section's index, from 0 to the number of sections (which gives none).
+    ///   - expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.sectionIndexOutOfRange` when `first` is outside `0…count`; `.negativeWindowLimit` for a
+    ///   negative limit.
+    /// - Complexity: O(log s + limit), through the sections' rank structure.
+    package func outline(
+        of list: String = SectionStore.defaultList, from first: Int, limit: Int, editing: Bool = false,
+        atVersion expected: Int64? = nil
+    ) throws -> OutlineWindow {
+        guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
+        return try readList(list, atVersion: expected) { db, record in
+            let count = try db.sectionCount(of: record)
+            guard first >= 0 && first <= count else { throw RepositoryError.sectionIndexOutOfRange(first, valid: 0...count) }
+            return OutlineWindow(
+                listID: ListID(record.id), name: record.name, version: record.version, isEditing: editing, sectionCount: count,
+                first: first, sections: try db.sectionRecords(of: record, from: first, limit: limit).map(\.info))
+        }
+    }
+
     /// The number of rows in a section. `versionedRowCount(of:in:atVersion:)` also says the
     /// version it read.
     /// - Parameter expected: when given, the version the list must be at (see above).

@@ -90,6 +90,16 @@ struct SectionRankTests {
             }
             if step % 300 == 299 {
                 try expectLookupsMatchScans(store, samples: 20, using: &generator, seed: seed)
+                // A window of the outline is that run of the sections.
+                for (list, name) in names.enumerated() {
+                    let count = model[list].count
+                    let first = Int.random(in: 0...count, using: &generator)
+                    let limit = Int.random(in: 0...40, using: &generator)
+                    let window = try store.list(name).outline(from: first, limit: limit)
+                    #expect(window.sectionCount == count && window.first == first, "seed \(seed): list \(name)")
+                    #expect(window.sections.map(\.title) == Array(model[list][first..<min(count, first + limit)]), "seed \(seed): list \(name) from \(first)")
+                    #expect(window.sections.map(\.index) == Array(first..<window.end), "seed \(seed)")
+                }
             }
         }
         for (list, name) in names.enumerated() {
@@ -97,6 +107,30 @@ struct SectionRankTests {
             #expect(titles == model[list], "seed \(seed): list \(name)")
         }
         try expectLookupsMatchScans(store, samples: 50, using: &generator, seed: seed)
+    }
+
+    @Test(arguments: Backend.all) func aWindowOfTheOutlineReadsARunOfSectionsWithTheirCounts(backend: Backend) async throws {
+        let fixture = try StoreFixture(backend)
+        let list = fixture.store.list(SectionStore.defaultList)
+        for section in 0..<5 {
+            try await list.apply(.addSection(title: "s\(section)"))
+            for _ in 0..<section { try await list.apply(.addRow(.text("r"), to: .init(section: .index(section), index: .end))) }
+        }
+        let whole = try await list.outline(editing: true)
+        let window = try await list.outline(from: 1, limit: 3, editing: true, atVersion: whole.version)
+        #expect(window.sections == Array(whole.sections[1..<4]))
+        #expect(window.sectionCount == 5 && window.first == 1 && window.end == 4 && window.version == whole.version && window.isEditing)
+        #expect(!window.isWhole && window[0] == nil && window[1]?.rowCount == 1 && window[3]?.title == "s3" && window[4] == nil)
+        #expect(OutlineWindow(whole).isWhole && OutlineWindow(whole)[4] == whole.sections[4])
+        let tail = try await list.outline(from: 3, limit: 10)
+        #expect(tail.sections.map(\.title) == ["s3", "s4"], "a limit past the end gives what there is")
+        #expect(try await list.outline(from: 5, limit: 10).sections.isEmpty, "from the count: none")
+        await #expect(throws: RepositoryError.sectionIndexOutOfRange(6, valid: 0...5, version: whole.version)) { try await list.outline(from: 6, limit: 1) }
+        await #expect(throws: RepositoryError.sectionIndexOutOfRange(-1, valid: 0...5, version: whole.version)) { try await list.outline(from: -1, limit: 1) }
+        await #expect(throws: RepositoryError.negativeWindowLimit(-1)) { try await list.outline(from: 0, limit: -1) }
+        await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version - 1, current: whole.version)) {
+            try await list.outline(from: 0, limit: 1, atVersion: whole.version - 1)
+        }
     }
 
     @Test(arguments: Backend.all) func aBulkInsertByPlainSQLIsCutIntoBalancedNodesAtTheNextCommit(backend: Backend) throws {

@@ -145,6 +145,57 @@ import Testing
         }
     }
 
+    @Test("a list browsed through a window of its outline draws what the whole outline draws", arguments: [91, 92, 93, 133, 145, 149] as [UInt64])
+    func aWindowedOutlineDrawsWhatTheWholeOneDraws(seed: UInt64) throws {
+        var generator = Generator(state: seed)
+        let keys: [Key] = [
+            .down, .down, .down, .up, .up, .pageDown, .pageDown, .pageUp, .character("g"), .character("G"), .character("d"),
+            .character("u"), .character("e"), .space, .character("s"), .escape,
+        ]
+        for round in 0..<3 {
+            // Runs of empty sections among short ones: the cursor crosses many sections a key.
+            let counts = (0..<Int.random(in: 40...120, using: &generator)).map { _ in
+                Bool.random(using: &generator) ? 0 : Int.random(in: 1...3, using: &generator)
+            }
+            let whole = try Fixture()
+            let windowed = try Fixture()
+            try whole.make(counts)
+            try windowed.make(counts)
+            let pageHeight = Int.random(in: 3...8, using: &generator)
+            let reference = try ListBrowser(store: whole.store, list: "default", pageHeight: pageHeight)
+            let browser = try ListBrowser(store: windowed.store, list: "default", pageHeight: pageHeight, wholeOutlineLimit: 0)
+            var pressed: [Key] = []
+            for _ in 0..<60 {
+                let key = keys.randomElement(using: &generator)!
+                pressed.append(key)
+                _ = try reference.handle(key)
+                _ = try browser.handle(key)
+                let context: Comment = "seed \(seed), round \(round), counts \(counts), page \(pageHeight), keys \(pressed)"
+                // The title counts the rows only from the whole outline; every other line is the same.
+                #expect(try plainLines(browser).dropFirst() == plainLines(reference).dropFirst(), context)
+                #expect(browser.cursor == reference.cursor && browser.cursorID == reference.cursorID, context)
+                if !browser.isReordering {
+                    // A window: never more than a few screens' worth of sections.
+                    #expect(browser.outline.sections.count <= 4 * (2 * pageHeight + 8), context)
+                }
+            }
+        }
+    }
+
+    @Test func theTitleCountsTheRowsOnlyWhenTheWholeOutlineIsRead() throws {
+        let fixture = try Fixture()
+        try fixture.make([2, 0, 1] + Array(repeating: 1, count: 30))
+        let whole = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2)
+        #expect(try plainLines(whole)[0].contains("· 33 sections, 33 rows · BROWSE"))
+        let windowed = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 32)
+        #expect(try plainLines(windowed)[0].contains("· 33 sections · BROWSE"), "more sections than the limit: a window")
+        #expect(windowed.outline.sections.count < 33)
+        _ = try windowed.handle(.character("e"))
+        #expect(try plainLines(windowed)[0].contains("· 33 sections, 33 rows · REORDER"), "a session's draft is read whole")
+        let atTheLimit = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 33)
+        #expect(try plainLines(atTheLimit)[0].contains("· 33 sections, 33 rows · BROWSE"))
+    }
+
     @Test func escapeCancelsUndoTakesBackAndDeleteKeepsTheCursorInPlace() throws {
         let fixture = try Fixture()
         try fixture.make([3, 1])
@@ -234,8 +285,13 @@ import Testing
         for _ in 0..<50 {
             let counts = (0..<Int.random(in: 1...5, using: &generator)).map { _ in Int.random(in: 0...5, using: &generator) }
             let section = Int.random(in: 0..<counts.count, using: &generator)
-            let slot = Bool.random(using: &generator) ? RowPath(section: section, row: Int.random(in: 0...counts[section], using: &generator)) : nil
-            let layout = ScreenLayout(rowCounts: counts, isEditing: Bool.random(using: &generator), slot: slot)
+            let localSlot = Bool.random(using: &generator) ? RowPath(section: section, row: Int.random(in: 0...counts[section], using: &generator)) : nil
+            let first = Bool.random(using: &generator) ? 0 : Int.random(in: 1...5, using: &generator)
+            let slot = localSlot.map { RowPath(section: first + $0.section, row: $0.row) }
+            let layout = ScreenLayout(rowCounts: counts, firstSection: first, isEditing: Bool.random(using: &generator), slot: slot)
+            // A window from a later section starts at that section's blank line.
+            #expect(layout.line(0) == (first > 0 ? .blank : .header(section: 0)))
+            #expect(layout.sections == first..<(first + counts.count))
             var rows = 0
             for index in 0..<layout.lineCount {
                 switch layout.line(index) {
@@ -245,6 +301,7 @@ import Testing
                     rows += 1
                 case .header(let section):
                     #expect(layout.headerLine(of: section) == index)
+                    #expect(layout.section(ofLine: index) == section)
                 case .slot:
                     #expect(layout.slotLine == index)
                 default:

@@ -57,6 +57,19 @@ extension Database {
         }
     }
 
+    /// Up to `limit` sections of the list in order, from the one at `first`: the section there
+    /// found through the rank structure, the rest by position.
+    /// - Complexity: O(log s + limit).
+    package func sectionRecords(of list: ListRecord, from first: Int, limit: Int) throws -> [SectionRecord] {
+        guard limit > 0, let (_, position) = try rankedSection(at: first, inList: list.id) else { return [] }
+        var index = first - 1
+        let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?"
+        return try query(sql, list.id, position, limit) {
+            index += 1
+            return SectionRecord($0, index: index)
+        }
+    }
+
     /// The section just after `section` in the list, if any.
     package func section(after section: SectionRecord, in list: ListRecord) throws -> SectionRecord? {
         let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position > ? ORDER BY position LIMIT 1"

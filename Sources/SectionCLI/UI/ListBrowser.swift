@@ -7,7 +7,10 @@ import Repository
 ///
 /// It reads only what is on screen: the outline (the sections' row counts, which place every
 /// line; see `ScreenLayout`), one window of the rows on screen, and single rows by path or id.
-/// It never reads the whole list.
+/// It never reads the whole list. A list of more than `wholeOutlineLimit` sections is browsed
+/// through a window of its outline: the sections around the cursor, read through the sections'
+/// rank structure and read again as the cursor nears its edge, so that opening the list and every
+/// key cost the same at a million sections as at ten.
 final class ListBrowser {
     /// A row picked up in reorder mode, and the slot it would land in.
     struct Held: Equatable {
@@ -42,10 +45,12 @@ final class ListBrowser {
     private(set) var session: EditSession?
     /// The session's edits as applied (none while browsing).
     var sessionEdits: [Edit] { session?.edits ?? [] }
-    private(set) var outline: ListOutline
-    private(set) var layout: ScreenLayout
-    /// The width of the widest row path in the outline (`pathWidth(of:)`).
-    private var pathWidth = 3
+    /// The sections read: the whole outline, or a window of it around the cursor.
+    private(set) var outline: OutlineWindow
+    private(set) var layout = ScreenLayout(rowCounts: [], isEditing: false)
+    /// Up to how many sections a list's outline is read whole while browsing; a list of more is
+    /// read a window at a time.
+    let wholeOutlineLimit: Int
     /// The row under the cursor, or nil when the list has no rows.
     private(set) var cursor: RowPath?
     /// The id of the row under the cursor.
@@ -64,23 +69,103 @@ final class ListBrowser {
         didSet { ensureCursorVisible() }
     }
 
-    init(store: SectionStore, list: String, pageHeight: Int) throws {
+    /// The default `wholeOutlineLimit`: an outline this size reads in well under a millisecond.
+    static let defaultWholeOutlineLimit = 2_000
+
+    init(store: SectionStore, list: String, pageHeight: Int, wholeOutlineLimit: Int = ListBrowser.defaultWholeOutlineLimit) throws {
         self.store = store
         self.listName = list
         self.pageHeight = max(1, pageHeight)
-        outline = try store.outline(of: list)
-        layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: false)
-        pathWidth = Self.pathWidth(of: outline)
-        try moveCursor(to: layout.path(atFlatIndex: 0))
+        self.wholeOutlineLimit = wholeOutlineLimit
+        outline = OutlineWindow(listID: ListID(rawValue: 0), name: list, version: 0, sectionCount: 0)
+        try loadOutline(around: 0)
+        try moveCursor(to: reachedPath(0))
     }
 
     var isReordering: Bool { session != nil }
 
     // MARK: - Reading the list or the draft
 
-    private func readOutline() throws -> ListOutline {
-        if let session { return session.outline }
-        return try store.outline(of: listName)
+    /// How many sections the window reaches on each side of the cursor's: the screen's worth
+    /// and more, so that the lines on screen are always inside it.
+    private var windowReach: Int { 2 * pageHeight + 8 }
+
+    /// Reads the outline again: the session's draft whole, the list whole when it has no more
+    /// than `wholeOutlineLimit` sections, else the sections in `wanted` (moved back to end at
+    /// the list's last section when the list has fewer now). Keeps the line at the top of the
+    /// screen where it was, when its section is still in the window.
+    private func loadOutline(_ wanted: Range<Int>) throws {
+        // The top line as a section and a line in it; nil when it is below every line read.
+        let topSection = top < layout.lineCount ? layout.section(ofLine: top) : nil
+        let anchor = topSection.map { (section: $0, offset: top - layout.firstLine(of: $0)) }
+        let below = layout.lineCount > 0 && top >= layout.lineCount
+        if let session {
+            outline = OutlineWindow(session.outline)
+        } else {
+            do {
+                outline = try store.outline(of: listName, from: wanted.lowerBound, limit: wanted.count)
+            } catch RepositoryError.sectionIndexOutOfRange(_, let valid?, _) {
+                outline = try store.outline(of: listName, from: max(0, valid.upperBound - wanted.count), limit: wanted.count)
+            }
+            if !outline.isWhole && outline.sectionCount <= wholeOutlineLimit {
+                outline = OutlineWindow(try store.outline(of: listName))
+            }
+        }
+        rebuildLayout()
+        if let anchor, layout.sections.contains(anchor.section) {
+            top = layout.firstLine(of: anchor.section) + anchor.offset
+        } else if below || anchor.map({ $0.section >= layout.sections.upperBound }) == true {
+            // Below every line read: the cursor's line is above it, as it was.
+            top = layout.lineCount + pageHeight
+        } else {
+            top = 0
+        }
+    }
+
+    /// Reads the outline around `section`: `windowReach` sections on each side.
+    private func loadOutline(around section: Int) throws {
+        try loadOutline(max(0, section - windowReach)..<(max(0, section) + windowReach + 1))
+    }
+
+    /// Widens the window until the row at flat index `index` (counted in the window as it is)
+    /// is inside it, or the window meets the list's end on that side; returns that index counted
+    /// in the window it leaves. Past the list's rows the index is left outside them (the layout
+    /// clamps it).
+    private func reach(_ index: Int) throws -> Int {
+        var index = index
+        var grow = windowReach
+        while true {
+            if index < 0 && outline.first > 0 {
+                let oldFirst = outline.first
+                try loadOutline(max(0, oldFirst - grow)..<outline.end)
+                guard layout.sections.contains(oldFirst) else { return index }
+                index += layout.flatIndex(of: RowPath(section: oldFirst, row: 0))
+            } else if index >= layout.rowCount && outline.end < outline.sectionCount {
+                try loadOutline(outline.first..<(outline.end + grow))
+            } else {
+                return index
+            }
+            grow *= 2
+        }
+    }
+
+    /// The row at flat index `index` of the window as it is (clamped to the list's rows), the
+    /// window widened to reach it first. (The layout is read after `reach`, which replaces it.)
+    private func reachedPath(_ index: Int) throws -> RowPath? {
+        let reached = try reach(index)
+        return layout.path(atFlatIndex: reached)
+    }
+
+    /// Reads a window around the cursor afresh when the cursor nears the window's edge (or the
+    /// window grew large), keeping the screen as it is.
+    private func keepWindowAroundCursor() throws {
+        guard !outline.isWhole, let section = cursor?.section else { return }
+        let margin = pageHeight + 2
+        let nearStart = outline.first > 0 && section - outline.first < margin
+        let nearEnd = outline.end < outline.sectionCount && outline.end - 1 - section < margin
+        if nearStart || nearEnd || outline.sections.count > 4 * windowReach {
+            try loadOutline(around: section)
+        }
     }
 
     private func row(at path: RowPath) throws -> Row {
@@ -107,10 +192,10 @@ final class ListBrowser {
         return RowPath(section: held.slot.section, row: inOwnSection && held.slot.row >= held.origin.row ? held.slot.row + 1 : held.slot.row)
     }
 
-    /// Lays the outline out afresh (O(s)): after it was read again.
+    /// Lays the outline out afresh (O(sections read)): after it was read again.
     private func rebuildLayout() {
-        layout = ScreenLayout(rowCounts: outline.sections.map(\.rowCount), isEditing: outline.isEditing, slot: slotPlace)
-        pathWidth = Self.pathWidth(of: outline)
+        layout = ScreenLayout(
+            rowCounts: outline.sections.map(\.rowCount), firstSection: outline.first, isEditing: outline.isEditing, slot: slotPlace)
     }
 
     /// Puts the slot line where the held row would land, keeping the layout (O(1)).
@@ -118,10 +203,13 @@ final class ListBrowser {
         layout = layout.with(slot: slotPlace)
     }
 
-    /// The widest `S:R` any row of the outline has (the width of "0:0" at least): the column
-    /// every row's path is padded to.
-    private static func pathWidth(of outline: ListOutline) -> Int {
-        max(3, outline.sections.map { $0.rowCount == 0 ? 0 : "\($0.index):\($0.rowCount - 1)".count }.max() ?? 0)
+    /// The widest `S:R` the rows of these sections have (the width of "0:0" at least): the
+    /// column every row's path on screen is padded to.
+    private func pathWidth(of sections: Set<Int>) -> Int {
+        sections.reduce(3) { width, section in
+            let count = outline[section]?.rowCount ?? 0
+            return count == 0 ? width : max(width, "\(section):\(count - 1)".count)
+        }
     }
 
     /// The line the cursor is on: the slot line while a row is carried away from its place.
@@ -134,13 +222,14 @@ final class ListBrowser {
     private func moveCursor(to path: RowPath?) throws {
         cursor = path
         cursorID = try path.map { try row(at: $0).id }
+        try keepWindowAroundCursor()
         ensureCursorVisible()
     }
 
     /// Scrolls so that the cursor's line is on screen (with its section's header when it is the
     /// first row), and the screen is not left half empty at the end of the list.
     private func ensureCursorVisible() {
-        top = min(top, max(0, layout.lineCount - pageHeight))
+        if outline.end == outline.sectionCount { top = min(top, max(0, layout.lineCount - pageHeight)) }
         guard let line = cursorLine else {
             top = 0
             return
@@ -158,28 +247,34 @@ final class ListBrowser {
     /// gone, at `fallback`'s place), on the same line of the screen if it can.
     private func refresh(keeping id: RowID?, fallback: RowPath? = nil) throws {
         let offset = cursorLine.map { $0 - top }
-        outline = try readOutline()
         if let held, let origin = path(ofRow: held.id) {
             self.held?.origin = origin
         } else {
             held = nil
         }
-        rebuildLayout()
-        let target = id.flatMap(path(ofRow:)) ?? clamped(fallback ?? cursor)
+        let found = id.flatMap(path(ofRow:))
+        try loadOutline(around: (found ?? fallback ?? cursor)?.section ?? 0)
+        let target = try found ?? clamped(fallback ?? cursor)
         cursor = target
         cursorID = try target.map { try row(at: $0).id }
         if let offset, let line = cursorLine { top = max(0, line - offset) }
+        try keepWindowAroundCursor()
         ensureCursorVisible()
     }
 
-    /// The row at `path`, or the nearest one after it (before it at the end), in the current
-    /// layout.
-    private func clamped(_ path: RowPath?) -> RowPath? {
-        guard let path, layout.rowCount > 0 else { return nil }
-        let counts = layout.rowCounts
-        guard path.section < counts.count else { return layout.path(atFlatIndex: layout.rowCount - 1) }
+    /// The row at `path`, or the nearest one after it (before it at the end), read around
+    /// `path`'s section.
+    private func clamped(_ path: RowPath?) throws -> RowPath? {
+        guard let path else { return nil }
+        guard path.section < outline.sectionCount else {
+            try loadOutline(around: outline.sectionCount - 1)
+            return try reachedPath(layout.rowCount - 1)
+        }
+        if !layout.sections.contains(path.section) { try loadOutline(around: path.section) }
+        // The list had fewer sections when read again: its last row.
+        guard layout.sections.contains(path.section) else { return try reachedPath(layout.rowCount - 1) }
         let start = layout.flatIndex(of: RowPath(section: path.section, row: 0))
-        return layout.path(atFlatIndex: start + min(path.row, max(counts[path.section] - 1, 0)))
+        return try reachedPath(start + min(path.row, max(layout.rowCount(of: path.section) - 1, 0)))
     }
 
     // MARK: - Keys
@@ -205,8 +300,8 @@ final class ListBrowser {
             case .up, .character("k"): try held != nil ? carry(by: -1) : step(by: -1)
             case .pageDown, .character("f"): try held != nil ? carry(by: pageHeight - 1) : page(by: 1)
             case .pageUp, .character("b"): try held != nil ? carry(by: -(pageHeight - 1)) : page(by: -1)
-            case .home, .character("g"): try held != nil ? carryToEnd(last: false) : moveCursor(to: layout.path(atFlatIndex: 0))
-            case .end, .character("G"): try held != nil ? carryToEnd(last: true) : moveCursor(to: layout.path(atFlatIndex: layout.rowCount - 1))
+            case .home, .character("g"): try held != nil ? carryToEnd(last: false) : toEnd(last: false)
+            case .end, .character("G"): try held != nil ? carryToEnd(last: true) : toEnd(last: true)
             case .character("e"): try beginReorder()
             case .space, .enter: try pickUpOrDrop()
             case .character("s"): try save()
@@ -224,14 +319,21 @@ final class ListBrowser {
 
     private func step(by rows: Int) throws {
         guard let cursor else { return }
-        try moveCursor(to: layout.path(atFlatIndex: layout.flatIndex(of: cursor) + rows))
+        try moveCursor(to: reachedPath(layout.flatIndex(of: cursor) + rows))
     }
 
     private func page(by pages: Int) throws {
         guard let cursor else { return }
         let distance = max(1, pageHeight - 1) * pages
+        let target = try reach(layout.flatIndex(of: cursor) + distance)
         top = max(0, top + distance)
-        try moveCursor(to: layout.path(atFlatIndex: layout.flatIndex(of: cursor) + distance))
+        try moveCursor(to: layout.path(atFlatIndex: target))
+    }
+
+    /// Puts the cursor on the list's first row, or its last.
+    private func toEnd(last: Bool) throws {
+        try loadOutline(around: last ? outline.sectionCount - 1 : 0)
+        try moveCursor(to: reachedPath(last ? layout.rowCount - 1 : 0))
     }
 
     // MARK: - Reorder mode
@@ -249,7 +351,7 @@ final class ListBrowser {
 
     /// How many slots section `section` has for the held row: one more than its other rows.
     private func slots(in section: Int, for held: Held) -> Int {
-        outline.sections[section].rowCount - (section == held.origin.section ? 1 : 0) + 1
+        (outline[section]?.rowCount ?? 0) - (section == held.origin.section ? 1 : 0) + 1
     }
 
     /// Moves the slot `steps` slots down (up when negative), from a section's last slot into the
@@ -261,7 +363,7 @@ final class ListBrowser {
             if steps > 0 {
                 if slot.row + 1 < slots(in: slot.section, for: held) {
                     slot.row += 1
-                } else if slot.section + 1 < outline.sections.count {
+                } else if slot.section + 1 < outline.sectionCount {
                     slot = RowPath(section: slot.section + 1, row: 0)
                 } else {
                     break
@@ -283,8 +385,8 @@ final class ListBrowser {
     }
 
     private func carryToEnd(last: Bool) throws {
-        guard var held, !outline.sections.isEmpty else { return }
-        let section = last ? outline.sections.count - 1 : 0
+        guard var held, outline.sectionCount > 0 else { return }
+        let section = last ? outline.sectionCount - 1 : 0
         held.slot = RowPath(section: section, row: last ? slots(in: section, for: held) - 1 : 0)
         self.held = held
         placeSlot()
@@ -320,7 +422,8 @@ final class ListBrowser {
         }
         let destination: RowDestination
         if others == 0 {
-            destination = RowDestination(section: .id(outline.sections[slot.section].id), index: .index(0))
+            guard let section = outline[slot.section] else { return }
+            destination = RowDestination(section: .id(section.id), index: .index(0))
         } else if slot.row > 0 {
             destination = .after(try row(at: RowPath(section: slot.section, row: draftIndex(slot.row - 1))).id)
         } else {
@@ -489,10 +592,11 @@ final class ListBrowser {
         } else {
             mode = "BROWSE"
         }
-        let sections = outline.sections.count
+        // The rows are counted when the whole outline is read; a window of it cannot count them.
+        let counts =
+            Self.count(outline.sectionCount, "section") + (outline.isWhole ? ", " + Self.count(layout.rowCount, "row") : "")
         let text =
-            " sectionctl ui · \(TextEscaping.escaped(outline.name)) · version \(outline.version) · "
-            + "\(Self.count(sections, "section")), \(Self.count(layout.rowCount, "row")) · \(mode) · ? help"
+            " sectionctl ui · \(TextEscaping.escaped(outline.name)) · version \(outline.version) · \(counts) · \(mode) · ? help"
         return ScreenText([.init(text, .inverse)], fill: .inverse)
     }
 
@@ -535,7 +639,7 @@ final class ListBrowser {
     }
 
     private func listLines() throws -> [ScreenText] {
-        if outline.sections.isEmpty {
+        if outline.sectionCount == 0 {
             return [ScreenText([.init("(no sections yet; add one with: sectionctl section add TITLE)", .dim)])]
                 + Array(repeating: ScreenText(), count: pageHeight - 1)
         }
@@ -556,6 +660,7 @@ final class ListBrowser {
             guard let row = rows[path], row.kind == .field else { continue }
             labelWidths[path.section] = max(labelWidths[path.section] ?? 0, DisplayWidth.of(TextEscaping.escaped(row.title)))
         }
+        let pathWidth = pathWidth(of: Set(shown.compactMap(\.section)))
         let cursorLine = self.cursorLine
         var lines: [ScreenText] = []
         for (offset, line) in shown.enumerated() {
@@ -564,14 +669,14 @@ final class ListBrowser {
             case .blank:
                 lines.append(ScreenText())
             case .header(let section):
-                let info = outline.sections[section]
+                guard let info = outline[section] else { continue }
                 lines.append(
                     ScreenText([
                         .init("[\(section)] ", .cyan), .init(TextEscaping.escaped(info.title), .bold),
                         .init("  (\(Self.count(info.rowCount, "row")))", .dim), .init("  #\(info.id)", .dim),
                     ]))
             case .footer(let section):
-                let footer = outline.sections[section].footer(editing: true) ?? ""
+                let footer = outline[section]?.footer(editing: true) ?? ""
                 lines.append(
                     ScreenText([.init("  " + String(repeating: " ", count: pathWidth) + "  "), .init("(" + TextEscaping.escaped(footer) + ")", .footer)]))
             case .row(let path):

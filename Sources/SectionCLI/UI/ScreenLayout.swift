@@ -3,9 +3,14 @@ import Repository
 /// The lines of the full-screen list, worked out from the sections' row counts alone, so any
 /// line of a list of millions of rows is found without reading its rows.
 ///
-/// Each section takes: a blank line (after the first section), its header, its rows, and in an
-/// editing view a footer while it is empty. While a row is carried, one more line shows where it
-/// would land: the slot line, before the row at `slot.row` of section `slot.section`.
+/// Each section takes: a blank line (after the list's first section), its header, its rows, and
+/// in an editing view a footer while it is empty. While a row is carried, one more line shows
+/// where it would land: the slot line, before the row at `slot.row` of section `slot.section`.
+///
+/// A layout covers a run of consecutive sections from `firstSection` (the whole list, or the
+/// window of it a list of very many sections keeps around the screen): sections and paths are
+/// named by their index in the list, lines and flat row indices count from the window's first
+/// line and first row.
 struct ScreenLayout: Equatable {
     /// What one line of the list shows.
     enum Line: Hashable {
@@ -14,9 +19,21 @@ struct ScreenLayout: Equatable {
         case row(RowPath)
         case footer(section: Int)
         case slot(section: Int)
+
+        /// The section a header, row, footer or slot line belongs to (nil for a blank line).
+        var section: Int? {
+            switch self {
+            case .blank: nil
+            case .header(let section), .footer(let section), .slot(let section): section
+            case .row(let path): path.section
+            }
+        }
     }
 
+    /// The row counts of the sections from `firstSection` on.
     let rowCounts: [Int]
+    /// The list's index of the layout's first section.
+    let firstSection: Int
     let isEditing: Bool
     /// Where the slot line goes: before the row at this path (`row` may equal the count).
     let slot: RowPath?
@@ -25,8 +42,9 @@ struct ScreenLayout: Equatable {
     /// The first row of each section in the list's order, and the total after the last.
     private let rowStarts: [Int]
 
-    init(rowCounts: [Int], isEditing: Bool, slot: RowPath? = nil) {
+    init(rowCounts: [Int], firstSection: Int = 0, isEditing: Bool, slot: RowPath? = nil) {
         self.rowCounts = rowCounts
+        self.firstSection = firstSection
         self.isEditing = isEditing
         self.slot = slot
         var starts = [0]
@@ -35,7 +53,7 @@ struct ScreenLayout: Equatable {
         rowStarts.reserveCapacity(rowCounts.count + 1)
         for (section, count) in rowCounts.enumerated() {
             let footer = isEditing && count == 0 ? 1 : 0
-            starts.append(starts[section] + (section > 0 ? 1 : 0) + 1 + count + footer)
+            starts.append(starts[section] + (firstSection + section > 0 ? 1 : 0) + 1 + count + footer)
             rowStarts.append(rowStarts[section] + count)
         }
         self.starts = starts
@@ -44,6 +62,7 @@ struct ScreenLayout: Equatable {
 
     private init(_ layout: ScreenLayout, slot: RowPath?) {
         rowCounts = layout.rowCounts
+        firstSection = layout.firstSection
         isEditing = layout.isEditing
         starts = layout.starts
         rowStarts = layout.rowStarts
@@ -56,21 +75,31 @@ struct ScreenLayout: Equatable {
         ScreenLayout(self, slot: slot)
     }
 
-    /// The first line of `section` (or the total, for the count of sections), the slot line
-    /// counted.
-    private func start(of section: Int) -> Int {
-        guard let slot, slot.section < section else { return starts[section] }
-        return starts[section] + 1
+    /// The list's indices of the sections the layout covers.
+    var sections: Range<Int> { firstSection..<(firstSection + rowCounts.count) }
+
+    /// The row count of `section` (an index in the list, inside `sections`).
+    func rowCount(of section: Int) -> Int { rowCounts[section - firstSection] }
+
+    /// The first line of the section at `local` in `rowCounts` (or the total, for their count),
+    /// the slot line counted.
+    private func start(of local: Int) -> Int {
+        guard let slot, slot.section - firstSection < local else { return starts[local] }
+        return starts[local] + 1
     }
 
-    /// How many lines the list takes.
+    /// The first line of `section` (an index in the list, inside `sections`, or their end): its
+    /// blank line, or its header for the list's first section.
+    func firstLine(of section: Int) -> Int { start(of: section - firstSection) }
+
+    /// How many lines the layout takes.
     var lineCount: Int { start(of: rowCounts.count) }
 
-    /// How many rows the list has.
+    /// How many rows the sections of the layout have.
     var rowCount: Int { rowStarts.last ?? 0 }
 
-    /// What line `index` shows.
-    func line(_ index: Int) -> Line {
+    /// The section whose lines hold line `index` (its blank line included).
+    func section(ofLine index: Int) -> Int {
         // The last section starting at or before the line.
         var low = 0
         var high = rowCounts.count - 1
@@ -78,8 +107,14 @@ struct ScreenLayout: Equatable {
             let middle = (low + high + 1) / 2
             if start(of: middle) <= index { low = middle } else { high = middle - 1 }
         }
-        let section = low
-        var offset = index - start(of: section)
+        return firstSection + low
+    }
+
+    /// What line `index` shows.
+    func line(_ index: Int) -> Line {
+        let section = section(ofLine: index)
+        let local = section - firstSection
+        var offset = index - start(of: local)
         if section > 0 {
             if offset == 0 { return .blank }
             offset -= 1
@@ -90,7 +125,7 @@ struct ScreenLayout: Equatable {
             if offset == slot.row { return .slot(section: section) }
             if offset > slot.row { offset -= 1 }
         }
-        if offset < rowCounts[section] { return .row(RowPath(section: section, row: offset)) }
+        if offset < rowCounts[local] { return .row(RowPath(section: section, row: offset)) }
         return .footer(section: section)
     }
 
@@ -108,13 +143,14 @@ struct ScreenLayout: Equatable {
 
     /// The line of a section's header.
     func headerLine(of section: Int) -> Int {
-        start(of: section) + (section > 0 ? 1 : 0)
+        firstLine(of: section) + (section > 0 ? 1 : 0)
     }
 
-    /// A row's index among all rows, in the list's order.
-    func flatIndex(of path: RowPath) -> Int { rowStarts[path.section] + path.row }
+    /// A row's index among the layout's rows, in the list's order.
+    func flatIndex(of path: RowPath) -> Int { rowStarts[path.section - firstSection] + path.row }
 
-    /// The row at an index among all rows (clamped to the list), or nil when there are no rows.
+    /// The row at an index among the layout's rows (clamped to them), or nil when there are no
+    /// rows.
     func path(atFlatIndex index: Int) -> RowPath? {
         guard rowCount > 0 else { return nil }
         let index = min(max(index, 0), rowCount - 1)
@@ -125,8 +161,8 @@ struct ScreenLayout: Equatable {
             if rowStarts[middle] <= index { low = middle } else { high = middle - 1 }
         }
         // Skip empty sections that start at the same index.
-        var section = low
-        while rowCounts[section] == 0 { section += 1 }
-        return RowPath(section: section, row: index - rowStarts[section])
+        var local = low
+        while rowCounts[local] == 0 { local += 1 }
+        return RowPath(section: firstSection + local, row: index - rowStarts[local])
     }
 }
