@@ -309,6 +309,23 @@ public final class EditSession {
             sections: overlay.sections.indices.map(overlay.info(ofSection:)))
     }
 
+    /// Up to `limit` consecutive sections of the draft with their row counts, from the one at
+    /// index `first`, and how many sections the draft has: an editing view at the session's base
+    /// version, as `ListHandle.outline(from:limit:editing:atVersion:)` gives the list's.
+    /// - Throws: `RepositoryError.sectionIndexOutOfRange` when `first` is outside `0…count`;
+    ///   `.negativeWindowLimit` for a negative limit; `.sessionClosed`.
+    /// - Complexity: O(limit).
+    public func outline(from first: Int, limit: Int) throws -> OutlineWindow {
+        guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
+        return try reading {
+            let count = overlay.sections.count
+            guard first >= 0 && first <= count else { throw RepositoryError.sectionIndexOutOfRange(first, valid: 0...count) }
+            return OutlineWindow(
+                listID: listID, name: name, version: baseVersion, isEditing: true, sectionCount: count, first: first,
+                sections: (first..<min(count, first + limit)).map(overlay.info(ofSection:)))
+        }
+    }
+
     /// The number of rows in a section of the draft.
     /// - Complexity: O(1) for an index or an id, O(s) for a title.
     public func rowCount(of section: SectionRef) throws -> Int {

@@ -81,6 +81,22 @@ public final class Connection {
         progressBox?.release()
     }
 
+    /// Runs `body` with defensive mode off and `PRAGMA writable_schema` on, so that it can
+    /// rewrite a table's definition in `sqlite_schema` in place, then bumps the schema version so
+    /// that every connection reads the schema afresh, and turns both back. Only for a change that
+    /// no stored row can fail and that leaves the file's format as it was (SQLite's ALTER TABLE
+    /// documentation: "Making Other Kinds Of Table Schema Changes"); call it inside a write
+    /// transaction.
+    public func rewritingSchema(_ body: () throws -> Void) throws {
+        _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 0)
+        defer { _ = csqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1) }
+        try execute(script: "PRAGMA writable_schema = ON")
+        defer { try? execute(script: "PRAGMA writable_schema = OFF") }
+        try body()
+        let version = try scalarInt("PRAGMA schema_version") ?? 0
+        try execute(script: "PRAGMA schema_version = \(version + 1)")
+    }
+
     /// Calls `handler` about every `instructions` virtual-machine steps of a running statement
     /// (SQLite's progress handler): a way to show that long work, such as a migration that builds
     /// data, is under way. `nil` removes it. The handler must not use the connection.

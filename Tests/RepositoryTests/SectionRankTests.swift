@@ -131,6 +131,17 @@ struct SectionRankTests {
         await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version - 1, current: whole.version)) {
             try await list.outline(from: 0, limit: 1, atVersion: whole.version - 1)
         }
+        // An edit session's draft, the same way.
+        let session = try list.beginEditing()
+        try session.apply(.addSection(title: "new", at: 1))
+        let draft = try session.outline(from: 1, limit: 2)
+        #expect(draft.sections.map(\.title) == ["new", "s1"] && draft.sections.map(\.index) == [1, 2])
+        #expect(draft.sectionCount == 6 && draft.version == whole.version && draft.isEditing)
+        #expect(draft.sections == Array(session.outline.sections[1..<3]))
+        #expect(throws: RepositoryError.sectionIndexOutOfRange(7, valid: 0...6)) { try session.outline(from: 7, limit: 1) }
+        #expect(throws: RepositoryError.negativeWindowLimit(-2)) { try session.outline(from: 0, limit: -2) }
+        session.cancel()
+        #expect(throws: RepositoryError.sessionClosed) { try session.outline(from: 0, limit: 1) }
     }
 
     @Test(arguments: Backend.all) func aBulkInsertByPlainSQLIsCutIntoBalancedNodesAtTheNextCommit(backend: Backend) throws {

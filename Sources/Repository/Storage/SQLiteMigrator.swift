@@ -8,6 +8,16 @@ package struct EmbeddedMigration: Sendable {
     package let name: String
     /// The file's SQL.
     package let sql: String
+
+    /// The line that lets a migration rewrite table definitions in `sqlite_schema` in place
+    /// (`Connection.rewritingSchema(_:)`): for a change to a constraint that no row can fail,
+    /// which would otherwise mean copying the table.
+    static let schemaRewriteMarker = "-- sectionctl: rewrites sqlite_schema"
+
+    /// Whether a line of the migration is `schemaRewriteMarker`.
+    var rewritesSchema: Bool {
+        sql.split(separator: "\n").contains { $0 == Self.schemaRewriteMarker }
+    }
 }
 
 /// Applies the embedded migrations to a database, after checking that the file is ours.
@@ -85,7 +95,11 @@ enum Migrator {
                 // Orphans plain SQL left behind before (with foreign keys off) are `check`'s and
                 // `repair`'s to name and mend, not a reason to leave the file unopenable.
                 let orphansBefore = try db.query("PRAGMA foreign_key_check") { $0.string(0) }.count
-                try db.execute(script: migration.sql)
+                if migration.rewritesSchema {
+                    try db.rewritingSchema { try db.execute(script: migration.sql) }
+                } else {
+                    try db.execute(script: migration.sql)
+                }
                 try db.run("INSERT INTO sectionctl_migrations (version, name) VALUES (?, ?)", migration.version, migration.name)
                 try db.execute(script: "PRAGMA user_version = \(migration.version)")
                 let violations = try db.query("PRAGMA foreign_key_check") { $0.string(0) }

@@ -90,26 +90,28 @@ final class ListBrowser {
     /// and more, so that the lines on screen are always inside it.
     private var windowReach: Int { 2 * pageHeight + 8 }
 
-    /// Reads the outline again: the session's draft whole, the list whole when it has no more
-    /// than `wholeOutlineLimit` sections, else the sections in `wanted` (moved back to end at
-    /// the list's last section when the list has fewer now). Keeps the line at the top of the
+    /// A window of the outline of the session's draft, or else of the list.
+    private func readOutline(from first: Int, limit: Int) throws -> OutlineWindow {
+        if let session { return try session.outline(from: first, limit: limit) }
+        return try store.outline(of: listName, from: first, limit: limit)
+    }
+
+    /// Reads the outline (of the session's draft in reorder mode) again: whole when it has no
+    /// more than `wholeOutlineLimit` sections, else the sections in `wanted` (moved back to end
+    /// at the last section when there are fewer now). Keeps the line at the top of the
     /// screen where it was, when its section is still in the window.
     private func loadOutline(_ wanted: Range<Int>) throws {
         // The top line as a section and a line in it; nil when it is below every line read.
         let topSection = top < layout.lineCount ? layout.section(ofLine: top) : nil
         let anchor = topSection.map { (section: $0, offset: top - layout.firstLine(of: $0)) }
         let below = layout.lineCount > 0 && top >= layout.lineCount
-        if let session {
-            outline = OutlineWindow(session.outline)
-        } else {
-            do {
-                outline = try store.outline(of: listName, from: wanted.lowerBound, limit: wanted.count)
-            } catch RepositoryError.sectionIndexOutOfRange(_, let valid?, _) {
-                outline = try store.outline(of: listName, from: max(0, valid.upperBound - wanted.count), limit: wanted.count)
-            }
-            if !outline.isWhole && outline.sectionCount <= wholeOutlineLimit {
-                outline = OutlineWindow(try store.outline(of: listName))
-            }
+        do {
+            outline = try readOutline(from: wanted.lowerBound, limit: wanted.count)
+        } catch RepositoryError.sectionIndexOutOfRange(_, let valid?, _) {
+            outline = try readOutline(from: max(0, valid.upperBound - wanted.count), limit: wanted.count)
+        }
+        if !outline.isWhole && outline.sectionCount <= wholeOutlineLimit {
+            outline = try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try store.outline(of: listName))
         }
         rebuildLayout()
         if let anchor, layout.sections.contains(anchor.section) {
@@ -159,11 +161,11 @@ final class ListBrowser {
     /// Reads a window around the cursor afresh when the cursor nears the window's edge (or the
     /// window grew large), keeping the screen as it is.
     private func keepWindowAroundCursor() throws {
-        guard !outline.isWhole, let section = cursor?.section else { return }
+        guard !outline.isWhole, let section = held?.slot.section ?? cursor?.section else { return }
         let margin = pageHeight + 2
         let nearStart = outline.first > 0 && section - outline.first < margin
         let nearEnd = outline.end < outline.sectionCount && outline.end - 1 - section < margin
-        if nearStart || nearEnd || outline.sections.count > 4 * windowReach {
+        if nearStart || nearEnd || outline.sections.count > 4 * windowReach || !layout.sections.contains(section) {
             try loadOutline(around: section)
         }
     }
@@ -381,15 +383,18 @@ final class ListBrowser {
         held.slot = slot
         self.held = held
         placeSlot()
+        try keepWindowAroundCursor()
         ensureCursorVisible()
     }
 
     private func carryToEnd(last: Bool) throws {
         guard var held, outline.sectionCount > 0 else { return }
         let section = last ? outline.sectionCount - 1 : 0
+        try loadOutline(around: section)
         held.slot = RowPath(section: section, row: last ? slots(in: section, for: held) - 1 : 0)
         self.held = held
         placeSlot()
+        try keepWindowAroundCursor()
         ensureCursorVisible()
     }
 
@@ -514,6 +519,7 @@ final class ListBrowser {
         if let held {
             self.held = nil
             placeSlot()
+            try keepWindowAroundCursor()
             ensureCursorVisible()
             message = "Put \"\(TextEscaping.escaped(held.row.title))\" back."
             return

@@ -35,7 +35,8 @@ struct ScreenLayout: Equatable {
     /// The list's index of the layout's first section.
     let firstSection: Int
     let isEditing: Bool
-    /// Where the slot line goes: before the row at this path (`row` may equal the count).
+    /// Where the slot line goes: before the row at this path (`row` may equal the count); nil
+    /// when there is none, or it is in a section the layout does not cover.
     let slot: RowPath?
     /// The first line of each section without the slot line, and the total after the last.
     private let starts: [Int]
@@ -46,7 +47,7 @@ struct ScreenLayout: Equatable {
         self.rowCounts = rowCounts
         self.firstSection = firstSection
         self.isEditing = isEditing
-        self.slot = slot
+        self.slot = slot.flatMap { (firstSection..<(firstSection + rowCounts.count)).contains($0.section) ? $0 : nil }
         var starts = [0]
         var rowStarts = [0]
         starts.reserveCapacity(rowCounts.count + 1)
@@ -66,7 +67,7 @@ struct ScreenLayout: Equatable {
         isEditing = layout.isEditing
         starts = layout.starts
         rowStarts = layout.rowStarts
-        self.slot = slot
+        self.slot = slot.flatMap { layout.sections.contains($0.section) ? $0 : nil }
     }
 
     /// The same layout with the slot line at `slot` (or none): O(1), the sections' lines are
