@@ -52,6 +52,7 @@ struct PostgresServerBackend: ServerBackend {
         } catch RepositoryError.notOurDatabase {
             throw RepositoryError.notOurSchema(server: location.description, schema: PostgresDatabase.schema)
         }
+        db.recordsWrites = !readOnly
         return db
     }
 

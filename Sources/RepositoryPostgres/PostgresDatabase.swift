@@ -1,6 +1,14 @@
 import Postgres
 import Repository
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// PostgreSQL's side of the storage seam: one libpq connection to a server, whose sectionctl
 /// tables live in the schema `sectionctl` (set as the connection's `search_path`).
 ///
@@ -16,18 +24,34 @@ package final class PostgresDatabase: Database {
     /// id as the payload.
     package static let notificationChannel = "sectionctl"
 
-    let connection: PostgresConnection
+    /// The connection; a new one after a connection lost while committing (`settleLostCommit`).
+    private(set) var connection: PostgresConnection
+    private let connectionString: String
     /// The connection string with any password masked: what messages may show.
     package var maskedTarget: String { connection.maskedTarget }
     private var translated: [String: String] = [:]
     /// Whether a write transaction is open: list lookups then lock the list's row.
     private var inWrite = false
+    /// This connection's name in `applied_writes`: random, never reused.
+    private let writer: String
+    /// How many write transactions this connection has committed or tried to.
+    private var writeCount: Int64 = 0
+    /// Whether write transactions record themselves in `applied_writes`: once the schema has
+    /// the table (after `PostgresMigrator.prepare`); a migration's own transaction does not.
+    package var recordsWrites = false
 
     /// Connects to the server `connectionString` names (a libpq URI or key/value string; the
     /// `PG*` environment variables fill in what it leaves out).
     package init(connectionString: String) throws {
-        connection = try PostgresConnection(connectionString: connectionString)
+        self.connectionString = connectionString
+        connection = try Self.connect(connectionString)
+        writer = (0..<2).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined(separator: "-")
+    }
+
+    private static func connect(_ connectionString: String) throws -> PostgresConnection {
+        let connection = try PostgresConnection(connectionString: connectionString)
         try connection.execute(script: "SET search_path = \(Self.schema); SET client_min_messages = warning")
+        return connection
     }
 
     package var isAutocommit: Bool { connection.isIdle }
@@ -56,11 +80,65 @@ package final class PostgresDatabase: Database {
         defer { inWrite = false }
         do {
             let result = try body()
-            try connection.execute(script: "COMMIT")
+            guard mode == .write && recordsWrites else {
+                try connection.execute(script: "COMMIT")
+                return result
+            }
+            writeCount += 1
+            do {
+                try connection.commit(after: recordingWrite)
+            } catch let error as PostgresError where error.stage == .commitInDoubt {
+                // Whether it landed is found out on a new connection; when it did, the result stands.
+                guard try settleLostCommit(after: error) else { throw WriteNotCommitted(cause: error) }
+            }
             return result
         } catch {
             if !connection.isIdle { try? connection.execute(script: "ROLLBACK") }
             throw error
+        }
+    }
+
+    /// The statements a write transaction commits with: its number, under this connection's
+    /// name, in `applied_writes` (`Migrations/postgres/0007_applied_writes.sql`); with the
+    /// connection's first write, the entries of a day ago and older go.
+    private var recordingWrite: String {
+        var sql = """
+            INSERT INTO applied_writes (writer, write_count) VALUES ('\(writer)', \(writeCount))
+            ON CONFLICT (writer) DO UPDATE SET write_count = excluded.write_count, committed_at = now()
+            """
+        if writeCount == 1 { sql += ";\nDELETE FROM applied_writes WHERE committed_at < now() - interval '1 day'" }
+        return sql
+    }
+
+    /// After the connection was lost while committing: connects again, waits until the server
+    /// is done with the lost connection's backend (ending it when it lingers, which is safe: a
+    /// commit that was written stays), and reads `applied_writes` to say whether the write
+    /// committed. The new connection then serves the store.
+    /// - Throws: `lost`, when the server cannot be asked (unreachable, or the backend does not
+    ///   end): the outcome stays unknown.
+    private func settleLostCommit(after lost: PostgresError) throws -> Bool {
+        let backend = connection.backendProcessID
+        do {
+            let fresh = try Self.connect(connectionString)
+            let lingering = "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"
+            func gone() throws -> Bool { try fresh.execute(lingering, [String(backend)]).int64(0, 0) == 0 }
+            // A backend whose client went away ends by itself once it sees so; give it a moment.
+            let patience = ContinuousClock.now + .seconds(2)
+            while try !gone() && ContinuousClock.now < patience { usleep(10_000) }
+            if try !gone() {
+                _ = try fresh.execute("SELECT pg_terminate_backend($1)", [String(backend)])
+                let guardTime = ContinuousClock.now + .seconds(60)
+                while try !gone() {
+                    guard ContinuousClock.now < guardTime else { throw lost }
+                    usleep(10_000)
+                }
+            }
+            let recorded = try fresh.execute("SELECT write_count FROM applied_writes WHERE writer = $1", [writer])
+            let committed = recorded.rowCount == 1 && recorded.int64(0, 0) == writeCount
+            connection = fresh
+            return committed
+        } catch {
+            throw lost
         }
     }
 
@@ -302,4 +380,21 @@ private final class NotificationSignal: CommitSignal {
         defer { first = false }
         return first || notes.contains { $0.payload == payload || $0.payload.isEmpty }
     }
+}
+
+/// A write whose connection was lost while it committed, and which the server says did not
+/// commit (`PostgresDatabase.settleLostCommit`): nothing of it was saved, so it may run again
+/// on the new connection, and `SectionStore.write` runs it again once.
+struct WriteNotCommitted: EngineError {
+    /// The loss, as libpq reported it.
+    let cause: PostgresError
+
+    func repositoryError(at location: StoreLocation) -> any Error {
+        RepositoryError.unavailable(
+            server: location.description,
+            reason: "the connection was lost while a change was being committed, and the server did not commit it (\(cause.message)); nothing was saved")
+    }
+
+    var isRetryableConflict: Bool { true }
+    var isConstraintViolation: Bool { false }
 }

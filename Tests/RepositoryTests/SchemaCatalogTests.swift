@@ -55,6 +55,12 @@ struct SchemaCatalogTests {
         "trigger lists delete writes section_rank_nodes", "trigger lists delete writes section_rank_pending",
     ]
     static let postgresOnly: Set<String> = [
+        // A server's commit can be lost on the way back to the client: each write commits with a
+        // record of itself, which the client reads on a new connection to learn whether it landed
+        // (`0007_applied_writes.sql`). A file's commit is never in doubt.
+        "table applied_writes", "column applied_writes.writer text", "column applied_writes.write_count integer",
+        "column applied_writes.committed_at timestamp with time zone", "unique applied_writes(writer)",
+        "index applied_writes_age on applied_writes(committed_at)",
         // A server tells observers about commits with NOTIFY, which a trigger on the journal
         // sends; a SQLite observer polls `PRAGMA data_version` instead.
         "trigger journal insert writes (notify)",

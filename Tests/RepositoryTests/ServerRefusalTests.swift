@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PostgresCluster
+import RepositoryPostgres
 import TestSupport
 import Testing
 
@@ -93,10 +94,11 @@ struct ServerRefusalTests {
         #expect(reason.contains("too many connections"), "\(reason)")
     }
 
-    @Test func aConnectionLostWhileTheServerCommitsLeavesTheOutcomeUnknown() throws {
+    /// A store whose commits wait, while a deferred trigger of the test's own waits for a lock
+    /// the test holds; the connection that holds it; and the database's name.
+    func heldCommits() throws -> (fixture: StoreFixture, holder: PostgresConnection, database: String) {
         let fixture = try StoreFixture(.postgres)
         let uri = try #require(fixture.location.serverConnectionString)
-        // A trigger of the test's own holds the commit up until the test lets go of a lock.
         let holder = try PostgresConnection(connectionString: uri)
         try holder.execute(
             script: """
@@ -106,18 +108,75 @@ struct ServerRefusalTests {
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sectionctl.test_hold();
                 SELECT pg_advisory_lock(4242);
                 """)
+        let database = try #require(holder.execute("SELECT current_database()").string(0, 0))
+        return (fixture, holder, database)
+    }
+
+    /// The backends of this database whose commit waits for a lock: the server's own word that
+    /// the commit has begun and not ended.
+    static let committing = """
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE '%COMMIT' AND wait_event_type = 'Lock'
+        """
+
+    @Test func aConnectionLostWhileTheServerCommitsIsSettledAndTheChangeMadeOnce() throws {
+        let (fixture, holder, _) = try heldCommits()
+        let store = fixture.store
+        let before = try store.list(SectionStore.defaultList).outline().version
+        let write = Write { try store.apply(.addSection(title: "A")) }
+        // The commit waits; its connection is cut, so it never commits.
+        var first: Int64?
+        #expect(try waitUntil { first = try holder.execute(Self.committing).int64(0, 0); return first != nil }, "the commit was held up")
+        let firstBackend = try #require(first)
+        #expect(try holder.execute("SELECT pg_terminate_backend($1)", [String(firstBackend)]).string(0, 0) == "t")
+        // sectionctl connects again, finds the write did not commit, and makes it once more:
+        // that commit waits too, on a new connection; then the lock is let go.
+        let retried = try waitUntil {
+            try holder.execute(Self.committing).int64(0, 0).map { $0 != firstBackend } ?? false
+        }
+        #expect(retried, "the write was made again on a new connection")
+        try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
+        #expect(write.finished())
+        let change = try #require(try write.result())
+        #expect(change.version == before + 1, "one new version, not two")
+        #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"], "the section once")
+        #expect(try store.check().isEmpty)
+        // The store goes on, on its new connection.
+        try store.apply(.addSection(title: "B"))
+        #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A", "B"])
+    }
+
+    @Test func aCommitWhoseAnswerIsLostIsFoundSavedAndNotMadeTwice() throws {
+        let (fixture, holder, database) = try heldCommits()
+        // The store reaches the server through a proxy, which the test cuts while the server
+        // commits: the server finishes the commit, and its answer has nowhere to go.
+        let proxy = try SocketProxy(serverDirectory: try cluster().directory.url.path)
+        let store = try SectionStore(location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"))
+        let before = try store.list(SectionStore.defaultList).outline().version
+        let write = Write { try store.apply(.addSection(title: "A")) }
+        #expect(try waitUntil { try holder.execute(Self.committing).rowCount == 1 }, "the commit was held up")
+        proxy.cut()
+        try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
+        #expect(write.finished())
+        // Saved once, whichever way it went: found saved, or (had the server been slower to end
+        // the lost connection than sectionctl's patience) ended unsaved and made again.
+        let change = try #require(try write.result())
+        #expect(change.version == before + 1)
+        #expect(try fixture.store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"], "the section once")
+        #expect(try fixture.store.check().isEmpty)
+    }
+
+    @Test func aConnectionLostWhileTheServerCommitsWithTheServerOutOfReachLeavesTheOutcomeUnknown() throws {
+        let (fixture, holder, database) = try heldCommits()
+        let uri = try #require(fixture.location.serverConnectionString)
         let store = fixture.store
         let write = Write { try store.apply(.addSection(title: "A")) }
-        // The server says when the commit waits; then the connection is cut.
-        let committing = try waitUntil {
-            try holder.execute(
-                """
-                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                WHERE datname = current_database() AND query = 'COMMIT' AND wait_event_type = 'Lock'
-                """
-            ).int64(0, 0) == 1
-        }
-        #expect(committing, "the commit was held up")
+        var backend: Int64?
+        #expect(try waitUntil { backend = try holder.execute(Self.committing).int64(0, 0); return backend != nil }, "the commit was held up")
+        // No new connection can ask the server what became of the write.
+        let other = try PostgresConnection(connectionString: try cluster().uri(of: "postgres"))
+        try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+        _ = try holder.execute("SELECT pg_terminate_backend($1)", [String(try #require(backend))])
         #expect(write.finished())
         #expect {
             _ = try write.result()
@@ -125,8 +184,11 @@ struct ServerRefusalTests {
             guard case RepositoryError.commitOutcomeUnknown(let server, _) = error else { return false }
             return server == StoreLocation(uri).description && "\(error)".contains("may or may not have been saved")
         }
+        try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
-        #expect(try SectionStore(location: .server(connectionString: uri)).check().isEmpty)
+        let again = try SectionStore(location: .server(connectionString: uri))
+        #expect(try again.list(SectionStore.defaultList).outline().sections.isEmpty, "cut before it committed: nothing saved")
+        #expect(try again.check().isEmpty)
     }
 }
 
@@ -164,6 +226,9 @@ struct ServerRefusalTests {
     }
 
     @Test func theServersRefusalsMeanWhatTheyShould() {
+        // A location shows its connection string masked by the server backend, once registered
+        // (every other test here registers it too, through `forStores`).
+        PostgreSQLBackend.register()
         let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
         let server = "postgresql://ada:***@db.example/lists"
         func mapped(_ state: String?, stage: PostgresError.Stage = .connecting, needsPassword: Bool = false) -> RepositoryError? {

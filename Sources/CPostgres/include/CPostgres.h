@@ -97,6 +97,7 @@ typedef struct _PQconninfoOption {
     X(PGTransactionStatusType, PQtransactionStatus, (const PGconn *conn), (conn)) \
     X(char *, PQerrorMessage, (const PGconn *conn), (conn)) \
     X(int, PQsocket, (const PGconn *conn), (conn)) \
+    X(int, PQbackendPID, (const PGconn *conn), (conn)) \
     X(char *, PQhost, (const PGconn *conn), (conn)) \
     X(char *, PQport, (const PGconn *conn), (conn)) \
     X(int, PQconnectionNeedsPassword, (const PGconn *conn), (conn)) \

@@ -1,0 +1,115 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte, with
+/// one fault a test can make: `cut()` ends every connection open through it at once, as a
+/// network that fails does, while the server goes on with what it had received. Connections made
+/// afterwards pass through again.
+package final class SocketProxy: Sendable {
+    /// The directory to give libpq as `host`: it holds the socket `.s.PGSQL.<port>`.
+    package let directory: String
+    private let listener: Int32
+    private let upstream: String
+    /// Every descriptor of a connection passing through, to shut down on `cut()`.
+    private let open = Mutex<Set<Int32>>([])
+
+    /// Listens beside the server whose socket is `.s.PGSQL.<port>` in `serverDirectory`.
+    package init(serverDirectory: String, port: Int = 5432) throws {
+        let name = ".s.PGSQL.\(port)"
+        directory = FileManager.default.temporaryDirectory.appending(path: "sectionctl-proxy-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        upstream = serverDirectory + "/" + name
+        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(directory + "/" + name)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listening, 16) == 0 else {
+            close(listening)
+            throw ProxyError("cannot listen at \(directory): errno \(errno)")
+        }
+        listener = listening
+        Thread { [self] in
+            while true {
+                let client = accept(listening, nil, nil)
+                guard client >= 0 else { return }  // closed
+                pass(client)
+            }
+        }.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        cut()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Ends every connection open through the proxy, in both directions, at once.
+    package func cut() {
+        for descriptor in open.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    private func pass(_ client: Int32) {
+        let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.address(upstream)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(client)
+            close(server)
+            return
+        }
+        open.withLock { $0.formUnion([client, server]) }
+        let remaining = Mutex(2)
+        for (from, to) in [(client, server), (server, client)] {
+            Thread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
+                    guard count > 0 else { break }
+                    var sent = 0
+                    while sent < count {
+                        let wrote = buffer[sent..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
+                        guard wrote > 0 else { break }
+                        sent += wrote
+                    }
+                    guard sent == count else { break }
+                }
+                shutdown(from, Int32(SHUT_RDWR))
+                shutdown(to, Int32(SHUT_RDWR))
+                // The second of the pair to stop closes both.
+                if remaining.withLock({ $0 -= 1; return $0 }) == 0 {
+                    open.withLock { $0.subtract([client, server]) }
+                    close(client)
+                    close(server)
+                }
+            }.start()
+        }
+    }
+
+    private static func address(_ path: String) -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            let utf8 = Array(path.utf8.prefix(bytes.count - 1))
+            bytes.copyBytes(from: utf8)
+            bytes[utf8.count] = 0
+        }
+        return address
+    }
+
+    package struct ProxyError: Error, CustomStringConvertible {
+        package let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
