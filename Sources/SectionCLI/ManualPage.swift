@@ -17,7 +17,7 @@ struct ManualPage {
         (.usage, "A malformed command line: an unknown command or option, missing or extra arguments, an option's value that cannot be read (a malformed --db connection string too)."),
         (.dataError, "Bad input data: malformed JSON, a record or line too long, text that is not UTF-8."),
         (.noInput, "The database or an input file is missing (on a server, the database or its sectionctl schema)."),
-        (.temporaryFailure, "Busy, a conflict with another writer, or a server that cannot be reached, lost the connection, has no room for another or is shutting down: try again. A connection lost while a change was committed is 75 too; its message says the change may or may not have been saved."),
+        (.temporaryFailure, "Busy, a conflict with another writer, or a server that cannot be reached, lost the connection, has no room for another or is shutting down: try again. A connection lost while a change was committed is settled on a new connection (saved, or made again once); when the server cannot be reached again it is 75 too, and the message says the change may or may not have been saved."),
     ]
 
     /// The environment variables read, and what for.
