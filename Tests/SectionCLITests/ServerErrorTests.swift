@@ -169,10 +169,8 @@ struct ServerErrorCLITests {
         #expect(errorLine(result).hasSuffix("try again"), "\(result.stderr)")
     }
 
-    @Test func aConnectionLostWhileTheServerCommitsIsExit75AndSaysTheOutcomeIsUnknown() throws {
-        let cli = try Sectionctl(.postgres)
-        try cli.initialize()
-        // A trigger of the test's own holds the commit up until the test lets go of a lock.
+    /// A database whose commits of new sections wait for a lock the returned session holds.
+    func heldCommits(_ cli: Sectionctl) throws -> ServerSession {
         let holder = try ServerSession(cli.databasePath)
         try holder.execute(
             script: """
@@ -182,16 +180,49 @@ struct ServerErrorCLITests {
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sectionctl.test_hold();
                 SELECT pg_advisory_lock(4242);
                 """)
+        return holder
+    }
+
+    /// The backend whose commit waits for the lock, if there is one.
+    static let committing = """
+        SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE '%COMMIT' AND wait_event_type = 'Lock'
+        """
+
+    @Test func aConnectionLostWhileTheServerCommitsIsSettledAndTheCommandSucceedsOnce() throws {
+        let cli = try Sectionctl(.postgres)
+        try cli.initialize()
+        let holder = try heldCommits(cli)
         let run = try cli.launch(["section", "add", "A"])
         defer { if run.process.isRunning { run.process.terminate() } }
-        let cut = try waitUntil {
-            try holder.int(
-                """
-                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                WHERE datname = current_database() AND query = 'COMMIT' AND wait_event_type = 'Lock'
-                """) == 1
-        }
-        #expect(cut, "the commit was held up, and its connection cut")
+        var first: Int64?
+        #expect(try waitUntil { first = try holder.int(Self.committing); return first != nil }, "the commit was held up")
+        let cutBackend = try #require(first)
+        #expect(try holder.int("SELECT count(pg_terminate_backend(\(cutBackend)))") == 1)
+        // Not saved, so made again on a new connection, whose commit waits in turn.
+        #expect(try waitUntil { try holder.int(Self.committing).map { $0 != cutBackend } ?? false }, "made again")
+        try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
+        let result = try run.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        // The first try took an id from the server's sequence, which a rollback does not give back.
+        #expect(result.stdout.hasPrefix("Added section 0 (#") && result.stdout.hasSuffix("); list \"default\" is at version 1.\n"), "\(result.stdout)")
+        #expect(try holder.int("SELECT count(*) FROM sectionctl.sections") == 1, "once")
+    }
+
+    @Test func aConnectionLostWhileTheServerCommitsWithTheServerOutOfReachIsExit75AndSaysTheOutcomeIsUnknown() throws {
+        let cli = try Sectionctl(.postgres)
+        try cli.initialize()
+        let holder = try heldCommits(cli)
+        let run = try cli.launch(["section", "add", "A"])
+        defer { if run.process.isRunning { run.process.terminate() } }
+        var backend: Int64?
+        #expect(try waitUntil { backend = try holder.int(Self.committing); return backend != nil }, "the commit was held up")
+        // No new connection can ask the server what became of it.
+        let database = try #require(cli.databasePath.split(separator: "?").first?.split(separator: "/").last.map(String.init))
+        let other = try ServerSession(cli.databasePath.replacingOccurrences(of: "/\(database)?", with: "/postgres?"))
+        try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+        defer { try? other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS true") }
+        #expect(try holder.int("SELECT count(pg_terminate_backend(\(try #require(backend))))") == 1)
         let result = try run.finish()
         #expect(result.status == 75, "\(result.stderr)")
         #expect(errorLine(result).contains("was lost while a change was being committed"), "\(result.stderr)")
