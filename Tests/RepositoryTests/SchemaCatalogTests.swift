@@ -60,7 +60,6 @@ struct SchemaCatalogTests {
         // (`0007_applied_writes.sql`). A file's commit is never in doubt.
         "table applied_writes", "column applied_writes.writer text", "column applied_writes.write_count integer",
         "column applied_writes.committed_at timestamp with time zone", "unique applied_writes(writer)",
-        "index applied_writes_age on applied_writes(committed_at)",
         // A server tells observers about commits with NOTIFY, which a trigger on the journal
         // sends; a SQLite observer polls `PRAGMA data_version` instead.
         "trigger journal insert writes (notify)",
