@@ -94,6 +94,31 @@ struct ServerRefusalTests {
         #expect(reason.contains("too many connections"), "\(reason)")
     }
 
+    @Test func aRoleWithoutTheUseOfAppliedWritesStillWrites() throws {
+        let cluster = try cluster()
+        let database = ThrowawayCluster.databaseName(
+            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) })
+        let role = try cluster.newRole()
+        // Granted every table as an administrator would have before the table was added.
+        let admin = try PostgresConnection(connectionString: cluster.uri(of: database))
+        try admin.execute(
+            script: """
+                GRANT USAGE ON SCHEMA sectionctl TO \(role);
+                GRANT ALL ON ALL TABLES IN SCHEMA sectionctl TO \(role);
+                GRANT ALL ON ALL SEQUENCES IN SCHEMA sectionctl TO \(role);
+                REVOKE ALL ON sectionctl.applied_writes FROM \(role);
+                """)
+        let store = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)))
+        try store.apply(.addSection(title: "A"))
+        #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"])
+        #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 0, "nothing recorded")
+        // With the table granted too, a write records itself.
+        try admin.execute(script: "GRANT ALL ON sectionctl.applied_writes TO \(role)")
+        let granted = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)))
+        try granted.apply(.addSection(title: "B"))
+        #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 1)
+    }
+
     /// A store whose commits wait, while a deferred trigger of the test's own waits for a lock
     /// the test holds; the connection that holds it; and the database's name.
     func heldCommits() throws -> (fixture: StoreFixture, holder: PostgresConnection, database: String) {
