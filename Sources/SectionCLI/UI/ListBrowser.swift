@@ -66,7 +66,12 @@ final class ListBrowser {
     private(set) var changedElsewhere: Int64?
     /// How many lines of the list fit on screen.
     var pageHeight: Int {
-        didSet { ensureCursorVisible() }
+        didSet {
+            // A taller screen may reach past the window: read one around the cursor for it. A
+            // failed read leaves the window as it was until the next key.
+            try? keepWindowAroundCursor()
+            ensureCursorVisible()
+        }
     }
 
     /// The default `wholeOutlineLimit`: an outline this size reads in well under a millisecond.
