@@ -52,16 +52,7 @@ struct PostgresServerBackend: ServerBackend {
         } catch RepositoryError.notOurDatabase {
             throw RepositoryError.notOurSchema(server: location.description, schema: PostgresDatabase.schema)
         }
-        // A role granted the tables before `applied_writes` existed still writes; only a commit
-        // it loses on the way stays unknown.
-        if !readOnly {
-            let granted = try db.scalarInt(
-                """
-                SELECT count(*) FROM (VALUES ('SELECT'), ('INSERT'), ('UPDATE'), ('DELETE')) AS p (privilege)
-                WHERE has_table_privilege('applied_writes', p.privilege)
-                """)
-            db.recordsWrites = granted == 4
-        }
+        db.schemaRecordsWrites = !readOnly
         return db
     }
 

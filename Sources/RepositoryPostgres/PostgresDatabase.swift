@@ -36,9 +36,14 @@ package final class PostgresDatabase: Database {
     private let writer: String
     /// How many write transactions this connection has committed or tried to.
     private var writeCount: Int64 = 0
-    /// Whether write transactions record themselves in `applied_writes`: once the schema has
-    /// the table (after `PostgresMigrator.prepare`); a migration's own transaction does not.
-    package var recordsWrites = false
+    /// Whether the schema has `applied_writes` (after `PostgresMigrator.prepare`, for a store
+    /// that writes): a migration's own transaction does not record itself.
+    package var schemaRecordsWrites = false
+    /// Whether write transactions record themselves in `applied_writes`: the schema has it and
+    /// the role may read and write it, found out with the connection's first write (a role
+    /// granted the other tables before the table existed still writes; only a commit it loses on
+    /// the way stays unknown).
+    private var recordsWrites: Bool?
 
     /// Connects to the server `connectionString` names (a libpq URI or key/value string; the
     /// `PG*` environment variables fill in what it leaves out).
@@ -80,7 +85,7 @@ package final class PostgresDatabase: Database {
         defer { inWrite = false }
         do {
             let result = try body()
-            guard mode == .write && recordsWrites else {
+            guard mode == .write, try writesAreRecorded() else {
                 try connection.execute(script: "COMMIT")
                 return result
             }
@@ -96,6 +101,20 @@ package final class PostgresDatabase: Database {
             if !connection.isIdle { try? connection.execute(script: "ROLLBACK") }
             throw error
         }
+    }
+
+    /// Whether this write transaction records itself (`recordsWrites`), asking the server the
+    /// first time, inside the transaction.
+    private func writesAreRecorded() throws -> Bool {
+        guard schemaRecordsWrites else { return false }
+        if let recordsWrites { return recordsWrites }
+        let granted = try scalarInt(
+            """
+            SELECT count(*) FROM (VALUES ('SELECT'), ('INSERT'), ('UPDATE'), ('DELETE')) AS p (privilege)
+            WHERE has_table_privilege('applied_writes', p.privilege)
+            """)
+        recordsWrites = granted == 4
+        return granted == 4
     }
 
     /// The statements a write transaction commits with: its number, under this connection's
