@@ -202,6 +202,14 @@ import Testing
         #expect(try plainLines(windowed)[0].contains("· 33 sections · REORDER"), "a session's draft is read a window at a time too")
         let atTheLimit = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 33)
         #expect(try plainLines(atTheLimit)[0].contains("· 33 sections, 33 rows · BROWSE"))
+        // Grown past the limit meanwhile: read whole once more, then a window at a time.
+        for title in ["x", "y"] { try fixture.store.apply(.addSection(title: title)) }
+        let now = try fixture.store.list(SectionStore.defaultList).outline()
+        try atTheLimit.listChanged([ListUpdate(listID: now.listID, list: now.name, version: now.version, changeset: nil)])
+        #expect(try plainLines(atTheLimit)[0].contains("· 35 sections, 33 rows · BROWSE"))
+        _ = try atTheLimit.handle(.character("G"))
+        #expect(!atTheLimit.outline.isWhole && atTheLimit.outline.sectionCount == 35)
+        #expect(try plainLines(atTheLimit)[0].contains("· 35 sections · BROWSE"))
     }
 
     @Test func escapeCancelsUndoTakesBackAndDeleteKeepsTheCursorInPlace() throws {

@@ -51,6 +51,9 @@ final class ListBrowser {
     /// Up to how many sections a list's outline is read whole while browsing; a list of more is
     /// read a window at a time.
     let wholeOutlineLimit: Int
+    /// Whether the outline was small enough to read whole when last read (a window is read
+    /// first otherwise, since the list may hold millions of sections).
+    private var readsWhole = false
     /// The row under the cursor, or nil when the list has no rows.
     private(set) var cursor: RowPath?
     /// The id of the row under the cursor.
@@ -110,14 +113,21 @@ final class ListBrowser {
         let topSection = top < layout.lineCount ? layout.section(ofLine: top) : nil
         let anchor = topSection.map { (section: $0, offset: top - layout.firstLine(of: $0)) }
         let below = layout.lineCount > 0 && top >= layout.lineCount
-        do {
-            outline = try readOutline(from: wanted.lowerBound, limit: wanted.count)
-        } catch RepositoryError.sectionIndexOutOfRange(_, let valid?, _) {
-            outline = try readOutline(from: max(0, valid.upperBound - wanted.count), limit: wanted.count)
+        func readWhole() throws -> OutlineWindow {
+            try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try store.outline(of: listName))
         }
-        if !outline.isWhole && outline.sectionCount <= wholeOutlineLimit {
-            outline = try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try store.outline(of: listName))
+        if readsWhole {
+            // Small when last read: read whole at once (it goes back to windows once it is not).
+            outline = try readWhole()
+        } else {
+            do {
+                outline = try readOutline(from: wanted.lowerBound, limit: wanted.count)
+            } catch RepositoryError.sectionIndexOutOfRange(_, let valid?, _) {
+                outline = try readOutline(from: max(0, valid.upperBound - wanted.count), limit: wanted.count)
+            }
+            if !outline.isWhole && outline.sectionCount <= wholeOutlineLimit { outline = try readWhole() }
         }
+        readsWhole = outline.isWhole && outline.sectionCount <= wholeOutlineLimit
         rebuildLayout()
         if let anchor, layout.sections.contains(anchor.section) {
             top = layout.firstLine(of: anchor.section) + anchor.offset
