@@ -248,6 +248,9 @@ struct ServerOfflineTests {
     }
 
     @Test func theServersFailuresMeanWhatTheyShould() {
+        // The location is shown masked only once the server backend is registered; this test
+        // must not depend on another having registered it first.
+        PostgreSQLBackend.register()
         let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
         func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
             SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError
