@@ -8,11 +8,17 @@
 /// the session onto the list as it is now, applying its edits again by id, and `save()` can be
 /// tried again. `cancel()`, or dropping the session, writes nothing.
 ///
-/// A session holds only what it changes. It reads the stored list through its own connection,
-/// inside a read transaction kept open from `beginEditing` to `save` or `cancel`, so it keeps
-/// seeing the list as it was when it began while others write (SQLite's write-ahead log keeps
-/// that state for it). Beginning reads the list's version and its sections with their row
-/// counts, not its rows. The draft is that stored state with the session's edits laid over it:
+/// A session holds only what it changes, and no connection and no transaction between calls, so the database's log can be checkpointed and
+/// recycled under it however long it stays open (a transaction held for the session's life
+/// would keep every commit meanwhile in SQLite's write-ahead log, or keep PostgreSQL from
+/// vacuuming). Each call that reads stored rows — an edit, an undo, a read of rows — runs in a
+/// read transaction of its own that first checks the list is still at `baseVersion`; every
+/// change to a list gives it a new version, so the rows it reads then are the rows the session
+/// began on. Once someone else has changed the list, such calls throw
+/// `RepositoryError.conflict`, as `save` would: `rebase()` moves the session onto the list as it
+/// is now, `cancel()` drops it. The outline (`outline`, `outline(from:limit:)`,
+/// `rowCount(of:)`), `edits` and `pendingChanges` are held by the session and stay readable.
+/// Beginning reads the list's version and its sections with their row counts, not its rows. The draft is that stored state with the session's edits laid over it:
 /// per section, runs of stored rows and the rows the session inserted or moved, in blocks
 /// (`PieceTable`). An edit finds what it names through the stored list's O(log n) lookups and a
 /// walk over the blocks, so an edit of rows costs O(log n + e / 32) for e edits so far, in
@@ -53,15 +59,6 @@ public final class EditSession {
         self.baseVersion = overlay.list.version
     }
 
-    deinit {
-        endReading()
-    }
-
-    /// Ends the session's read transaction.
-    private func endReading() {
-        overlay.db.endSnapshot()
-    }
-
     /// The number of edits applied so far.
     public var editCount: Int { applied.count }
 
@@ -92,12 +89,13 @@ public final class EditSession {
     /// Takes back the last edit applied (a reorder mode's "undo"): the draft, the pending
     /// changes and the draft ids of what was created become exactly what they were before it.
     ///
-    /// The draft is rebuilt from `baseVersion`, which the session's read transaction still sees, by
-    /// applying the other edits again; so an undo costs what those edits cost, and a session that
+    /// The draft is rebuilt from the list at `baseVersion` (which it still is: else this throws
+    /// `RepositoryError.conflict`) by applying the other edits again; so an undo costs what those edits cost, and a session that
     /// never undoes pays nothing for it but keeping its edits.
     /// - Returns: what the undo changed in the draft, as `apply` reports an edit: the inverse of
     ///   the undone edit's changeset, at `baseVersion`.
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
+    ///   `.conflict` when someone else has changed the list since `baseVersion`,
     ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
     /// - Complexity: O(e (log n + e / 32)) for the e edits that remain, plus O(s) in the number
     ///   of sections.
@@ -106,9 +104,9 @@ public final class EditSession {
         guard isOpen else { throw RepositoryError.sessionClosed }
         guard let last = applied.last else { throw RepositoryError.nothingToUndo(list: name) }
         let kept = applied.dropLast()
-        var draft = try reading { try SessionDraft(db: overlay.db, list: overlay.list) }
         var keptComposer = ChangesetComposer()
-        try reading {
+        let draft = try reading {
+            var draft = try SessionDraft(db: overlay.db, list: overlay.list)
             for edit in kept {
                 // An edit that changed nothing changes nothing again.
                 if case .nothing = edit.step { continue }
@@ -116,6 +114,7 @@ public final class EditSession {
                 let (outcome, _) = try draft.apply(edit.edit, nextID: &draftID)
                 if !outcome.changeset.isEmpty { keptComposer.append(outcome.changeset) }
             }
+            return draft
         }
         overlay = draft
         composer = keptComposer
@@ -201,8 +200,8 @@ public final class EditSession {
     /// Moves the session onto the list as it is now, keeping its edits: what to do after `save`
     /// throws `RepositoryError.conflict` (or at any time, to take in what others saved).
     ///
-    /// It begins a new read transaction on the list's current version, starts a fresh draft on it
-    /// and applies the session's edits to it again, in order, by id — never by index path, which
+    /// In one read transaction it starts a fresh draft on the list's current version and applies
+    /// the session's edits to it again, in order, by id — never by index path, which
     /// would name other rows once others have changed the list:
     /// - a moved or added row goes into the same section, just after the row that was before it
     ///   in the draft, or else just before the row that was after it; when neither is in that
@@ -235,16 +234,17 @@ public final class EditSession {
         let listID = self.listID
         let name = self.name
         let baseVersion = self.baseVersion
-        var draft = try store.openSessionDraft { db in
+        var kept: [AppliedEdit] = []
+        var dropped: [DroppedEdit] = []
+        var keptComposer = ChangesetComposer()
+        let nextDraftID = self.nextDraftID
+        let applied = self.applied
+        let draft = try store.openSessionDraft { db in
             guard let list = try db.listRecordIfAny(id: listID.rawValue) else {
                 throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: nil)
             }
             return list
-        }
-        var kept: [AppliedEdit] = []
-        var dropped: [DroppedEdit] = []
-        var keptComposer = ChangesetComposer()
-        do {
+        } preparing: { draft in
             for (index, old) in applied.enumerated() {
                 if case .nothing = old.step {
                     kept.append(old)
@@ -267,16 +267,12 @@ public final class EditSession {
                     dropped.append(DroppedEdit(index: index, edit: old.edit, reason: .refused(error)))
                 }
             }
-        } catch {
-            draft.db.endSnapshot()
-            throw SectionStore.repositoryError(error, location: store.location)
         }
-        endReading()
         let report = RebaseReport(
             previousVersion: baseVersion, version: draft.list.version, kept: kept.map(\.edit), dropped: dropped,
             changeset: keptComposer.changeset)
         overlay = draft
-        applied = kept
+        self.applied = kept
         composer = keptComposer
         self.baseVersion = draft.list.version
         self.name = draft.list.name
@@ -285,19 +281,41 @@ public final class EditSession {
 
     private func close() {
         isOpen = false
-        endReading()
     }
 
     // MARK: - Reading the draft
 
-    /// Runs a read of the draft, mapping database failures to `RepositoryError`.
+    /// Runs a read of the draft's stored rows in a read transaction of its own, as the store's
+    /// reads run (on a reader connection of the store's, or its own connection), after checking
+    /// that the list is still the one at `baseVersion` (else `RepositoryError.conflict`), and
+    /// maps database failures to `RepositoryError`. The draft reads through that connection for
+    /// the call only: the session holds neither a connection nor a transaction between calls.
+    /// Not reentrant: `body` must not call `reading` again.
     private func reading<T>(_ body: () throws -> T) throws -> T {
         guard isOpen else { throw RepositoryError.sessionClosed }
+        var result: T?
         do {
-            return try body()
+            try store.read { db -> Void in
+                overlay.db = db
+                let list = try db.listRecordIfAny(id: listID.rawValue)
+                guard let list, list.version == baseVersion else {
+                    throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list?.version)
+                }
+                result = try body()
+            }
         } catch {
             throw SectionStore.repositoryError(error, location: store.location)
         }
+        guard let result else { preconditionFailure("a read that returned ran its body") }
+        return result
+    }
+
+    /// Runs a read of what the session holds itself (the outline), mapping failures to
+    /// `RepositoryError`; it reads nothing of the database, so it answers after someone else
+    /// changed the list too.
+    private func holding<T>(_ body: () throws -> T) throws -> T {
+        guard isOpen else { throw RepositoryError.sessionClosed }
+        return try body()
     }
 
     /// The draft's sections with their row counts, but no rows: an editing view, at the
@@ -317,7 +335,7 @@ public final class EditSession {
     /// - Complexity: O(limit).
     public func outline(from first: Int, limit: Int) throws -> OutlineWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
-        return try reading {
+        return try holding {
             let count = overlay.sections.count
             guard first >= 0 && first <= count else { throw RepositoryError.sectionIndexOutOfRange(first, valid: 0...count) }
             return OutlineWindow(
@@ -329,7 +347,7 @@ public final class EditSession {
     /// The number of rows in a section of the draft.
     /// - Complexity: O(1) for an index or an id, O(s) for a title.
     public func rowCount(of section: SectionRef) throws -> Int {
-        try reading { overlay.sections[try overlay.sectionIndex(section)].rowCount }
+        try holding { overlay.sections[try overlay.sectionIndex(section)].rowCount }
     }
 
     /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
@@ -434,41 +452,27 @@ public final class EditSession {
 }
 
 extension SectionStore {
-    /// Begins an edit session on a list. Takes no lock: the session reads through a connection of
-    /// its own, in a read transaction that keeps the list as it was while others write.
+    /// Begins an edit session on a list. Takes no lock: the session reads as the store's reads do,
+    /// and holds no connection and no transaction between its calls.
     /// - Complexity: O(s) in the number of sections: it reads the list's version and its
     ///   sections with their row counts, not its rows.
     package func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
         EditSession(store: self, overlay: try openSessionDraft { db in try db.listRecord(named: list) })
     }
 
-    /// A draft on a connection of its own, in a read transaction begun for it, of the list `find`
-    /// reads in that transaction (its first read, which fixes the state the draft sees).
-    func openSessionDraft(_ find: (any Database) throws -> ListRecord) throws -> SessionDraft {
-        do {
-            return try openSessionDraft(find, immutable: false)
-        } catch where isReadOnly && error.isUnreadableWithoutWriting {
-            // A database only readable as immutable (see `SQLiteStorage.openStore`): so is the
-            // session's connection.
-            do {
-                return try openSessionDraft(find, immutable: true)
-            } catch {
-                throw Self.repositoryError(error, location: location)
-            }
-        } catch {
-            throw Self.repositoryError(error, location: location)
+    /// A draft of the list `find` reads, made ready by `prepare`: all in one read transaction, as
+    /// the store's reads run (`read(_:)`).
+    func openSessionDraft(
+        _ find: (any Database) throws -> ListRecord, preparing prepare: (inout SessionDraft) throws -> Void = { _ in }
+    ) throws -> SessionDraft {
+        var draft: SessionDraft?
+        try read { db -> Void in
+            var made = try SessionDraft(db: db, list: try find(db))
+            try prepare(&made)
+            draft = made
         }
-    }
-
-    private func openSessionDraft(_ find: (any Database) throws -> ListRecord, immutable: Bool) throws -> SessionDraft {
-        let db = try openReader(immutable: immutable)
-        do {
-            try db.beginSnapshot()
-            return try SessionDraft(db: db, list: try find(db))
-        } catch {
-            db.endSnapshot()
-            throw error
-        }
+        guard let draft else { preconditionFailure("a read that returned ran its body") }
+        return draft
     }
 }
 

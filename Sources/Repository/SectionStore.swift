@@ -126,13 +126,6 @@ public final class SectionStore: Sendable {
         positionWriteCounter.add(count, ordering: .relaxed)
     }
 
-    /// A second connection with the store's settings, for a reader that keeps its own read
-    /// transaction open (an edit session). `immutable` for a database file that can only be
-    /// read as a file nothing changes.
-    func openReader(immutable: Bool = false) throws -> any Database {
-        try location.openReaderConnection(readOnly: isReadOnly, immutable: immutable)
-    }
-
     // MARK: - Running work on the connection
 
     /// Runs `body` in a read transaction, so that everything it reads is one consistent state:

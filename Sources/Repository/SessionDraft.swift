@@ -1,6 +1,6 @@
 
-/// The draft of an edit session: the stored list as it was when the session began, seen
-/// through the session's own read transaction, with the session's edits laid over it.
+/// The draft of an edit session: the stored list as it was when the session began (which each
+/// call of the session checks it still is), with the session's edits laid over it.
 ///
 /// It holds the sections (titles and counts: the outline) and, per section, a piece table
 /// (`PieceTable`): runs of the stored section's rows, by their index in the stored section, and
@@ -29,8 +29,9 @@ struct SessionDraft {
         var rowCount: Int { pieces.rowCount }
     }
 
-    /// The session's connection, inside a read transaction begun with the session.
-    let db: any Database
+    /// The connection the session's current call reads on, inside that call's read transaction;
+    /// set by each call (`EditSession.reading`), and not to be used between calls.
+    var db: any Database
     /// The stored list as it was when the session began.
     let list: ListRecord
     /// The sections; after changing which sections there are, or their order, call
@@ -155,17 +156,28 @@ struct SessionDraft {
         case .held(let rows):
             return rows[place.offset].id.rawValue
         case .stored(let range):
-            let base = sections[path.section].base!
-            return try OrderedTable.rows.item(at: range.lowerBound + place.offset, of: base.id, count: base.rowCount, in: db)!.id
+            return try storedItem(at: range.lowerBound + place.offset, of: sections[path.section].base!).id
         }
     }
 
     /// The stored row at an index of a stored section, with the session's new content if any.
     private func storedRow(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> Row {
-        let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db)!
+        let item = try storedItem(at: index, of: base)
         if let content = overrides[RowID(item.id)] { return Row(id: RowID(item.id), content: content) }
-        let content = try db.rowContent(id: item.id)!
+        guard let content = try db.rowContent(id: item.id) else {
+            throw RepositoryError.inconsistent("row #\(item.id) is in section #\(base.id)'s rank structure but not in rows")
+        }
         return Row(id: RowID(item.id), content: content)
+    }
+
+    /// The stored row at an index of a stored section: the session counted `base.rowCount` rows
+    /// there when it began, and the list's version says they are still there, so a row missing
+    /// is damage (a count or rank node edited by hand), reported, never trapped on.
+    private func storedItem(at index: Int, of base: (id: Int64, rowCount: Int)) throws -> (id: Int64, position: Int64) {
+        guard let item = try OrderedTable.rows.item(at: index, of: base.id, count: base.rowCount, in: db) else {
+            throw RepositoryError.inconsistent("section #\(base.id) has no row at index \(index) of the \(base.rowCount) it counts")
+        }
+        return item
     }
 
     /// Up to `limit` rows of a section from index `first` on.
@@ -200,6 +212,9 @@ struct SessionDraft {
         var stored: [Row] = []
         if let base = draftSection.base, draftSection.pieces.hasStoredRows {
             stored = try db.allRows(ofSection: base.id)
+            guard stored.count == base.rowCount else {
+                throw RepositoryError.inconsistent("section #\(base.id) has \(stored.count) rows but counts \(base.rowCount)")
+            }
         }
         var result: [Row] = []
         result.reserveCapacity(draftSection.rowCount)

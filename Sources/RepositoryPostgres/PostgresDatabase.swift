@@ -174,14 +174,6 @@ package final class PostgresDatabase: Database {
         }
     }
 
-    package func beginSnapshot() throws {
-        try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-    }
-
-    package func endSnapshot() {
-        if !connection.isIdle { try? connection.execute(script: "ROLLBACK") }
-    }
-
     /// Sends `lines` (tab-separated fields, see `PostgresConnection.copyField`) to `COPY sql FROM STDIN`.
     package func copy(_ sql: String, lines: some Sequence<String>) throws -> Int {
         try connection.copy(sql, lines: lines)

@@ -152,6 +152,20 @@ import Testing
         #expect(result.stderr.contains("was changed by someone else since this edit session began (version 5, now 6); nothing was saved"))
         #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done", "Meanwhile"]])
     }
+
+    @Test func aLineAfterAChangeElsewhereExits75WithItsNumber() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let session = try PipedSession(cli: cli, arguments: ["edit"])
+        session.send("row delete 0:0\nshow\n")
+        #expect(session.waitForOutput(containing: "1 change not saved"))
+        try cli.ok(["row", "add", "1", "Meanwhile"])
+        session.send("row move 0:0 1:0\nsave\n")
+        let result = session.finish()
+        #expect(result.status == 75)
+        #expect(result.stderr.contains("line 3: list \"default\" was changed by someone else since this edit session began (version 5, now 6)"))
+        #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done", "Meanwhile"]])
+    }
 }
 
 /// A `sectionctl` process fed through a pipe a little at a time.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `edit` at a terminal, through a pseudo-terminal: prompt, editing view, errors that keep the
-/// session, Ctrl-D, save, and a conflict on save.
+/// session, Ctrl-D, save, and a conflict on save or on an edit.
 @Suite struct EditTerminalTests {
     func start(_ cli: Sectionctl, _ extra: [String: String] = [:]) throws -> PseudoTerminal {
         try PseudoTerminal(
@@ -102,6 +102,21 @@ import Testing
         terminal.type("save\n")
         #expect(terminal.finish() == 75)
         #expect(terminal.transcript.contains("was changed by someone else since this edit session began"))
+        #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"], ["Meanwhile"]])
+    }
+
+    @Test func anEditAfterAChangeElsewhereEndsTheSessionWith75() throws {
+        let cli = try Sectionctl()
+        try cli.seed()
+        let terminal = try start(cli)
+        #expect(terminal.waitFor("edit default> "))
+        terminal.type("row delete 0:0\n")
+        #expect(terminal.waitFor("edit default*> "))
+        try cli.ok(["section", "add", "Meanwhile"])
+        // The draft's rows are the list's at version 5, which it no longer is: no edit can go on.
+        terminal.type("row move 0:0 1:0\n")
+        #expect(terminal.finish() == 75)
+        #expect(terminal.transcript.contains("was changed by someone else since this edit session began (version 5, now 6)"))
         #expect(try cli.orderedOutline() == [["To do", "Buy milk", "Call Mom", "Write report"], ["Done"], ["Meanwhile"]])
     }
 

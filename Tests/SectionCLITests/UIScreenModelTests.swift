@@ -258,6 +258,48 @@ import Testing
         #expect(try fixture.titles() == [["r0.1", "r0.0", "r0.2"], ["other"]])
     }
 
+    @Test func aChangeElsewhereWhileCarryingKeepsTheScreenAndReloadDropsTheRowWhereItWasCarried() throws {
+        let fixture = try Fixture()
+        try fixture.make([4, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("e"))
+        _ = try browser.handle(.space)  // r0.0, carried below r0.1
+        _ = try browser.handle(.down)
+        let shown = try plainLines(browser)
+        // The list changes: the draft can no longer be read, and the next key that reads it finds out.
+        try fixture.store.apply(.addRow(.text("x"), to: .at(0, 0)))
+        _ = try browser.handle(.down)
+        #expect(browser.prompt != nil && browser.held != nil)
+        let asked = try plainLines(browser)
+        #expect(asked.dropFirst().dropLast() == shown.dropFirst().dropLast(), "the list as it was shown stays on screen")
+        #expect(asked.last?.contains("Not saved: the list changed since you began (now version 7)") == true, "\(asked.last ?? "")")
+        _ = try browser.handle(.down)
+        #expect(browser.prompt != nil, "only r and Esc answer")
+        _ = try browser.handle(.character("r"))
+        #expect(browser.prompt == nil && browser.held == nil && browser.sessionEdits.count == 1)
+        _ = try browser.handle(.character("s"))
+        #expect(try fixture.titles() == [["x", "r0.1", "r0.0", "r0.2", "r0.3"], []], "r0.0 lands after r0.1, where it was carried")
+    }
+
+    @Test func aReportedChangeInReorderModeAsksAtOnceAndEscCancels() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        _ = try browser.handle(.character("e"))
+        _ = try browser.handle(.space)
+        _ = try browser.handle(.down)
+        _ = try browser.handle(.space)
+        try fixture.store.apply(.addRow(.text("other"), to: .at(1, 0)))
+        let now = try fixture.store.list(SectionStore.defaultList).outline()
+        try browser.listChanged([ListUpdate(listID: now.listID, list: now.name, version: now.version, changeset: nil)])
+        #expect(browser.prompt == .conflict(currentVersion: now.version))
+        #expect(try plainLines(browser).last?.contains("Not saved") == true)
+        _ = try browser.handle(.escape)
+        #expect(browser.prompt == nil && !browser.isReordering)
+        #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], ["other"]], "nothing of the session was written")
+        #expect(try plainLines(browser).contains { $0.contains("other") }, "the screen shows the list as it is now")
+    }
+
     @Test func reloadPlacesACarriedRowByItsNeighbourAndCountsTheEditsLost() throws {
         let fixture = try Fixture()
         try fixture.make([4, 0])

@@ -31,13 +31,6 @@ package protocol Database: AnyObject {
     /// Runs `body` inside a savepoint of the open transaction (or a transaction of its own).
     func inSavepoint<T>(_ body: () throws -> T) throws -> T
 
-    /// Opens a read transaction that keeps seeing the state it started on until `endSnapshot`,
-    /// whatever commits meanwhile (an edit session's view of its list).
-    func beginSnapshot() throws
-
-    /// Ends the transaction `beginSnapshot` opened, if it is still open.
-    func endSnapshot()
-
     /// Whether no transaction is open.
     var isAutocommit: Bool { get }
 

@@ -25,14 +25,6 @@ extension Connection: Database {
         try inTransaction(mode == .write ? TransactionKind.immediate : .deferred, body)
     }
 
-    package func beginSnapshot() throws {
-        // A deferred transaction whose first read fixes the WAL snapshot it sees.
-        try execute(script: "BEGIN")
-    }
-
-    package func endSnapshot() {
-        if !isAutocommit { try? execute(script: "ROLLBACK") }
-    }
 }
 
 extension Statement: ResultRow {}

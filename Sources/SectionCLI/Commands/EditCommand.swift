@@ -46,8 +46,9 @@ final class EditCommand {
                 At a terminal: a prompt, the editing view after each change; errors keep the session;
                 Ctrl-D or cancel drops the changes. From a pipe: '#' comments and blank lines are skipped,
                 the first failing line ends the session and nothing is written, and input that ends
-                without save or cancel writes nothing and exits 1. A save refused because the list
-                changed meanwhile exits 75. From a script:
+                without save or cancel writes nothing and exits 1. Once the list is changed by
+                someone else the session ends, at the next line that reads or edits the draft or at
+                save, writing nothing, with exit 75. From a script:
                   printf '%s\\n' 'row move 0:1 1:0' 'section add Later' save | sectionctl edit
                 """),
         run: { try run(context: $0) })
@@ -75,6 +76,11 @@ final class EditCommand {
             } catch let failure as SaveFailure {
                 session.cancel()
                 throw failure.error
+            } catch let error as RepositoryError where Self.isConflict(error) {
+                // The list changed since the session began: the draft can no longer be read, and
+                // a save would be refused, so the session ends as a refused save does (exit 75).
+                session.cancel()
+                throw isInteractive ? CLIError.from(error) : CLIError.from(error).prefixed("line \(lineNumber): ")
             } catch {
                 let reported = Self.sessionError(error)
                 if isInteractive {
@@ -343,6 +349,11 @@ final class EditCommand {
     }
 
     /// An error from one line, with usage hints that point at the session's own help.
+    private static func isConflict(_ error: RepositoryError) -> Bool {
+        if case .conflict = error { return true }
+        return false
+    }
+
     private static func sessionError(_ error: any Error) -> CLIError {
         if let error = error as? ArgumentError {
             let help = (error.commandPath + [Catalog.helpOption.name]).joined(separator: " ")

@@ -23,11 +23,17 @@ final class ListBrowser {
         /// Where it would land: a section and its index there once dropped, among the section's
         /// other rows (`0...count`, one less than the count in its own section).
         var slot: RowPath
+        /// The slot as a move's destination, named by the rows around it (or the section, when it
+        /// has no other rows); `nil` while the slot is the row's own place. Read when the slot
+        /// is set, so that a drop (and a reload after the list changed) needs no read of the
+        /// draft.
+        var destination: RowDestination? = nil
     }
 
     /// A question the screen waits for an answer to.
     enum Prompt: Equatable {
-        /// A save was refused because the list changed since the session began.
+        /// The list changed since the session began (another process's change was reported, or a
+        /// key or a save met it): the draft cannot be read or saved until it is reloaded.
         case conflict(currentVersion: Int64?)
     }
 
@@ -65,8 +71,9 @@ final class ListBrowser {
     /// A message for the status line, until the next key.
     private(set) var message: String?
     private(set) var showingHelp = false
-    /// In reorder mode: the version another change brought the list to since the session began.
-    private(set) var changedElsewhere: Int64?
+    /// The list's lines as last drawn: what stays on screen under a conflict prompt, when the
+    /// session's draft can no longer be read.
+    private var drawnListLines: [ScreenText] = []
     /// How many lines of the list fit on screen.
     var pageHeight: Int {
         didSet {
@@ -327,6 +334,9 @@ final class ListBrowser {
             case .character("u"): try undo()
             default: break
             }
+        } catch RepositoryError.conflict(_, _, let current) where session != nil {
+            // The list changed under the session: reload or cancel.
+            prompt = .conflict(currentVersion: current)
         } catch let error as RepositoryError {
             // Refused (busy, a row another process deleted meanwhile…): said, and the screen stays.
             message = "Refused: " + error.description
@@ -361,7 +371,6 @@ final class ListBrowser {
             return
         }
         session = try store.beginEditing(listName)
-        changedElsewhere = nil
         try refresh(keeping: cursorID)
         message = "Reordering: space picks up a row, ↑↓ carry it, space drops it; s saves, Esc cancels."
     }
@@ -396,6 +405,7 @@ final class ListBrowser {
             }
         }
         held.slot = slot
+        held.destination = try destination(of: held)
         self.held = held
         placeSlot()
         try keepWindowAroundCursor()
@@ -407,6 +417,7 @@ final class ListBrowser {
         let section = last ? outline.sectionCount - 1 : 0
         try loadOutline(around: section)
         held.slot = RowPath(section: section, row: last ? slots(in: section, for: held) - 1 : 0)
+        held.destination = try destination(of: held)
         self.held = held
         placeSlot()
         try keepWindowAroundCursor()
@@ -425,34 +436,40 @@ final class ListBrowser {
         message = "Carrying: ↑↓ move it one place, space drops it, u puts it back."
     }
 
-    /// Drops the held row in its slot: one move in the session, to a place named by the rows
-    /// around it (or the section, when it is empty).
-    private func drop() throws {
-        guard let held, let session else { return }
-        self.held = nil
-        guard held.slot != held.origin else {
-            placeSlot()
-            return
-        }
+    /// The held row's slot as a move's destination: after the row before the slot, or else
+    /// before the row after it, or the section when it has no other rows; `nil` for the row's
+    /// own place.
+    private func destination(of held: Held) throws -> RowDestination? {
         let slot = held.slot
+        guard slot != held.origin else { return nil }
         let others = slots(in: slot.section, for: held) - 1
         // The index in the draft of the row that is `other`-th among the section's other rows.
         func draftIndex(_ other: Int) -> Int {
             slot.section == held.origin.section && other >= held.origin.row ? other + 1 : other
         }
-        let destination: RowDestination
         if others == 0 {
-            guard let section = outline[slot.section] else { return }
-            destination = RowDestination(section: .id(section.id), index: .index(0))
+            guard let section = outline[slot.section] else { return nil }
+            return RowDestination(section: .id(section.id), index: .index(0))
         } else if slot.row > 0 {
-            destination = .after(try row(at: RowPath(section: slot.section, row: draftIndex(slot.row - 1))).id)
+            return .after(try row(at: RowPath(section: slot.section, row: draftIndex(slot.row - 1))).id)
         } else {
-            destination = .before(try row(at: RowPath(section: slot.section, row: draftIndex(0))).id)
+            return .before(try row(at: RowPath(section: slot.section, row: draftIndex(0))).id)
         }
-        let edit = Edit.moveRow(.id(held.id), to: destination)
-        try session.apply(edit)
+    }
+
+    /// Drops the held row in its slot: one move in the session, to its `destination`. Refused
+    /// (the list changed meanwhile), the row stays held, and a reload drops it there.
+    private func drop() throws {
+        guard let held, let session else { return }
+        guard let destination = held.destination else {
+            self.held = nil
+            placeSlot()
+            return
+        }
+        try session.apply(.moveRow(.id(held.id), to: destination))
+        self.held = nil
         try refresh(keeping: held.id)
-        message = "Moved \"\(TextEscaping.escaped(held.row.title))\" to \(slot); s saves, u takes it back."
+        message = "Moved \"\(TextEscaping.escaped(held.row.title))\" to \(held.slot); s saves, u takes it back."
     }
 
     private func save() throws {
@@ -465,7 +482,6 @@ final class ListBrowser {
         do {
             let change = try session.save()
             self.session = nil
-            changedElsewhere = nil
             try refresh(keeping: cursorID)
             message = ChangeReport.savedSentence(for: change, editCount: edits)
         } catch RepositoryError.conflict(_, _, let current) {
@@ -479,7 +495,6 @@ final class ListBrowser {
         let edits = session.editCount
         session.cancel()
         self.session = nil
-        changedElsewhere = nil
         try refresh(keeping: cursorID)
         message = edits == 0 ? "Left reorder mode." : "Cancelled: \(edits == 1 ? "1 edit" : "\(edits) edits") dropped; the list is as it was."
     }
@@ -496,16 +511,29 @@ final class ListBrowser {
     }
 
     /// After a conflict: the session moved onto the list as it is now, its edits applied again
-    /// by id (`EditSession.rebase`); edits whose rows are gone are counted and reported, never
+    /// by id (`EditSession.rebase`), and a row still carried dropped where it was carried (by
+    /// the rows around its slot); edits whose rows are gone are counted and reported, never
     /// dropped unsaid.
     private func reloadSession() throws {
         guard let session else { return }
         let report = try session.rebase()
         prompt = nil
-        changedElsewhere = nil
+        var kept = report.kept.count
+        var lost = report.dropped.count
+        if let carried = held {
+            if let destination = carried.destination {
+                do {
+                    try session.apply(.moveRow(.id(carried.id), to: destination))
+                    kept += 1
+                } catch let error as RepositoryError {
+                    // Changed again meanwhile: the prompt comes back, the row still held.
+                    if case .conflict = error { throw error }
+                    lost += 1
+                }
+            }
+            held = nil
+        }
         try refresh(keeping: cursorID)
-        let kept = report.kept.count
-        let lost = report.dropped.count
         message =
             "Reloaded version \(report.version) with \(kept == 1 ? "1 edit" : "\(kept) edits") applied again"
             + (lost > 0 ? "; \(lost) no longer applied (their rows are gone)" : "") + "; s saves, Esc cancels."
@@ -567,14 +595,15 @@ final class ListBrowser {
     // MARK: - Other processes
 
     /// Takes in what a `ListWatcher` reported. While browsing the screen follows the list; in
-    /// reorder mode the draft stays as it began, and the screen says a save will be refused.
+    /// reorder mode the session's draft cannot be read on a changed list (the session holds no
+    /// snapshot of it), so the screen keeps what it showed and asks to reload or cancel.
     func listChanged(_ updates: [ListUpdate]) throws {
         guard let last = updates.last else { return }
         if last.isDeleted {
             throw CLIError("the list \"\(TextEscaping.escaped(listName))\" was deleted")
         }
         if let session {
-            if last.version > session.baseVersion { changedElsewhere = last.version }
+            if last.version > session.baseVersion { prompt = .conflict(currentVersion: last.version) }
             return
         }
         try refresh(keeping: cursorID)
@@ -599,7 +628,12 @@ final class ListBrowser {
             lines += ScreenText.help.prefix(pageHeight)
             lines += Array(repeating: ScreenText(), count: max(0, pageHeight - ScreenText.help.count))
         } else {
-            lines += try listLines()
+            if case .conflict = prompt {
+                lines += (drawnListLines + Array(repeating: ScreenText(), count: pageHeight)).prefix(pageHeight)
+            } else {
+                drawnListLines = try listLines()
+                lines += drawnListLines
+            }
         }
         lines.append(statusLine())
         return lines
@@ -631,12 +665,6 @@ final class ListBrowser {
             ])
         }
         if let message { return ScreenText([.init(message, .bold)]) }
-        if let changedElsewhere {
-            return ScreenText([
-                .init("The list changed elsewhere (version \(changedElsewhere)): saving will ask to reload. ", .bold),
-                .init("s save · Esc cancel", .dim),
-            ])
-        }
         let hints: String
         if held != nil {
             hints = "↑↓ carry · space drop · u put back · s save · Esc cancel"
