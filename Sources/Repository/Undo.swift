@@ -66,9 +66,12 @@ extension SectionStore {
             let changeset = try? Changeset(json: json)
         else { throw refuse("what version \(version) changed is not known (it followed a change made outside sectionctl)") }
 
-        // Page by page, newest first. A run of row inserts (an import's rows) or row deletes (a
-        // deleted section's) is taken back in bulk where the engine can; every other entry, and
-        // any run the engine cannot take in bulk, one by one.
+        // Page by page, newest first. A run of row inserts or row deletes (a deleted section's
+        // rows) is taken back in bulk where the engine can; every other entry, and any run the
+        // engine cannot take in bulk, one by one. A run of section inserts first empties those
+        // of its sections that still have rows, in bulk where the engine can, logging the rows
+        // for redo: rows a bulk write put into a section it created have no entries of their
+        // own (an import's rows, `finishBulkAppend`).
         func refusal(_ outcome: BulkReversal) -> RepositoryError? {
             switch outcome {
             case .applied, .unsupported: return nil
@@ -78,7 +81,12 @@ extension SectionStore {
         }
         func takeBack(_ run: [UndoLogEntry]) throws {
             guard let first = run.first else { return }
-            if run.count >= Self.bulkReversalMinimum {
+            if first.target == "section" && first.action == "insert" {
+                let ids = "[" + run.map { String($0.itemID) }.joined(separator: ",") + "]"
+                _ = try db.emptySectionsInBulk(
+                    list: list.id, where: "id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM rows WHERE section_id = sections.id)",
+                    [ids])
+            } else if run.count >= Self.bulkReversalMinimum {
                 let ids = run.map(\.logID)
                 let outcome =
                     first.action == "insert"
@@ -98,8 +106,13 @@ extension SectionStore {
             while true {
                 let page = try db.undoLog(step: step, list: list.id, before: before, limit: Self.undoLogPage)
                 for entry in page {
-                    let bulk = entry.target == "row" && (entry.action == "insert" || entry.action == "delete")
-                    if let last = run.last, !bulk || entry.action != last.action || inRun.contains(entry.itemID) || run.count >= Self.undoLogPage {
+                    let bulk =
+                        entry.target == "row" && (entry.action == "insert" || entry.action == "delete")
+                        || entry.target == "section" && entry.action == "insert"
+                    if let last = run.last,
+                        !bulk || entry.target != last.target || entry.action != last.action || inRun.contains(entry.itemID)
+                            || run.count >= Self.undoLogPage
+                    {
                         try takeBack(run)
                         run.removeAll(keepingCapacity: true)
                         inRun.removeAll(keepingCapacity: true)

@@ -64,6 +64,41 @@ struct BulkAppendTests {
         #expect(try store.check() == [])
     }
 
+    /// An import into new sections logs the sections, not their rows: undoing a section's insert
+    /// empties it first. The undo and the redo of a step that put sections back likewise log
+    /// their rows once, where they are taken away, so every round trip gives the exact lists
+    /// back, ids included.
+    @Test func anImportLogsItsSectionsNotTheirRowsAndUndoesAndRedoesExactly() throws {
+        let fixture = try StoreFixture(.sqlite)
+        let store = fixture.store
+        let list = store.list(SectionStore.defaultList)
+        try list.apply(.addSection(title: "old"))
+        for row in 0..<6 { try list.apply(.addRow(.text("o\(row)"), to: .at(0, row))) }
+        let before = try list.snapshot()
+        func entries(_ condition: String) throws -> Int64? {
+            try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
+        }
+        // 40 sections of 10 to 30 rows each, appended after the old one.
+        let document = "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
+            + (0..<40).map { section in
+                "{\"title\": \"s\(section)\", \"rows\": [" + (0..<(10 + section % 21)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
+            }.joined(separator: ",") + "]}]}"
+        _ = try store.importJSON(Data(document.utf8), policy: .append)
+        let imported = try list.snapshot()
+        #expect(imported.sections.count == 41)
+        #expect(try entries("1") == 40 && entries("target = 'section' AND action = 'insert'") == 40, "one entry per section, none per row")
+        for round in 0..<2 {
+            _ = try list.undo()
+            #expect(try list.snapshot().sections == before.sections, "round \(round): undone, ids included")
+            #expect(try entries("target = 'row' AND action = 'delete'") == Int64(imported.sections.dropFirst().map(\.rows.count).reduce(0, +)))
+            #expect(try store.check() == [])
+            _ = try list.redo()
+            #expect(try list.snapshot().sections == imported.sections, "round \(round): redone, ids included")
+            #expect(try entries("target = 'row'") == 0, "the redo puts the sections back and logs them, not their rows")
+            #expect(try store.check() == [])
+        }
+    }
+
     @Test func anAppendPastTheLastFreePositionMakesRoomWithTheBookkeepingOn() throws {
         let fixture = try StoreFixture(.sqlite)
         let store = fixture.store

@@ -16,7 +16,10 @@ extension Connection {
     /// after every other row of their sections: each lands in the last rank node of every level,
     /// so the counts go there, and a level-1 node past its bound is noted for `RankTree.settle`,
     /// as the triggers would have. Undo entries go sections first, then rows, each in id order:
-    /// undoing deletes the rows before their sections, redoing inserts them after.
+    /// undoing deletes the rows before their sections, redoing inserts them after. Rows appended
+    /// to a section appended here get no entry of their own: undoing the section's insert
+    /// empties it first (`SectionStore.reverse`), so an import into a new list logs its sections
+    /// only, not a million rows.
     package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {
         let origin = RankTree.origin
         let levels = RankTree.levels.map(String.init).joined(separator: ", ")
@@ -70,8 +73,8 @@ extension Connection {
             try run(
                 """
                 INSERT INTO undo_log (step, list_id, action, target, item_id)
-                SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM rows WHERE id > ? ORDER BY id
-                """, list, rowsAfter)
+                SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM rows WHERE id > ? AND section_id <= ? ORDER BY id
+                """, list, rowsAfter, sectionsAfter)
         }
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
     }
@@ -80,23 +83,35 @@ extension Connection {
     /// them the list's: the undo log's entries for their rows first (in each section from its
     /// last row to its first, so that undo puts them back in order, each after the one before),
     /// then the rows, with the triggers off, then each section's row count and rank structure set
-    /// to an empty section's.
+    /// to an empty section's. The rows are deleted `bulkDeleteBatch` at a time: SQLite collects
+    /// the rowids a `DELETE` on a table with triggers is to delete before deleting any, so one
+    /// statement for a million rows would hold a million of them in memory.
     package func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool {
         guard try run("UPDATE journal_writer SET bulk = 1 WHERE id = 1") == 1 else { return false }
-        let picked = "SELECT id FROM sections WHERE list_id = ? AND \(condition)"
-        let pickedArguments: [(any SQLArgument)?] = [list] + arguments
+        try execute(
+            script: """
+                CREATE TEMP TABLE IF NOT EXISTS picked_sections (id INTEGER PRIMARY KEY);
+                DELETE FROM temp.picked_sections;
+                """)
+        try run("INSERT INTO temp.picked_sections SELECT id FROM sections WHERE list_id = ? AND \(condition)", arguments: [list] + arguments)
+        let picked = "SELECT id FROM temp.picked_sections"
         try run(
             """
             INSERT INTO undo_log (step, list_id, action, target, item_id, parent_id, position, kind, title, value)
             SELECT (SELECT step FROM journal_writer), ?, 'delete', 'row', id, section_id, position, kind, title, value
             FROM rows WHERE section_id IN (\(picked)) ORDER BY section_id, position DESC
-            """, arguments: [list] + pickedArguments)
-        try run("DELETE FROM rows WHERE section_id IN (\(picked))", arguments: pickedArguments)
-        try run("UPDATE sections SET row_count = 0 WHERE id IN (\(picked)) AND row_count <> 0", arguments: pickedArguments)
-        try run("DELETE FROM rank_pending WHERE section_id IN (\(picked))", arguments: pickedArguments)
-        try run("DELETE FROM rank_nodes WHERE section_id IN (\(picked)) AND first <> ?", arguments: pickedArguments + [RankTree.origin])
-        try run("UPDATE rank_nodes SET row_count = 0 WHERE section_id IN (\(picked)) AND row_count <> 0", arguments: pickedArguments)
+            """, list)
+        while try run("DELETE FROM rows WHERE id IN (SELECT id FROM rows WHERE section_id IN (\(picked)) LIMIT ?)", Int64(Self.bulkDeleteBatch))
+            == Self.bulkDeleteBatch
+        {}
+        try run("UPDATE sections SET row_count = 0 WHERE id IN (\(picked)) AND row_count <> 0")
+        try run("DELETE FROM rank_pending WHERE section_id IN (\(picked))")
+        try run("DELETE FROM rank_nodes WHERE section_id IN (\(picked)) AND first <> ?", RankTree.origin)
+        try run("UPDATE rank_nodes SET row_count = 0 WHERE section_id IN (\(picked)) AND row_count <> 0")
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
         return true
     }
+
+    /// The rows a bulk delete deletes in one statement.
+    static let bulkDeleteBatch = 10_000
 }

@@ -118,7 +118,9 @@ extension Connection {
     }
 
     /// Takes back logged row deletes: inserts the rows the `undo_log` entries `logIDs` kept
-    /// again (in that order), with their ids, into their sections, which must be `list`'s.
+    /// again (in that order), with their ids, into their sections, which must be `list`'s. Rows
+    /// put back into a section this step put back get no entry of their own, as in
+    /// `finishBulkAppend`: taking the step back empties the section before deleting it.
     package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: true)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
@@ -135,8 +137,12 @@ extension Connection {
         try run(
             """
             INSERT INTO undo_log (step, list_id, action, target, item_id)
-            SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM temp.bulk_rows ORDER BY ord
-            """, list)
+            SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM temp.bulk_rows
+            WHERE section_id NOT IN (
+                SELECT item_id FROM undo_log
+                WHERE list_id = ? AND step = (SELECT step FROM journal_writer) AND target = 'section' AND action = 'insert')
+            ORDER BY ord
+            """, list, list)
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
         return .applied
     }
