@@ -229,6 +229,87 @@ struct SessionTests {
         #expect(try fixture.store.snapshot().sections.map { $0.rows.map(\.title) } == [["b", "a"], ["c"]])
     }
 
+    /// A draft's content without ids (row ids are shared by every list of a file, so the twin
+    /// files below give out different ones).
+    static func shape(_ snapshot: ListSnapshot) -> [[String]] {
+        snapshot.sections.map { section in
+            ["\(section.title) \(section.emptyText ?? "-")"] + section.rows.map { "\($0.kind) \($0.title) \($0.value ?? "-")" }
+        }
+    }
+
+    /// Two files with the same list; on one, another connection writes now and then while a
+    /// session is open, to another list mostly and to the session's own list sometimes; on the
+    /// twin, nobody else writes. The same random edits and undos go to a session on each. Until
+    /// its list changes, the session among other writers reads and edits exactly as the one
+    /// alone; once it changes, every read of its rows, edit, undo and save is a conflict naming
+    /// the list's new version, and what the session holds (outline, edits, pending changes)
+    /// stays. Then both sessions are cancelled, the twin takes the same change, and both begin
+    /// again. At the end both save, and the lists are equal.
+    @Test("a session among other writers works as one alone until its own list changes", arguments: Backend.all, propertySeeds([71, 72, 73]))
+    func aSessionAmongOtherWritersMatchesOneAlone(backend: Backend, seed: UInt64) throws {
+        let main = try StoreFixture(backend)
+        let twin = try StoreFixture(backend)
+        var generator = SeededGenerator(seed: seed)
+        for store in [main.store, twin.store] {
+            try store.createList(named: "other")
+            try store.list("other").apply(.addSection(title: "elsewhere"))
+        }
+        for step in 0..<20 {
+            let edit = randomEdit(try main.store.outline(), step: step, using: &generator)
+            try main.store.apply(edit)
+            try twin.store.apply(edit)
+        }
+        let other = try main.reopen()
+        var session = try main.store.beginEditing()
+        var alone = try twin.store.beginEditing()
+        var conflicts = 0
+        for step in 0..<120 {
+            let context = "seed \(seed), step \(step)"
+            switch Int.random(in: 0..<12, using: &generator) {
+            case 0, 1, 2:
+                try other.list("other").apply(.addRow(.text("o\(step)"), to: .at(0, 0)))
+            case 3:
+                let edit = randomEdit(try other.outline(), step: step, using: &generator)
+                guard let change = try? other.apply(edit) else { continue }
+                try twin.store.apply(edit)
+                guard change.committed else { continue }
+                conflicts += 1
+                let conflict = RepositoryError.conflict(list: "default", sessionVersion: session.baseVersion, currentVersion: change.version)
+                let (outline, edits, pending) = (session.outline, session.edits, session.pendingChanges)
+                #expect(throws: conflict, "\(context)") { try session.snapshot() }
+                #expect(throws: conflict, "\(context)") { try session.window(from: RowPath(section: 0, row: 0), limit: 3) }
+                #expect(throws: conflict, "\(context)") { try session.apply(randomEdit(outline, step: step, using: &generator)) }
+                if !edits.isEmpty { #expect(throws: conflict, "\(context)") { try session.undoLastEdit() } }
+                if !pending.isEmpty { #expect(throws: conflict, "\(context)") { try session.save() } }
+                #expect(session.outline == outline && session.edits == edits && session.pendingChanges == pending, "\(context)")
+                session.cancel()
+                alone.cancel()
+                session = try main.store.beginEditing()
+                alone = try twin.store.beginEditing()
+            case 4, 5:
+                let undone = Result { try session.undoLastEdit().changeset }
+                let undoneAlone = Result { try alone.undoLastEdit().changeset }
+                #expect((try? undone.get()).map(\.isEmpty) == (try? undoneAlone.get()).map(\.isEmpty), "\(context): undo")
+            default:
+                let edit = randomEdit(session.outline, step: step, using: &generator)
+                let applied = (try? session.apply(edit)) != nil
+                let appliedAlone = (try? alone.apply(edit)) != nil
+                #expect(applied == appliedAlone, "\(context): \(edit)")
+            }
+            #expect(Self.shape(try session.snapshot()) == Self.shape(try alone.snapshot()), "\(context)")
+            #expect(session.outline.sections.map(\.rowCount) == alone.outline.sections.map(\.rowCount), "\(context)")
+            if !session.outline.sections.isEmpty {
+                let window = try session.window(from: RowPath(section: 0, row: 0), limit: 4).located.map(\.row.title)
+                #expect(window == (try alone.window(from: RowPath(section: 0, row: 0), limit: 4).located.map(\.row.title)), "\(context)")
+            }
+        }
+        try session.save()
+        try alone.save()
+        #expect(Self.shape(try main.store.snapshot()) == Self.shape(try twin.store.snapshot()), "seed \(seed)")
+        #expect(try main.store.check() == [] && twin.store.check() == [], "seed \(seed)")
+        #expect(conflicts > 0, "seed \(seed): the list changed under a session at least once")
+    }
+
     /// A session holds no read transaction between its calls, so SQLite can checkpoint the whole
     /// write-ahead log and start it over while the session is open; a held snapshot would keep
     /// every later commit in the log.
