@@ -22,8 +22,9 @@ enum UICommand {
                 up the row under the cursor and drops it, Down/Up carry it one place (from a section's
                 last place into the next section's first; an empty section has one place), s saves, Esc
                 cancels. d deletes the row under the cursor; u undoes (in reorder mode the last edit,
-                otherwise the list's last change). Other processes' changes appear as they happen; a
-                save refused because the list changed offers to reload (r) or cancel (Esc).
+                otherwise the list's last change). Other processes' changes appear as they happen; in
+                reorder mode a change to the list offers to reload, applying the edits again (r), or
+                to cancel them (Esc).
                 Needs a terminal on standard input and output (exit 2 otherwise).
                 """)
     ) { context in try run(context: context) }
