@@ -71,7 +71,11 @@ extension SectionStore {
         // engine cannot take in bulk, one by one. A run of section inserts first empties those
         // of its sections that still have rows, in bulk where the engine can, logging the rows
         // for redo: rows a bulk write put into a section it created have no entries of their
-        // own (an import's rows, `finishBulkAppend`).
+        // own (an import's rows, `finishBulkAppend`). Likewise, sections put back are noted
+        // (`noteSectionsPutBack`) until a logged write of rows follows, and rows put back into
+        // them in bulk meanwhile are not logged: taking this step back empties those sections
+        // before deleting them, and no logged write of rows came between (one that did, say a row
+        // moved into a place a row put back later had, must be taken back with those rows gone).
         func refusal(_ outcome: BulkReversal) -> RepositoryError? {
             switch outcome {
             case .applied, .unsupported: return nil
@@ -79,27 +83,43 @@ extension SectionStore {
             case .foreign: return refuse("its history names a row or section of another list")
             }
         }
+        // Whether sections are noted as put back (so a logged write of rows must forget them).
+        var sectionsPutBack = false
+        func loggedRowWrite() throws {
+            guard sectionsPutBack else { return }
+            try db.forgetSectionsPutBack()
+            sectionsPutBack = false
+        }
         func takeBack(_ run: [UndoLogEntry]) throws {
             guard let first = run.first else { return }
             if first.target == "section" && first.action == "insert" {
                 let ids = "[" + run.map { String($0.itemID) }.joined(separator: ",") + "]"
+                try loggedRowWrite()
                 _ = try db.emptySectionsInBulk(
                     list: list.id, where: "id IN (SELECT value FROM json_each(?)) AND EXISTS (SELECT 1 FROM rows WHERE section_id = sections.id)",
                     [ids])
-            } else if run.count >= Self.bulkReversalMinimum {
+            } else if first.target == "row" && run.count >= Self.bulkReversalMinimum {
                 let ids = run.map(\.logID)
+                if first.action == "insert" { try loggedRowWrite() }
                 let outcome =
                     first.action == "insert"
                     ? try db.deleteLoggedRowsInBulk(list: list.id, logIDs: ids) : try db.restoreLoggedRowsInBulk(list: list.id, logIDs: ids)
                 if let refused = refusal(outcome) { throw refused }
                 if outcome == .applied { return }
             }
+            if first.target == "row" { try loggedRowWrite() }
             for entry in run {
                 guard try db.belongs(entry, to: list.id) else { throw refuse("its history names a row or section of another list") }
                 guard try db.reverse(entry) == 1 else { throw refuse("a row or section it needs is gone") }
             }
+            if first.target == "section" && first.action == "delete" {
+                try db.noteSectionsPutBack(run.map(\.itemID))
+                sectionsPutBack = true
+            }
         }
         do {
+            // Nothing is noted yet in this step (a replay before, on this connection, may have).
+            try db.forgetSectionsPutBack()
             var before: Int64?
             var run: [UndoLogEntry] = []
             var inRun = Set<Int64>()
@@ -108,7 +128,7 @@ extension SectionStore {
                 for entry in page {
                     let bulk =
                         entry.target == "row" && (entry.action == "insert" || entry.action == "delete")
-                        || entry.target == "section" && entry.action == "insert"
+                        || entry.target == "section" && (entry.action == "insert" || entry.action == "delete")
                     if let last = run.last,
                         !bulk || entry.target != last.target || entry.action != last.action || inRun.contains(entry.itemID)
                             || run.count >= Self.undoLogPage

@@ -341,6 +341,11 @@ extension PostgresDatabase {
     package func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
 
     package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
+
+    /// A server's triggers log every row it puts back.
+    package func noteSectionsPutBack(_ ids: [Int64]) throws {}
+
+    package func forgetSectionsPutBack() throws {}
 }
 
 /// Appends rows to a server through `COPY rows FROM STDIN`, `batchSize` rows a copy: the

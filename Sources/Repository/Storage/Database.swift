@@ -142,8 +142,20 @@ package protocol Database: AnyObject {
     /// Takes back the logged row deletes `logIDs` by inserting the rows again as the log kept
     /// them (ids included), as `deleteLoggedRowsInBulk` does; `.missing` when an entry is not a
     /// whole row's or a row's section is gone, `.foreign` when a section is not `list`'s. A row
-    /// id or place taken since throws the table's constraint violation.
+    /// id or place taken since throws the table's constraint violation. Rows put back into a
+    /// section noted with `noteSectionsPutBack` get no undo entry of their own.
     func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal
+
+    /// Notes sections an undo or redo has just put back, before any logged write of rows since:
+    /// rows then put back into them in bulk need no undo entries of their own, since taking the
+    /// step back empties such a section before deleting it (`SectionStore.reverse`). Where the
+    /// engine logs every row regardless, does nothing.
+    func noteSectionsPutBack(_ ids: [Int64]) throws
+
+    /// Forgets the sections `noteSectionsPutBack` noted: a logged write of rows came after, and
+    /// rows put back later than it must be logged, so that they are taken away before it is
+    /// taken back.
+    func forgetSectionsPutBack() throws
 
     /// After a write committed, outside any transaction: gives the file's free pages back to the
     /// file system when many have built up (a large delete, an undo of an import), so that the

@@ -19,7 +19,10 @@ extension Connection {
     /// undoing deletes the rows before their sections, redoing inserts them after. Rows appended
     /// to a section appended here get no entry of their own: undoing the section's insert
     /// empties it first (`SectionStore.reverse`), so an import into a new list logs its sections
-    /// only, not a million rows.
+    /// only, not a million rows. That is safe because nothing in the step writes such a section's
+    /// rows before they are appended (its positions are its own, from the first): an unlogged
+    /// insert that came after a logged write to the same section (a row put where another had
+    /// been deleted) would still be there when that write is taken back.
     package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {
         let origin = RankTree.origin
         let levels = RankTree.levels.map(String.init).joined(separator: ", ")

@@ -119,8 +119,8 @@ extension Connection {
 
     /// Takes back logged row deletes: inserts the rows the `undo_log` entries `logIDs` kept
     /// again (in that order), with their ids, into their sections, which must be `list`'s. Rows
-    /// put back into a section this step put back get no entry of their own, as in
-    /// `finishBulkAppend`: taking the step back empties the section before deleting it.
+    /// put back into a section noted by `noteSectionsPutBack` get no entry of their own; when
+    /// any row gets one, the noted sections are forgotten.
     package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: true)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
@@ -134,16 +134,37 @@ extension Connection {
         // A row id or a place already taken is refused by the table's own constraints.
         try run("INSERT INTO rows (id, section_id, position, kind, title, value) SELECT id, section_id, position, kind, title, value FROM temp.bulk_rows ORDER BY ord")
         try countStagedRows(sign: 1)
-        try run(
+        try createPutBackSections()
+        if try run(
             """
             INSERT INTO undo_log (step, list_id, action, target, item_id)
             SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM temp.bulk_rows
-            WHERE section_id NOT IN (
-                SELECT item_id FROM undo_log
-                WHERE list_id = ? AND step = (SELECT step FROM journal_writer) AND target = 'section' AND action = 'insert')
+            WHERE section_id NOT IN (SELECT id FROM temp.put_back_sections)
             ORDER BY ord
-            """, list, list)
+            """, list) > 0
+        {
+            try forgetSectionsPutBack()
+        }
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
         return .applied
+    }
+
+    /// Sections put back in this step, before any logged write of rows since (kept in a
+    /// temporary table, so that a million of them cost no memory).
+    private func createPutBackSections() throws {
+        try execute(script: "CREATE TEMP TABLE IF NOT EXISTS put_back_sections (id INTEGER PRIMARY KEY)")
+    }
+
+    package func noteSectionsPutBack(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try createPutBackSections()
+        try run(
+            "INSERT OR IGNORE INTO temp.put_back_sections SELECT value FROM json_each(?)",
+            "[" + ids.map(String.init).joined(separator: ",") + "]")
+    }
+
+    package func forgetSectionsPutBack() throws {
+        try createPutBackSections()
+        try run("DELETE FROM temp.put_back_sections")
     }
 }
