@@ -8,17 +8,18 @@
 /// the session onto the list as it is now, applying its edits again by id, and `save()` can be
 /// tried again. `cancel()`, or dropping the session, writes nothing.
 ///
-/// A session holds only what it changes, and no connection and no transaction between calls, so the database's log can be checkpointed and
-/// recycled under it however long it stays open (a transaction held for the session's life
-/// would keep every commit meanwhile in SQLite's write-ahead log, or keep PostgreSQL from
-/// vacuuming). Each call that reads stored rows — an edit, an undo, a read of rows — runs in a
-/// read transaction of its own that first checks the list is still at `baseVersion`; every
-/// change to a list gives it a new version, so the rows it reads then are the rows the session
-/// began on. Once someone else has changed the list, such calls throw
-/// `RepositoryError.conflict`, as `save` would: `rebase()` moves the session onto the list as it
-/// is now, `cancel()` drops it. The outline (`outline`, `outline(from:limit:)`,
+/// A session holds only what it changes, and no connection and no transaction between calls, so
+/// the database's log can be checkpointed and recycled under it however long it stays open (a
+/// transaction held for the session's life would keep every commit meanwhile in SQLite's
+/// write-ahead log, or keep PostgreSQL from vacuuming). Each call that reads stored rows — an
+/// edit, an undo, a read of rows — runs in a read transaction of its own that first checks the
+/// list is still at `baseVersion`; every change to a list gives it a new version, so the rows it
+/// reads then are the rows the session began on. Once someone else has changed the list, such
+/// calls throw `RepositoryError.conflict`, as `save` would: `rebase()` moves the session onto the
+/// list as it is now, `cancel()` drops it. The outline (`outline`, `outline(from:limit:)`,
 /// `rowCount(of:)`), `edits` and `pendingChanges` are held by the session and stay readable.
-/// Beginning reads the list's version and its sections with their row counts, not its rows. The draft is that stored state with the session's edits laid over it:
+/// Beginning reads the list's version and its sections with their row counts, not its rows. The
+/// draft is that stored state with the session's edits laid over it:
 /// per section, runs of stored rows and the rows the session inserted or moved, in blocks
 /// (`PieceTable`). An edit finds what it names through the stored list's O(log n) lookups and a
 /// walk over the blocks, so an edit of rows costs O(log n + e / 32) for e edits so far, in
@@ -90,8 +91,8 @@ public final class EditSession {
     /// changes and the draft ids of what was created become exactly what they were before it.
     ///
     /// The draft is rebuilt from the list at `baseVersion` (which it still is: else this throws
-    /// `RepositoryError.conflict`) by applying the other edits again; so an undo costs what those edits cost, and a session that
-    /// never undoes pays nothing for it but keeping its edits.
+    /// `RepositoryError.conflict`) by applying the other edits again; so an undo costs what those
+    /// edits cost, and a session that never undoes pays nothing for it but keeping its edits.
     /// - Returns: what the undo changed in the draft, as `apply` reports an edit: the inverse of
     ///   the undone edit's changeset, at `baseVersion`.
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,

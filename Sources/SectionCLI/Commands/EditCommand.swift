@@ -348,12 +348,13 @@ final class EditCommand {
         "Cancelled; \(plural(dropped, "change")) dropped, nothing was written."
     }
 
-    /// An error from one line, with usage hints that point at the session's own help.
+    /// Whether the error says the list changed since the session began.
     private static func isConflict(_ error: RepositoryError) -> Bool {
         if case .conflict = error { return true }
         return false
     }
 
+    /// An error from one line, with usage hints that point at the session's own help.
     private static func sessionError(_ error: any Error) -> CLIError {
         if let error = error as? ArgumentError {
             let help = (error.commandPath + [Catalog.helpOption.name]).joined(separator: " ")
