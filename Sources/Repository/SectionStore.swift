@@ -99,7 +99,7 @@ public final class SectionStore: Sendable {
         self.connection = Mutex(opened.db)
         if opened.readsBeside && readsBesideWrites {
             let readOnly = opened.isReadOnly
-            readers = ReaderPool { try location.openReaderConnection(readOnly: readOnly, immutable: false) }
+            readers = ReaderPool { try location.openReaderConnection(readOnly: readOnly) }
         } else {
             readers = nil
         }

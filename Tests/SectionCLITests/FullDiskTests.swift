@@ -77,7 +77,12 @@ import Testing
         // Following changes needs a second connection, and room for it: refused, saying so.
         let watch = try run(["watch"])
         #expect(watch.status == 1)
-        #expect(watch.stderr == "sectionctl: error: cannot open \(database): the disk has no room for \(database)-shm, which watching and editing need (show, export and check work)\n")
+        #expect(watch.stderr == "sectionctl: error: cannot open \(database): the disk has no room for \(database)-shm, which watching needs (show, export, check and edit work)\n")
+        // An edit session reads on the store's own connection: it opens and shows its draft; a
+        // save fails as every write does, writing nothing.
+        let editing = try cli.run(["--db", database, "edit"], input: "row move 0:0 1:0\nshow\nsave\n", environment: ["SQLITE_TMPDIR": disk.directory.path], database: false)
+        #expect(editing.stdout.contains("Buy milk"), "\(editing.stdout) \(editing.stderr)")
+        #expect(editing.status == 1 && editing.stderr.contains("the disk is full; nothing was written"), "\(editing.stderr)")
 
         disk.free()
         for (arguments, expected) in zip(Self.reads, before) {

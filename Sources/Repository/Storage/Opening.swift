@@ -28,14 +28,13 @@ extension StoreLocation {
         }
     }
 
-    /// Another connection with the store's settings, for a reader that keeps its own read
-    /// transaction open (an edit session). `immutable` for a database file that can only be
-    /// read as a file nothing changes.
-    func openReaderConnection(readOnly: Bool, immutable: Bool) throws -> any Database {
+    /// Another connection with the store's settings, for reads beside the store's own connection
+    /// (the store's reader pool, an observer).
+    func openReaderConnection(readOnly: Bool) throws -> any Database {
         do {
             switch self {
             case .file(let path):
-                return try SQLiteStorage.openReader(path: path, readOnly: readOnly, immutable: immutable)
+                return try SQLiteStorage.openReader(path: path, readOnly: readOnly)
             case .server(let connectionString):
                 return try ServerBackends.required(for: self).openReaderConnection(connectionString: connectionString)
             }
@@ -46,7 +45,7 @@ extension StoreLocation {
 
     /// A connection for an observer, which only reads.
     func openObserverConnection() throws -> any Database {
-        try openReaderConnection(readOnly: true, immutable: false)
+        try openReaderConnection(readOnly: true)
     }
 
     /// The schema version this build brings to databases here: the newest of `Migrations/`
@@ -134,14 +133,14 @@ enum SQLiteStorage {
     }
 
     /// A connection on the file at `path` with the store's settings, for a reader.
-    static func openReader(path: String, readOnly: Bool, immutable: Bool) throws -> Connection {
-        if !immutable && heldExclusively.withLock({ $0[path]?.connection != nil }) {
+    static func openReader(path: String, readOnly: Bool) throws -> Connection {
+        if heldExclusively.withLock({ $0[path]?.connection != nil }) {
             // It would wait for the store's own lock, then say the file is busy.
             throw RepositoryError.cannotOpen(
                 path: path,
-                reason: "the disk has no room for \(path)-shm, which watching and editing need (show, export and check work)")
+                reason: "the disk has no room for \(path)-shm, which watching needs (show, export, check and edit work)")
         }
-        let db = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite, immutable: immutable)
+        let db = try Connection(path: path, mode: readOnly ? .readOnly : .readWrite)
         db.setBusyTimeout(milliseconds: SectionStore.busyTimeoutMilliseconds)
         try db.execute(script: "PRAGMA foreign_keys = ON;")
         return db
