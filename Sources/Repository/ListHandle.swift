@@ -41,6 +41,17 @@ public struct ListHandle: Sendable, Hashable {
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change { try store.apply(edit, to: name) }
 
+    /// What `edit` means on the list as it is now, as an `Intent`: its references as ids and its
+    /// destination as a placement with the rows (or sections) around it. Reads only; throws what
+    /// `apply(_:)` of the edit would throw for a reference that names nothing.
+    public func intent(of edit: Edit) throws -> Intent { try store.intent(of: edit, in: name) }
+
+    /// Applies an intent to the list as it is now, by `Intent`'s rules, in one transaction: the
+    /// result says whether it went where it was meant, elsewhere, or was dropped (and then
+    /// nothing was written).
+    @discardableResult
+    public func apply(_ intent: Intent) throws -> IntentResult { try store.apply(intent, to: name) }
+
     /// Takes back the list's last change (`SectionStore.undo(list:)`).
     @discardableResult
     public func undo() throws -> Change { try store.undo(list: name) }
