@@ -11,6 +11,13 @@
  *   sectionctl-cpeer move DB S         one transaction, committed durably: the first row of the
  *                                      section at index S gets a position past its last row,
  *                                      and the list's version goes up (sectionctl row move S:0 S:end)
+ *   sectionctl-cpeer show DB           the whole list 'default', every line as sectionctl show writes
+ *                                      it to a file (sectionctl show): the header, each section's
+ *                                      line, each row's line with its path padded to the widest
+ *                                      path. Text rows only (the benchmark's fixtures); titles are
+ *                                      printed as stored, where sectionctl escapes control
+ *                                      characters (the fixtures have none; the benchmark compares
+ *                                      the two outputs byte for byte).
  *   sectionctl-cpeer measure PROGRAM ARGUMENTS…
  *                                      runs the program (stdout on /dev/null) and prints its exit
  *                                      status and peak resident set in KiB. A small process must be
@@ -109,6 +116,55 @@ static int move(const char *path, int64_t s) {
     return sqlite3_close(db) == SQLITE_OK ? 0 : fail("close");
 }
 
+static int show(const char *path) {
+    if (open_database(path)) return 1;
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) return fail("BEGIN");
+    sqlite3_stmt *statement;
+    const char *header = "SELECT l.id, l.name, l.version, count(c.i), "
+                         "coalesce(max(CASE WHEN c.n = 0 THEN 3 ELSE length((c.i - 1) || ':' || (c.n - 1)) END), 3) "
+                         "FROM lists l LEFT JOIN (SELECT list_id, row_number() OVER (ORDER BY position) AS i, row_count AS n "
+                         "FROM sections WHERE list_id = (SELECT id FROM lists WHERE name = 'default')) c ON c.list_id = l.id "
+                         "WHERE l.name = 'default' GROUP BY l.id";
+    if (sqlite3_prepare_v2(db, header, -1, &statement, NULL) != SQLITE_OK) return fail("prepare");
+    if (sqlite3_step(statement) != SQLITE_ROW) return fail("no list 'default'");
+    int64_t list = sqlite3_column_int64(statement, 0);
+    int64_t sections = sqlite3_column_int64(statement, 3);
+    int width = sqlite3_column_int(statement, 4);
+    if (width < 3) width = 3;
+    static char buffer[1 << 16];
+    setvbuf(stdout, buffer, _IOFBF, sizeof buffer);
+    printf("%s (version %lld)\n", (const char *)sqlite3_column_text(statement, 1), (long long)sqlite3_column_int64(statement, 2));
+    sqlite3_finalize(statement);
+    if (sections == 0) printf("\n(no sections yet; add one with: section add TITLE)\n");
+    const char *items = "SELECT s.id, s.title, r.id, r.kind, r.title FROM sections s LEFT JOIN rows r ON r.section_id = s.id "
+                        "WHERE s.list_id = ? ORDER BY s.position, r.position";
+    if (sqlite3_prepare_v2(db, items, -1, &statement, NULL) != SQLITE_OK) return fail("prepare");
+    sqlite3_bind_int64(statement, 1, list);
+    int64_t section = 0, index = -1, row = 0;
+    char shown[64];
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(statement, 0);
+        if (id != section) {
+            section = id;
+            index++;
+            row = 0;
+            printf("\n[%lld] %s  #%lld\n", (long long)index, (const char *)sqlite3_column_text(statement, 1), (long long)id);
+        }
+        if (sqlite3_column_type(statement, 2) == SQLITE_NULL) continue;
+        if (strcmp((const char *)sqlite3_column_text(statement, 3), "text") != 0) {
+            fprintf(stderr, "sectionctl-cpeer: show prints text rows only\n");
+            return 2;
+        }
+        snprintf(shown, sizeof shown, "%lld:%lld", (long long)index, (long long)row++);
+        printf("  %-*s  %s  #%lld\n", width, shown, (const char *)sqlite3_column_text(statement, 4),
+               (long long)sqlite3_column_int64(statement, 2));
+    }
+    sqlite3_finalize(statement);
+    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (fflush(stdout) != 0) return 1;
+    return sqlite3_close(db) == SQLITE_OK ? 0 : fail("close");
+}
+
 static int measure(char **arguments) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
@@ -135,6 +191,7 @@ int main(int argc, char **argv) {
     }
     if (argc == 5 && strcmp(argv[1], "get") == 0) return get(argv[2], atoll(argv[3]), atoll(argv[4]));
     if (argc == 4 && strcmp(argv[1], "move") == 0) return move(argv[2], atoll(argv[3]));
-    fprintf(stderr, "usage: sectionctl-cpeer version | get DB S R | move DB S\n");
+    if (argc == 3 && strcmp(argv[1], "show") == 0) return show(argv[2]);
+    fprintf(stderr, "usage: sectionctl-cpeer version | get DB S R | move DB S | show DB\n");
     return 2;
 }

@@ -50,6 +50,12 @@ enum ChildProcess {
         try spawn(executable, arguments, output: "/dev/null", errors: errorFile)
     }
 
+    /// Runs `executable` with `arguments` directly, stdout written to the file `output` and
+    /// stderr to `errorFile`; returns its exit status and wall time.
+    static func timed(_ executable: String, _ arguments: [String], output: String, errorFile: String) throws -> (status: Int32, seconds: Double) {
+        try spawn(executable, arguments, output: output, errors: errorFile)
+    }
+
     /// The intermediary's work: runs the program, then prints its exit status, its peak
     /// resident set size in KiB and its run time in seconds, on one line.
     static func runAsIntermediary(_ arguments: [String]) -> Int32 {

@@ -2,9 +2,11 @@ import Foundation
 import Repository
 
 extension Benchmark {
-    /// Scenario 7: whole `show`, `show --json` and `export` of a list, each a whole `sectionctl`
-    /// process as a user runs it: peak memory at 1M rows against 10K (flat: ≤ 2 × + 32 MiB), and
-    /// time at 1M against the C baseline's plain SELECT of the same rows (≤ 3×).
+    /// Scenario 9: whole `show`, `show --json` and `export` of a list, each a whole `sectionctl`
+    /// process as a user runs it: peak memory at 1M rows against 10K (flat: ≤ 2 × + 32 MiB);
+    /// time at 1M against the C baseline's plain SELECT of the same rows (≤ 3×); and `show`
+    /// against a C process that prints the same lines (`sectionctl-cpeer show`, its output
+    /// checked to be byte for byte `show`'s; ≤ 2×).
     func streamRows() throws -> [ResultRow] {
         let plan = self.plan
         let sectionctl = sectionctlPath
@@ -58,6 +60,7 @@ extension Benchmark {
                         ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x", target: "≤ 2x + 32 MiB",
                         verdict: peaks[1] <= bound ? .pass : .fail))
                 let seconds = Measurement.median(largeTimes)
+                if command.name == "show" { results.append(try printingPeerRow(large: large, sectionctl: sectionctl, seconds: seconds, scratch: scratch)) }
                 results.append(
                     .atMost(
                         "9. \(command.name) of \(Format.shortCount(large.rows)) rows vs C SELECT",
@@ -66,6 +69,42 @@ extension Benchmark {
             }
             return results
         }
+    }
+
+    /// `show` of the large fixture (`seconds`, the median of its whole processes) against the C
+    /// peer printing the same lines, timed the same way (3 runs, median), after checking once that
+    /// both write the same bytes.
+    private func printingPeerRow(large: SectionFixture, sectionctl: String, seconds: Double, scratch: Scratch) throws -> ResultRow {
+        let scenario = "9. show of \(Format.shortCount(large.rows)) rows vs a C process printing the same lines"
+        guard let peer = try Self.compilePeer(into: scratch.file("sectionctl-cpeer")) else {
+            return .skipped(scenario, reason: "no C compiler (cc or clang) on the PATH to build the C peer", target: "≤ 2x")
+        }
+        let ours = scratch.file("show.out")
+        let theirs = scratch.file("peer-show.out")
+        let errors = scratch.file("peer-show.err")
+        for (program, arguments, output) in [(sectionctl, ["--db", large.path, "show"], ours), (peer, ["show", large.path], theirs)] {
+            let outcome = try ChildProcess.timed(program, arguments, output: output, errorFile: errors)
+            guard outcome.status == 0 else { throw BenchmarkError("\(program) \(arguments.joined(separator: " ")) exited \(outcome.status)") }
+        }
+        guard FileManager.default.contentsEqual(atPath: ours, andPath: theirs) else {
+            throw BenchmarkError("the C peer's show does not print what sectionctl show prints (compare \(ours) and \(theirs))")
+        }
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: ours)[.size] as? Int) ?? 0
+        try? FileManager.default.removeItem(atPath: ours)
+        try? FileManager.default.removeItem(atPath: theirs)
+        var times: [Double] = []
+        for _ in 0..<3 {
+            Log.progress("  C peer show, \(Format.shortCount(large.rows)) rows…")
+            let outcome = try ChildProcess.run(peer, ["show", large.path], errorFile: errors)
+            guard outcome.status == 0 else { throw BenchmarkError("the C peer's show exited \(outcome.status): \(outcome.firstErrorLine)") }
+            times.append(outcome.seconds)
+        }
+        let printing = Measurement.median(times)
+        return .atMost(
+            scenario,
+            measured: "sectionctl \(Format.duration(seconds)), C \(Format.duration(printing)); the same \(Format.mebibytes(bytes)) of lines"
+                + " (checked byte for byte), to /dev/null; whole processes, medians of 3",
+            ratio: seconds / printing, limit: 2, suffix: "x")
     }
 
     /// Scenario 8: the peak memory of a native import (`sectionctl import FILE`, a whole process)
