@@ -37,7 +37,7 @@ extension Benchmark {
                 ratio: huge.repository / times.repositorySmall, limit: 1.5),
             .info(
                 "1. move S:\(huge.deepIndex)<->S:0 (deep), \(large) rows",
-                measured: "\(Format.duration(huge.deep)) per move (O(index) reads by design)",
+                measured: "\(Format.duration(huge.deep)) per move (rank lookups: O(log n))",
                 ratio: "\(Format.ratio(huge.deep / huge.repository))x end move"),
         ]
     }

@@ -10,7 +10,7 @@ import Darwin
 #endif
 
 extension Benchmark {
-    /// Scenario 12: `sectionctl ui` opens a list of 1M rows as fast as one of 1K. Time to the
+    /// Scenario 13: `sectionctl ui` opens a list of 1M rows as fast as one of 1K. Time to the
     /// first screen: from asking tmux to start `sectionctl ui` in a new window to the window
     /// showing the list (tmux's `capture-pane`, polled every few milliseconds), median of the
     /// rounds, each size in turn. The same tmux overhead is in both; the target is the ratio

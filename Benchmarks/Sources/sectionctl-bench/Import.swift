@@ -297,7 +297,7 @@ extension Benchmark {
     private func importRow(
         _ scenario: String, _ file: RecordsFile, _ problem: String?, _ times: [Double], baseline: Double
     ) -> ResultRow {
-        if let problem { return .skipped(scenario, reason: problem, target: "≥ 50%") }
+        if let problem { return .skipped(scenario, reason: problem, target: "≥ 70%") }
         let seconds = Measurement.median(times)
         return .atLeast(
             scenario,
