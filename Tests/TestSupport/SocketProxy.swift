@@ -54,8 +54,14 @@ package final class SocketProxy: Sendable {
     }
 
     /// Ends every connection open through the proxy, in both directions, at once.
+    ///
+    /// The descriptors are shut down while the set is held: a connection leaves the set before
+    /// its descriptors are closed, so none of them can be closed, and its number given to a
+    /// connection made since (a client reconnecting at once), while this goes through the set.
     package func cut() {
-        for descriptor in open.withLock({ $0 }) { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        open.withLock { descriptors in
+            for descriptor in descriptors { shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
     }
 
     private func pass(_ client: Int32) {
