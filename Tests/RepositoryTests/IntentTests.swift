@@ -32,30 +32,35 @@ struct IntentTests {
         return result
     }
 
+    /// The slot a placement names among `ids` (the section's rows, or the list's sections,
+    /// without the one placed): next to the first neighbour tried that is there, else `index`
+    /// (at most the end). `near` and `fallback` say where it went when that is not as meant.
+    static func slot<ID: Equatable>(
+        before: [ID], after: [ID], index: Int, in ids: [ID], near: (ID, Bool) -> IntentOutcome.Placed,
+        fallback: (Int) -> IntentOutcome.Placed
+    ) -> (index: Int, outcome: IntentOutcome) {
+        let order = tries(before, after)
+        for neighbour in order {
+            guard let at = ids.firstIndex(of: neighbour.id) else { continue }
+            let slot = neighbour.after ? at + 1 : at
+            return (slot, neighbour.nearest ? .applied : .placedElsewhere(near(neighbour.id, neighbour.after)))
+        }
+        let slot = min(index, ids.count)
+        return (slot, order.isEmpty ? .applied : .placedElsewhere(fallback(slot)))
+    }
+
     /// The slot a row placement names in `rows` (the section's rows without the moving one).
     static func slot(_ placement: RowPlacement, in rows: [Row]) -> (index: Int, outcome: IntentOutcome) {
-        let order = tries(placement.before, placement.after)
-        for neighbour in order {
-            guard let at = rows.firstIndex(where: { $0.id == neighbour.id }) else { continue }
-            let index = neighbour.after ? at + 1 : at
-            if neighbour.nearest { return (index, .applied) }
-            return (index, .placedElsewhere(neighbour.after ? .afterRow(neighbour.id) : .beforeRow(neighbour.id)))
-        }
-        let index = min(placement.index, rows.count)
-        return (index, order.isEmpty ? .applied : .placedElsewhere(.inSection(placement.section, index: index)))
+        slot(
+            before: placement.before, after: placement.after, index: placement.index, in: rows.map(\.id),
+            near: { $1 ? .afterRow($0) : .beforeRow($0) }, fallback: { .inSection(placement.section, index: $0) })
     }
 
     /// The slot a section placement names among `sections` (without the moving one).
     static func slot(_ placement: SectionPlacement, in sections: Sections) -> (index: Int, outcome: IntentOutcome) {
-        let order = tries(placement.before, placement.after)
-        for neighbour in order {
-            guard let at = sections.firstIndex(where: { $0.id == neighbour.id }) else { continue }
-            let index = neighbour.after ? at + 1 : at
-            if neighbour.nearest { return (index, .applied) }
-            return (index, .placedElsewhere(neighbour.after ? .afterSection(neighbour.id) : .beforeSection(neighbour.id)))
-        }
-        let index = min(placement.index, sections.count)
-        return (index, order.isEmpty ? .applied : .placedElsewhere(.inList(index: index)))
+        slot(
+            before: placement.before, after: placement.after, index: placement.index, in: sections.map(\.id),
+            near: { $1 ? .afterSection($0) : .beforeSection($0) }, fallback: { .inList(index: $0) })
     }
 
     /// Applies `intent` to `sections` by the rules, as the model reads them; rows and sections it
@@ -426,5 +431,89 @@ struct IntentTests {
         }
         #expect(said == [] && result.change?.changeset.movedRowIDs == [ids.row("a")])
         #expect(try titles(fixture.store) == [["To do", "b", "c", "d", "e"], ["Done", "x", "a", "f"]], "before f, as meant")
+    }
+
+    // MARK: - JSON
+
+    /// One of each intent, with every optional part present and absent.
+    static let everyShape: [Intent] = [
+        .addRow(.text("a"), at: RowPlacement(section: 3, before: [7, 6], after: [8], index: 2)),
+        .addRow(.field("Due", "Friday"), at: RowPlacement(section: 3, index: 0)),
+        .addRow(.field("Due", nil), at: RowPlacement(section: 3, index: 0)),
+        .addRow(.topic("Next"), at: RowPlacement(section: 1, before: [2], index: 1)),
+        .moveRow(12, to: RowPlacement(section: 3, before: [11, 10], after: [13], index: 2)),
+        .updateRow(12, title: "t", value: .keep),
+        .updateRow(12, title: nil, value: .set("v")),
+        .updateRow(12, title: nil, value: .remove),
+        .deleteRow(12),
+        .addSection(title: "S", emptyText: nil, at: SectionPlacement(before: [1], after: [2, 4], index: 1)),
+        .addSection(title: "S", emptyText: "Nothing yet", at: SectionPlacement(index: 0)),
+        .renameSection(3, title: "T \"quoted\" \n é"),
+        .setEmptyText(3, "e"),
+        .setEmptyText(3, nil),
+        .moveSection(3, to: SectionPlacement(after: [1], index: 0)),
+        .deleteSection(3, force: true),
+        .deleteSection(3, force: false),
+    ]
+
+    @Test func everyIntentReadsBackFromItsJSON() throws {
+        for intent in Self.everyShape {
+            #expect(try Intent(json: intent.json) == intent, "\(intent.json)")
+        }
+        #expect(Set(Self.everyShape.map(\.json)).count == Self.everyShape.count, "different intents, different texts")
+    }
+
+    @Test func theDocumentedFormIsTheOneWritten() throws {
+        #expect(
+            Intent.moveRow(12, to: RowPlacement(section: 3, before: [11, 10], after: [13], index: 2)).json
+                == #"{"op":"moveRow","row":12,"to":{"after":[13],"before":[11,10],"index":2,"section":3}}"#)
+        #expect(
+            Intent.addRow(.field("Due", "Friday"), at: RowPlacement(section: 3, before: [7], index: 1)).json
+                == #"{"at":{"after":[],"before":[7],"index":1,"section":3},"content":{"kind":"field","title":"Due","value":"Friday"},"op":"addRow"}"#)
+        #expect(Intent.updateRow(12, title: "Call Aiko", value: .remove).json == #"{"op":"updateRow","row":12,"title":"Call Aiko","value":null}"#)
+        #expect(Intent.deleteSection(3, force: true).json == #"{"force":true,"op":"deleteSection","section":3}"#)
+        #expect(try Intent(json: #"{"op":"updateRow","row":5}"#) == .updateRow(5, title: nil, value: .keep), "absent keys keep")
+    }
+
+    @Test(arguments: [
+        ("", "not an intent: the text is not JSON"),
+        ("[1]", "not an intent: the intent is not what it should be"),
+        (#"{"row":1}"#, #"not an intent: the intent has no "op""#),
+        (#"{"op":"swapRows"}"#, #"not an intent: "op": unknown op "swapRows" (one of addRow, moveRow, updateRow, deleteRow, addSection, renameSection, setEmptyText, moveSection, deleteSection)"#),
+        (#"{"op":"deleteRow"}"#, #"not an intent: the intent has no "row""#),
+        (#"{"op":"deleteRow","row":"7"}"#, #"not an intent: "row" is not what it should be"#),
+        (#"{"op":"setEmptyText","section":1}"#, #"not an intent: the intent has no "emptyText""#),
+        (#"{"op":"moveRow","row":1,"to":{"section":1,"before":[],"after":[],"index":-1}}"#, #"not an intent: "to.index": a negative index (-1)"#),
+        (#"{"op":"addRow","content":{"kind":"note","title":"x"},"at":{"section":1,"before":[],"after":[],"index":0}}"#, #"not an intent: "content.kind""#),
+    ])
+    func malformedIntentsAreRefusedSayingWhy(text: String, message: String) {
+        do {
+            let intent = try Intent(json: text)
+            Issue.record("\(text) was read as \(intent)")
+        } catch {
+            #expect("\(error)".hasPrefix(message), "\(text): \(error)")
+            #expect(!"\(error)".contains("\n"), "one line")
+        }
+    }
+
+    @Test func aPlacementWithTooManyNeighboursIsRefused() {
+        let ids = (1...65).map(String.init).joined(separator: ",")
+        let text = #"{"op":"moveSection","section":1,"to":{"before":["# + ids + #"],"after":[],"index":0}}"#
+        #expect(throws: RepositoryError.invalidData(#"not an intent: "to.before": more than 64 neighbours on a side (65)"#)) { try Intent(json: text) }
+    }
+
+    @Test(arguments: Backend.all) func recordedIntentsReadBackFromTheirJSONAndApplyTheSame(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        try Self.fill(fixture.store)
+        let list = fixture.store.list(SectionStore.defaultList)
+        var generator = SeededGenerator(seed: 61)
+        for step in 0..<40 {
+            let edit = SessionRebaseTests.randomEdit(try fixture.store.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
+            guard let intent = try? list.intent(of: edit) else { continue }
+            let read = try Intent(json: intent.json)
+            #expect(read == intent, "\(intent.json)")
+            try list.apply(read)
+        }
+        #expect(try fixture.store.check() == [])
     }
 }
