@@ -47,8 +47,8 @@ public struct SectionPlacement: Hashable, Sendable, Codable {
 /// A change as its person meant it, named by ids and places, never by index: what a list keeps of
 /// an edit so that it can be applied again later, to a list others have changed in the meantime.
 ///
-/// `SectionStore.intent(of:in:)` records one from an `Edit` and the list as it is;
-/// `SectionStore.apply(_:to:)` applies one to the list as it is now, by these rules, in order:
+/// `ListHandle.intent(of:)` records one from an `Edit` and the list as it is;
+/// `ListHandle.apply(_:)` applies one to the list as it is then, by these rules, in order:
 ///
 /// 1. A row that the intent moves, changes or deletes and that no longer exists: the intent is
 ///    dropped (`IntentOutcome.dropped`).
@@ -58,8 +58,9 @@ public struct SectionPlacement: Hashable, Sendable, Codable {
 ///    and is still in the placement's section, tried in the order `after before[0]`,
 ///    `before after[0]`, `after before[1]`, `before after[1]`, and so on. A neighbour moved to
 ///    another section counts as gone. When none is left, the row goes to the placement's index,
-///    or to the section's end when it now has fewer rows. Anything but the first or second try
-///    is reported (`IntentOutcome.placedElsewhere`).
+///    or to the section's end when it now has fewer rows. A row that lands anywhere but next to
+///    `before[0]` or `after[0]` is reported (`IntentOutcome.placedElsewhere`), unless the
+///    placement had no neighbours to keep (an empty section).
 /// 4. A section placement follows rule 3 over sections.
 /// 5. Text, values and empty texts are set as written; the last applied wins.
 /// 6. A forced section delete deletes the section with the rows it holds when it is applied; an
@@ -135,7 +136,8 @@ public enum IntentOutcome: Hashable, Sendable {
 public struct IntentResult: Hashable, Sendable {
     /// What became of the intent.
     public var outcome: IntentOutcome
-    /// The committed change; `nil` when the intent was dropped.
+    /// The change, as applying the edit the intent resolved to returns it (`committed` false
+    /// when that changed nothing); `nil` when the intent was dropped.
     public var change: Change?
 
     /// Creates a result.

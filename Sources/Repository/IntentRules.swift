@@ -42,7 +42,9 @@ enum IntentRules {
             return .addRow(content, at: try rowPlacement(slot: index, in: section, moving: nil, list: list))
 
         case .updateRow(let ref, let title, let value):
-            return .updateRow(try list.row(ref).row.id, title: title, value: value)
+            let row = try list.row(ref)
+            _ = try SectionStore.updated(row.row.content, id: row.row.id, title: title, value: value)  // a value on a text row
+            return .updateRow(row.row.id, title: title, value: value)
 
         case .deleteRow(let ref):
             return .deleteRow(try list.row(ref).row.id)

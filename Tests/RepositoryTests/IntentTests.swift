@@ -276,7 +276,7 @@ struct IntentTests {
     }
 
     @Test(arguments: Backend.all) func recordingRefusesWhatTheEditWouldRefuse(backend: Backend) throws {
-        let (fixture, _) = try makeList(backend)
+        let (fixture, ids) = try makeList(backend)
         let list = fixture.store.list(SectionStore.defaultList)
         #expect(throws: RepositoryError.rowIndexOutOfRange(9, section: 0, valid: 0...4)) {
             try list.intent(of: .moveRow(.at(0, 0), to: .at(0, 9)))
@@ -284,6 +284,9 @@ struct IntentTests {
         #expect(throws: RepositoryError.rowNotFound(RowID(999), list: "default")) { try list.intent(of: .deleteRow(.id(999))) }
         #expect(throws: RepositoryError.sectionNotEmpty(title: "Done", rowCount: 1)) {
             try list.intent(of: .deleteSection(.index(1), force: false))
+        }
+        #expect(throws: RepositoryError.valueOnNonFieldRow(row: ids.row("a"), kind: .text)) {
+            try list.intent(of: .updateRow(.at(0, 0), value: .set("v")))
         }
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) {
             try fixture.store.list("nope").intent(of: .deleteRow(.id(1)))
