@@ -90,15 +90,18 @@ extension SectionStore {
     @discardableResult
     package func apply(_ edit: Edit, to list: String = SectionStore.defaultList) throws -> Change {
         try edit.validate()
-        return try write { db in
-            let record = try db.listRecord(named: list)
-            let outcome = try perform(edit, in: record, db: db)
-            guard !outcome.changeset.isEmpty || outcome.createdID != nil else {
-                return Change(list: record.name, version: record.version, committed: false)
-            }
-            let version = try bumpVersion(of: record, recording: outcome.changeset, db: db)
-            return Change(list: record.name, version: version, createdID: outcome.createdID, changeset: outcome.changeset)
+        return try write { db in try commit(edit, in: try db.listRecord(named: list), db: db) }
+    }
+
+    /// Carries out `edit` inside the caller's write transaction and, when it changed anything,
+    /// steps the list's version and journals it: the `Change` that `apply(_:to:)` returns.
+    func commit(_ edit: Edit, in record: ListRecord, db: any Database) throws -> Change {
+        let outcome = try perform(edit, in: record, db: db)
+        guard !outcome.changeset.isEmpty || outcome.createdID != nil else {
+            return Change(list: record.name, version: record.version, committed: false)
         }
+        let version = try bumpVersion(of: record, recording: outcome.changeset, db: db)
+        return Change(list: record.name, version: version, createdID: outcome.createdID, changeset: outcome.changeset)
     }
 
     /// Bumps the list's version by one and journals `changeset` under the new version.

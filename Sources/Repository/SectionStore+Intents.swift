@@ -16,16 +16,9 @@ extension SectionStore {
     package func apply(_ intent: Intent, to list: String = SectionStore.defaultList) throws -> IntentResult {
         try write { db in
             let record = try db.listRecord(named: list)
-            var stored = StoredList(db: db, list: record, store: self)
-            let (edit, outcome) = try IntentRules.resolve(intent, in: stored)
+            let (edit, outcome) = try IntentRules.resolve(intent, in: StoredList(db: db, list: record, store: self))
             guard let edit else { return IntentResult(outcome: outcome, change: nil) }
-            let result = try EditRules.apply(edit, to: &stored)
-            guard !result.changeset.isEmpty || result.createdID != nil else {
-                return IntentResult(outcome: outcome, change: Change(list: record.name, version: record.version, committed: false))
-            }
-            let version = try bumpVersion(of: record, recording: result.changeset, db: db)
-            let change = Change(list: record.name, version: version, createdID: result.createdID, changeset: result.changeset)
-            return IntentResult(outcome: outcome, change: change)
+            return IntentResult(outcome: outcome, change: try commit(edit, in: record, db: db))
         }
     }
 }
