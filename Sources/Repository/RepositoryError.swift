@@ -137,6 +137,9 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// program loads for servers, could not be loaded: `reason` says what was looked for and
     /// how to install it. SQLite files work without it.
     case serverClientMissing(location: String, reason: String)
+    /// A replica (`SectionStore.clone(list:from:to:)`, `sync()`) cannot do what was asked;
+    /// `ReplicaProblem` says why and what to do. Nothing pending was lost.
+    case replica(ReplicaProblem)
     /// The database disagrees with itself (plain SQL damaged what sectionctl relies on: a count,
     /// the rank structure, a position out of range, a journal entry): the text says what was
     /// found. Nothing was written; `check()` names the damage and `repair()` mends it.
@@ -266,6 +269,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "cannot open \(location): \(reason)"
         case .inconsistent(let detail):
             return "the database disagrees with itself: \(detail); nothing was written"
+        case .replica(let problem):
+            return problem.description
         }
     }
 }

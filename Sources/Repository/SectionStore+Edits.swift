@@ -95,8 +95,8 @@ extension SectionStore {
 
     /// Carries out `edit` inside the caller's write transaction and, when it changed anything,
     /// steps the list's version and journals it: the `Change` that `apply(_:to:)` returns.
-    func commit(_ edit: Edit, in record: ListRecord, db: any Database) throws -> Change {
-        let outcome = try perform(edit, in: record, db: db)
+    func commit(_ edit: Edit, in record: ListRecord, db: any Database, newID: Int64? = nil) throws -> Change {
+        let outcome = try perform(edit, in: record, db: db, newID: newID)
         guard !outcome.changeset.isEmpty || outcome.createdID != nil else {
             return Change(list: record.name, version: record.version, committed: false)
         }
@@ -107,13 +107,13 @@ extension SectionStore {
     /// Bumps the list's version by one and journals `changeset` under the new version.
     /// - Returns: the new version.
     package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: any Database) throws -> Int64 {
-        try Journal.commit(changeset, to: list, db: db)
+        try Journal.commit(changeset, to: list, db: db, store: self)
     }
 
     /// Carries out `edit` inside the caller's transaction, without touching the version: the
     /// shared rules (`EditRules`) over the database.
-    func perform(_ edit: Edit, in list: ListRecord, db: any Database) throws -> EditOutcome {
-        var stored = StoredList(db: db, list: list, store: self)
+    func perform(_ edit: Edit, in list: ListRecord, db: any Database, newID: Int64? = nil) throws -> EditOutcome {
+        var stored = StoredList(db: db, list: list, store: self, newID: newID)
         return try EditRules.apply(edit, to: &stored)
     }
 

@@ -40,6 +40,9 @@ public final class SectionStore: Sendable {
     /// write runs (see `ReaderPool`); `nil` where reads share the store's connection.
     private let readers: ReaderPool?
     private let positionWriteCounter = Atomic<Int>(0)
+    /// Called at each stage of a replica's `sync()`; what a test makes fail there (a connection
+    /// cut, an answer lost). `nil` outside tests.
+    package let syncFaults = Mutex<(@Sendable (SyncStage) throws -> Void)?>(nil)
 
     /// Opens the database file at `path`, creating and migrating it when `create` is true.
     ///

@@ -6,6 +6,9 @@ struct StoredList: EditableList {
     let list: ListRecord
     /// Where position writes are counted.
     let store: SectionStore
+    /// The id the next inserted row or section takes (a replica's pull, a replica's intent
+    /// applied on the server); `nil` for one the database picks.
+    var newID: Int64? = nil
 
     var name: String { list.name }
 
@@ -21,7 +24,14 @@ struct StoredList: EditableList {
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: count, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list)
+        return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list, id: try takeNewID(kind: "section"))
+    }
+
+    /// The id an insert gives its row or section: `newID` once, else `nil` (the database's
+    /// choice: on a replica file, an id the server allotted it).
+    private mutating func takeNewID(kind: String) throws -> Int64? {
+        defer { newID = nil }
+        return newID
     }
 
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
@@ -41,7 +51,7 @@ struct StoredList: EditableList {
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
         let place = try OrderedTable.rows.positionForSlot(index, of: section.id.rawValue, count: section.rowCount, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.insertRow(content, section: section.id.rawValue, position: place.position)
+        return try db.insertRow(content, section: section.id.rawValue, position: place.position, id: try takeNewID(kind: "row"))
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {

@@ -46,7 +46,7 @@ extension SectionStore {
             let record = try db.listRecord(named: list)
             guard let (version, step) = try db.newestHistoryStep(table, of: record.id) else { throw nothing(record.name) }
             let inverse = try reverse(step: step, version: version, of: record, db: db)
-            let newVersion = try Journal.commit(inverse, to: record, history: history(version), db: db)
+            let newVersion = try Journal.commit(inverse, to: record, history: history(version), db: db, store: self)
             return Change(list: try db.listRecord(id: record.id).name, version: newVersion, changeset: inverse)
         }
     }

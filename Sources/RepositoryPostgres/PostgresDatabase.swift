@@ -269,6 +269,15 @@ package final class PostgresDatabase: Database {
     /// A server's autovacuum reclaims dead rows by itself: nothing to do.
     package func compact() throws -> SpaceReport? { nil }
 
+    package func holdsReplicaTables() throws -> Bool { false }
+
+    package func allotIDs(table: String, count: Int) throws -> [Int64]? {
+        precondition(table == "rows" || table == "sections")
+        return try query("SELECT nextval(pg_get_serial_sequence('sectionctl.\(table)', 'id')) FROM generate_series(1, CAST(? AS integer))", count) {
+            $0.int64(0)
+        }
+    }
+
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.
     private func translate(_ sql: String) -> String {
         if let known = translated[sql] { return known }

@@ -53,8 +53,21 @@ struct SchemaCatalogTests {
         "trigger lists delete writes sections", "trigger lists delete writes journal",
         "trigger lists delete writes undo_steps", "trigger lists delete writes redo_steps",
         "trigger lists delete writes section_rank_nodes", "trigger lists delete writes section_rank_pending",
+        // A replica is a file that mirrors a server's list (`0010_replica.sql`); a server is
+        // what replicas mirror, never one itself.
+        "table replica", "table replica_ids", "table replica_intents",
+        "column replica.acknowledged integer", "column replica.list_id integer", "column replica.next_sequence integer",
+        "column replica.only_row integer", "column replica.replica_id text", "column replica.server text",
+        "column replica.server_list text", "column replica.server_list_id integer", "column replica.server_version integer",
+        "column replica_ids.first integer", "column replica_ids.kind text", "column replica_ids.last integer",
+        "column replica_intents.intent text", "column replica_intents.new_id integer", "column replica_intents.sequence integer",
+        "unique replica(list_id)", "unique replica(only_row)", "unique replica_ids(kind, first)", "unique replica_intents(sequence)",
     ]
     static let postgresOnly: Set<String> = [
+        // What each replica has pushed, for exactly-once pushes (`0008_replica_pushes.sql`).
+        "table replica_pushes", "column replica_pushes.last_intent text", "column replica_pushes.last_sequence integer",
+        "column replica_pushes.list_id integer", "column replica_pushes.pushed_at timestamp with time zone",
+        "column replica_pushes.replica text", "unique replica_pushes(replica)",
         // A server's commit can be lost on the way back to the client: each write commits with a
         // record of itself, which the client reads on a new connection to learn whether it landed
         // (`0007_applied_writes.sql`). A file's commit is never in doubt.

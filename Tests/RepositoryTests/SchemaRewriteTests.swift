@@ -36,7 +36,7 @@ import Testing
         #expect(try store.check().isEmpty)
 
         let db = try Connection(path: path, mode: .readWrite)
-        #expect(try db.scalarInt("PRAGMA user_version") == 9)
+        #expect(try db.scalarInt("PRAGMA user_version") == Int64(SectionStore.schemaVersion))
         #expect(try db.query("PRAGMA integrity_check") { $0.string(0) } == ["ok"])
         let rows = try definition("rows", in: db)
         let undo = try definition("undo_log", in: db)

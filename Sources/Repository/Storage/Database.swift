@@ -163,6 +163,15 @@ package protocol Database: AnyObject {
     /// by itself (a server's autovacuum).
     func reclaimFreePages() throws
 
+    /// Whether the database has a replica's tables (`Migrations/0010_replica.sql`), which only a
+    /// file has: a server is what replicas mirror, never one itself.
+    func holdsReplicaTables() throws -> Bool
+
+    /// Takes `count` new ids for `table` ("rows" or "sections") from the engine's own identity
+    /// sequence, in one statement: ids nobody else will be given, for a replica to use offline.
+    /// `nil` where ids are not drawn from a shared sequence (a file).
+    func allotIDs(table: String, count: Int) throws -> [Int64]?
+
     /// Rewrites the whole database compactly, outside any transaction, and from then on gives
     /// free pages back after large deletes (`reclaimFreePages()`). `nil` where the engine
     /// reclaims space by itself (a server).

@@ -102,6 +102,12 @@ extension Connection {
             reclaimsFreePages: try scalarInt("PRAGMA auto_vacuum") == 2)
     }
 
+    package func holdsReplicaTables() throws -> Bool {
+        try scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'replica'") == 1
+    }
+
+    package func allotIDs(table: String, count: Int) throws -> [Int64]? { nil }
+
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
     private func spaceInUse() throws -> (bytes: Int64, freePages: Int64) {
         let pages = try scalarInt("PRAGMA page_count") ?? 0

@@ -124,9 +124,17 @@ extension Database {
         try queryFirst("SELECT \(RowContent.columns) FROM rows WHERE id = ?", id) { RowContent($0, from: 0) }
     }
 
-    /// Inserts a row at `position` of the section; returns its id.
-    package func insertRow(_ content: RowContent, section: Int64, position: Int64) throws -> Int64 {
-        try queryFirst(
+    /// Inserts a row at `position` of the section, with the id `id` or (`nil`) one the database
+    /// picks — on a replica file, the next id the server allotted it (`takeAllottedID`), so
+    /// that rows made offline never collide with anyone's; returns its id.
+    package func insertRow(_ content: RowContent, section: Int64, position: Int64, id: Int64? = nil) throws -> Int64 {
+        if let id = try id ?? allottedIDIfReplica(kind: "row") {
+            try run(
+                "INSERT INTO rows (id, section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?, ?)",
+                id, section, position, content.kind.rawValue, content.title, content.value)
+            return id
+        }
+        return try queryFirst(
             "INSERT INTO rows (section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?) RETURNING id",
             section, position, content.kind.rawValue, content.title, content.value
         ) { $0.int64(0) }!

@@ -127,9 +127,15 @@ extension Database {
         try scalarInt("SELECT count(*) FROM sections WHERE id = ? AND list_id = ?", id, list.id) == 1
     }
 
-    /// Inserts a section at `position` of the list; returns its id.
-    package func insertSection(title: String, emptyText: String?, position: Int64, in list: ListRecord) throws -> Int64 {
-        try queryFirst(
+    /// Inserts a section at `position` of the list, with the id `id` or (`nil`) one the database
+    /// picks (on a replica file, one the server allotted it, as `insertRow` does); returns its id.
+    package func insertSection(title: String, emptyText: String?, position: Int64, in list: ListRecord, id: Int64? = nil) throws -> Int64 {
+        if let id = try id ?? allottedIDIfReplica(kind: "section") {
+            try run(
+                "INSERT INTO sections (id, list_id, position, title, empty_text) VALUES (?, ?, ?, ?, ?)", id, list.id, position, title, emptyText)
+            return id
+        }
+        return try queryFirst(
             "INSERT INTO sections (list_id, position, title, empty_text) VALUES (?, ?, ?, ?) RETURNING id",
             list.id, position, title, emptyText
         ) { $0.int64(0) }!

@@ -1,0 +1,245 @@
+import Foundation
+
+/// Where a replica stands (`SectionStore.replicaStatus()`): what it mirrors, how far it has
+/// synced, and what it holds that the server has not seen.
+public struct ReplicaStatus: Hashable, Sendable {
+    /// The server's connection string (it never holds a password).
+    public var server: String
+    /// The mirrored list's name on the server.
+    public var serverList: String
+    /// The mirrored list's name in this file.
+    public var list: String
+    /// This replica's name on the server: 32 hex digits.
+    public var replicaID: String
+    /// The server's version of the list that this file last pulled.
+    public var serverVersion: Int64
+    /// The intents recorded here and not yet acknowledged by the server.
+    public var pendingIntents: Int
+    /// The ids the server allotted for rows and sections added here, not yet used.
+    public var rowIDsLeft: Int
+    public var sectionIDsLeft: Int
+}
+
+/// What one sync did (`SectionStore.sync()`).
+public struct SyncReport: Sendable {
+    /// One pushed intent and what became of it on the server.
+    public struct Pushed: Sendable {
+        /// Its number among this replica's intents.
+        public var sequence: Int64
+        public var intent: Intent
+        /// What became of it; `nil` when an earlier push had applied it already (its answer was
+        /// lost on the way back).
+        public var outcome: IntentOutcome?
+    }
+
+    /// The intents pushed, in order.
+    public var pushed: [Pushed]
+    /// The server's version of the list after the sync.
+    public var serverVersion: Int64
+    /// The server version the replica had pulled before.
+    public var previousServerVersion: Int64
+    /// The change the sync made to the replica's list (remote changes, and the pushed intents as
+    /// the server placed them); `committed` is false when it changed nothing.
+    public var change: Change
+    /// Intents recorded meanwhile (after the push was sent), replayed over the pulled state and
+    /// still pending.
+    public var stillPending: Int
+}
+
+extension SectionStore {
+    /// How many ids a replica asks the server for at a time, for rows and for sections; it asks
+    /// again when fewer than half are left.
+    public static let replicaIDBlock = 1_024
+
+    /// Makes a new file at `path` that mirrors the list `list` of the server at `server`: its
+    /// sections and rows, with their ids, and a first block of ids for rows and sections added
+    /// offline. The file is an ordinary sectionctl file (every command works on it, offline); what
+    /// is done to the list there is recorded as intents, which `sync()` pushes.
+    /// - Throws: `RepositoryError.replica(.fileExists)` when `path` exists,
+    ///   `.replica(.passwordInConnectionString)` for a connection string with a password (the
+    ///   file would keep it in the clear), `.listNotFound` when the server has no such list, and
+    ///   what opening either database throws. Nothing is left at `path` when it throws.
+    @discardableResult
+    public static func clone(list: String, from server: StoreLocation, to path: String) throws -> ReplicaStatus {
+        guard case .server(let connectionString) = server else {
+            throw RepositoryError.unsupportedURL(scheme: "file")
+        }
+        if server.description.contains("***") { throw RepositoryError.replica(.passwordInConnectionString) }
+        if FileManager.default.fileExists(atPath: path) { throw RepositoryError.replica(.fileExists(path: path)) }
+        let remote = try SectionStore(location: server, readsBesideWrites: false)
+        let serverList = try remote.read { db in try db.listRecord(named: list) }
+        let replicaID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
+        var request = PushRequest(
+            replicaID: replicaID, serverListID: serverList.id, serverList: list, knownVersion: 0, intents: [],
+            wantRowIDs: replicaIDBlock, wantSectionIDs: replicaIDBlock)
+        request.knownVersion = 0
+        let answer = try remote.receivePush(request)
+        let facts = try remote.read { db in
+            try PullFacts.whole(list: try db.listRecordIfAny(id: serverList.id) ?? db.listRecord(named: list), db: db)
+        }
+        do {
+            let local = try SectionStore(path: path, create: true)
+            try local.write { db in
+                let record = try db.listRecordIfAny(named: list) ?? db.createListRecord(named: list)
+                try db.insertReplicaRecord(
+                    ReplicaRecord(
+                        server: connectionString, listID: record.id, serverListID: serverList.id, serverList: list, replicaID: replicaID,
+                        serverVersion: facts.version))
+                try db.addAllottedIDs(answer.rowIDs, kind: "row")
+                try db.addAllottedIDs(answer.sectionIDs, kind: "section")
+                let changesets = try facts.apply(to: record, db: db, store: local)
+                if !changesets.isEmpty {
+                    _ = try db.commitChange(Changeset(composing: changesets).json, to: record, history: .change)
+                }
+            }
+            return try local.replicaStatus()
+        } catch {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw error
+        }
+    }
+
+    /// Where this replica stands: its server and list, the server version it last pulled, how many
+    /// intents wait to be pushed, how many ids are left.
+    /// - Throws: `RepositoryError.replica(.notAReplica)` for a file that mirrors nothing.
+    public func replicaStatus() throws -> ReplicaStatus {
+        try read { db in
+            guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
+            return ReplicaStatus(
+                server: StoreLocation.server(connectionString: record.server).description, serverList: record.serverList,
+                list: try db.listRecord(id: record.listID).name, replicaID: record.replicaID, serverVersion: record.serverVersion,
+                pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
+                sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
+        }
+    }
+
+    /// Syncs this replica with its server: pushes the pending intents in one batch, which the
+    /// server applies in order to its current state by `Intent`'s rules, in one transaction, once
+    /// (a push retried after a lost connection skips what the server has recorded); then pulls:
+    /// the items the server's changes and this replica's intents touched are brought to where the
+    /// server has them, in one local change that observers see like any other, and intents
+    /// recorded meanwhile are replayed on top.
+    ///
+    /// Online work the server does: one write transaction (the push, and new ids when fewer than
+    /// half a block is left) and one read transaction (the pull).
+    /// - Throws: `.replica(.notAReplica)`; `.replica(.listGoneOnServer)`, `.replica(.serverBehind)`,
+    ///   `.replica(.identityClash)` (nothing pushed, nothing pending lost); `.unavailable` and the
+    ///   other errors of a server that cannot be reached, after which a sync is simply run again.
+    @discardableResult
+    public func sync() throws -> SyncReport {
+        let (record, pending, rowsLeft, sectionsLeft) = try read { db in
+            guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
+            return (
+                record, try db.pendingIntents(after: record.acknowledged), try db.allottedIDsLeft(kind: "row"),
+                try db.allottedIDsLeft(kind: "section")
+            )
+        }
+        let remote = try SectionStore(location: .server(connectionString: record.server), readsBesideWrites: false)
+        let block = Self.replicaIDBlock
+        let request = PushRequest(
+            replicaID: record.replicaID, serverListID: record.serverListID, serverList: record.serverList,
+            knownVersion: record.serverVersion, intents: pending,
+            wantRowIDs: rowsLeft < block / 2 ? block : 0, wantSectionIDs: sectionsLeft < block / 2 ? block : 0)
+        let faults = syncFaults.withLock { $0 }
+        var answer: PushAnswer?
+        if !request.intents.isEmpty || request.wantRowIDs > 0 || request.wantSectionIDs > 0 {
+            try faults?(.beforePush)
+            answer = try remote.receivePush(request, faults: faults)
+            try faults?(.afterPush)
+        }
+        let acknowledged = answer?.acknowledged ?? record.acknowledged
+        // Pull; read again when intents recorded meanwhile touch items the facts did not cover.
+        var touched = Touched()
+        for intent in pending { intent.touches(&touched) }
+        while true {
+            let facts = try remote.read { db in
+                guard let list = try db.listRecordIfAny(id: record.serverListID) else {
+                    throw RepositoryError.replica(.listGoneOnServer(list: record.serverList, server: remote.path))
+                }
+                guard list.version >= record.serverVersion else {
+                    throw RepositoryError.replica(
+                        .serverBehind(server: remote.path, serverVersion: list.version, replicaVersion: record.serverVersion))
+                }
+                return try PullFacts.read(
+                    list: list, since: record.serverVersion, alsoRows: touched.rows, alsoSections: touched.sections,
+                    wholeSections: touched.whole, db: db, store: remote)
+            }
+            try faults?(.afterPull)
+            let applied: (Change, Int)? = try write { db in
+                guard let now = try db.replicaRecord(), now.serverVersion == record.serverVersion, now.listID == record.listID else {
+                    throw RepositoryError.busy  // another sync of this file ran meanwhile
+                }
+                let unacknowledged = try db.pendingIntents(after: acknowledged)
+                var more = touched
+                for intent in unacknowledged { intent.touches(&more) }
+                if more != touched {
+                    touched = more
+                    return nil
+                }
+                let list = try db.listRecord(id: record.listID)
+                var changesets = try facts.apply(to: list, db: db, store: self)
+                var stored = StoredList(db: db, list: list, store: self)
+                for intent in unacknowledged {
+                    let (steps, _) = try ReplicaRules.resolve(intent.intent, newID: intent.newID, in: stored)
+                    for (edit, newID) in steps {
+                        stored.newID = newID
+                        let result = try EditRules.apply(edit, to: &stored)
+                        stored.newID = nil
+                        if !result.changeset.isEmpty { changesets.append(result.changeset) }
+                    }
+                }
+                try db.dropPendingIntents(through: acknowledged)
+                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged)
+                if let answer {
+                    try db.addAllottedIDs(answer.rowIDs, kind: "row")
+                    try db.addAllottedIDs(answer.sectionIDs, kind: "section")
+                }
+                try faults?(.insideLocalWrite)
+                let changeset = Changeset(composing: changesets)
+                guard !changeset.isEmpty else { return (Change(list: list.name, version: list.version, committed: false), unacknowledged.count) }
+                let version = try db.commitChange(changeset.json, to: list, history: .change)
+                return (Change(list: list.name, version: version, changeset: changeset), unacknowledged.count)
+            }
+            guard let (change, stillPending) = applied else { continue }
+            let outcomes = Dictionary(answer?.outcomes.map { ($0.sequence, $0.outcome) } ?? [], uniquingKeysWith: { first, _ in first })
+            let pushed = pending.filter { $0.sequence <= acknowledged }.map {
+                SyncReport.Pushed(sequence: $0.sequence, intent: $0.intent, outcome: outcomes[$0.sequence])
+            }
+            return SyncReport(
+                pushed: pushed, serverVersion: facts.version, previousServerVersion: record.serverVersion, change: change,
+                stillPending: stillPending)
+        }
+    }
+}
+
+/// The items a replica's intents touched: what a pull must read besides the server's changes.
+struct Touched: Equatable, Sendable {
+    var rows: Set<RowID> = []
+    var sections: Set<SectionID> = []
+    var whole: Set<SectionID> = []
+}
+
+extension PendingIntent {
+    /// Adds the ids of the rows and sections this intent touches.
+    /// A section this replica deleted also goes in `whole`: it stands for its rows, which
+    /// `PullFacts.read` reads when the server still has it.
+    func touches(_ touched: inout Touched) {
+        switch intent {
+        case .addRow(_, let placement):
+            if let newID { touched.rows.insert(RowID(newID)) }
+            touched.sections.insert(placement.section)
+        case .moveRow(let id, let placement):
+            touched.rows.insert(id)
+            touched.sections.insert(placement.section)
+        case .updateRow(let id, _, _), .deleteRow(let id):
+            touched.rows.insert(id)
+        case .addSection:
+            if let newID { touched.sections.insert(SectionID(newID)) }
+        case .renameSection(let id, _), .setEmptyText(let id, _), .moveSection(let id, _):
+            touched.sections.insert(id)
+        case .deleteSection(let id, _):
+            touched.sections.insert(id)
+            touched.whole.insert(id)
+        }
+    }
+}

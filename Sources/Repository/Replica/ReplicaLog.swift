@@ -1,0 +1,82 @@
+/// What a replica file records of each committed change to its mirrored list: the change as
+/// intents (`Intent`), to push to the server later.
+///
+/// Every write path (an edit, a saved session, an undo or redo, a rename) commits through
+/// `Journal.commit`, which calls `record` with the change's changeset. The intents are read from
+/// the changeset's ids and the list as the change left it: each added or moved section and row
+/// with the neighbours it now has (in the order they now stand, so that applied in turn they
+/// rebuild this order), each changed text as it now reads, each deleted row and section. A saved
+/// session or an undo is thus its own group of intents, its net effect; an undo is recorded as the
+/// intents that take the change back.
+enum ReplicaLog {
+    static func record(_ changeset: Changeset, of list: ListRecord, db: any Database, store: SectionStore) throws {
+        guard !changeset.isEmpty, let replica = try db.replicaRecord(), replica.listID == list.id else { return }
+        guard changeset.hasIDs else { throw RepositoryError.replica(.cannotRecord(what: "a change that does not name its rows")) }
+        let intents = try intents(of: changeset, in: StoredList(db: db, list: list, store: store))
+        try db.appendPendingIntents(intents)
+    }
+
+    /// The intents that carry `changeset` out, read from `list` as the change left it, with the
+    /// id each added row or section has.
+    static func intents(of changeset: Changeset, in list: StoredList) throws -> [(Intent, Int64?)] {
+        var result: [(Intent, Int64?)] = []
+        let insertedSections = Set(changeset.insertedSectionIDs)
+        // Sections added or moved, in the order they stand now.
+        var placedSections: [SectionInfo] = []
+        for id in Set(changeset.insertedSectionIDs + changeset.movedSectionIDs) {
+            if let section = try IntentRules.sectionIfPresent(id, in: list) { placedSections.append(section) }
+        }
+        placedSections.sort { $0.index < $1.index }
+        let sectionCount = try list.sectionCount()
+        for section in placedSections {
+            let placement = try IntentRules.sectionPlacement(slot: section.index, moving: section.index, count: sectionCount, in: list)
+            if insertedSections.contains(section.id) {
+                result.append((.addSection(title: section.title, emptyText: section.emptyText, at: placement), section.id.rawValue))
+            } else {
+                result.append((.moveSection(section.id, to: placement), nil))
+            }
+        }
+        for id in Set(changeset.updatedSectionIDs) where !insertedSections.contains(id) {
+            guard let section = try IntentRules.sectionIfPresent(id, in: list) else { continue }
+            result.append((.renameSection(id, title: section.title), nil))
+            result.append((.setEmptyText(id, section.emptyText), nil))
+        }
+        // Rows added or moved (an added section's rows among them), in the order they stand now.
+        let insertedRows = Set(changeset.insertedRowIDs)
+        var rowIDs = Set(changeset.insertedRowIDs + changeset.movedRowIDs)
+        var addedWithSection: Set<RowID> = []
+        for section in placedSections where insertedSections.contains(section.id) && section.rowCount > 0 {
+            for index in 0..<section.rowCount {
+                let row = try list.row(.path(.id(section.id), .index(index)))
+                rowIDs.insert(row.row.id)
+                addedWithSection.insert(row.row.id)
+            }
+        }
+        var placedRows: [LocatedRow] = []
+        for id in rowIDs {
+            if let row = try IntentRules.rowIfPresent(id, in: list) { placedRows.append(row) }
+        }
+        placedRows.sort { ($0.section.index, $0.path.row) < ($1.section.index, $1.path.row) }
+        for row in placedRows {
+            let placement = try IntentRules.rowPlacement(slot: row.path.row, in: row.section, moving: row.path.row, list: list)
+            if insertedRows.contains(row.row.id) || addedWithSection.contains(row.row.id) {
+                result.append((.addRow(row.row.content, at: placement), row.row.id.rawValue))
+            } else {
+                result.append((.moveRow(row.row.id, to: placement), nil))
+            }
+        }
+        for id in Set(changeset.updatedRowIDs) where !insertedRows.contains(id) && !addedWithSection.contains(id) {
+            guard let row = try IntentRules.rowIfPresent(id, in: list) else { continue }
+            let content = row.row.content
+            let value: ValueUpdate = content.kind == .field ? (content.value.map { .set($0) } ?? .remove) : .keep
+            result.append((.updateRow(id, title: content.title, value: value), nil))
+        }
+        for id in changeset.deletedRowIDs where try IntentRules.rowIfPresent(id, in: list) == nil {
+            result.append((.deleteRow(id), nil))
+        }
+        for id in changeset.deletedSectionIDs where try IntentRules.sectionIfPresent(id, in: list) == nil {
+            result.append((.deleteSection(id, force: true), nil))
+        }
+        return result
+    }
+}

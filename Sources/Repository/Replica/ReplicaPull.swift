@@ -1,0 +1,201 @@
+/// What a pull reads from the server: where the items a sync must look at stand there now.
+///
+/// A pull does not replay the server's changesets one by one; it brings the items they touched
+/// (and the items the replica's own pending intents touched) to where the server has them, in one
+/// local transaction. Items neither side touched since the last pull stand alike on both (the
+/// replica equalled the server then), so they are never read.
+struct PullFacts: Sendable {
+    struct SectionFact: Sendable {
+        var index: Int
+        var title: String
+        var emptyText: String?
+        /// The section before it on the server; `nil` for the first.
+        var predecessor: SectionID?
+    }
+
+    struct RowFact: Sendable {
+        var section: SectionID
+        /// Its section's index and its own, to apply in the order they stand.
+        var sectionIndex: Int
+        var index: Int
+        var content: RowContent
+        /// The row before it in its section on the server; `nil` for the first.
+        var predecessor: RowID?
+    }
+
+    /// The server's version of the list these facts are of.
+    var version: Int64
+    /// Whether the facts cover the whole list (the journal could not say what changed).
+    var whole: Bool
+    /// The sections looked at: where each stands, or `nil` for one the server no longer has.
+    var sections: [SectionID: SectionFact?] = [:]
+    /// The rows looked at, likewise.
+    var rows: [RowID: RowFact?] = [:]
+}
+
+extension PullFacts {
+    /// Reads the facts of `list` on the server (`db`, in a read transaction): the items the
+    /// journal's entries after `version` name, the items of the sections it says were added, and
+    /// `alsoRows`/`alsoSections`, with every row of `wholeSections` (sections the replica deleted,
+    /// rows and all); the whole list when the journal cannot say.
+    static func read(
+        list: ListRecord, since version: Int64, alsoRows: Set<RowID>, alsoSections: Set<SectionID>, wholeSections: Set<SectionID>,
+        db: any Database, store: SectionStore
+    ) throws -> PullFacts {
+        var facts = PullFacts(version: list.version, whole: false)
+        guard version < list.version || !alsoRows.isEmpty || !alsoSections.isEmpty else { return facts }
+        var rowIDs = alsoRows
+        var sectionIDs = alsoSections.union(wholeSections)
+        var addedSections: Set<SectionID> = []
+        var readable = try db.isJournaled(listID: list.id) && version >= 0
+        if readable && version < list.version {
+            let entries = try db.journalEntries(list: list.id, after: version)
+            readable = entries.count == Int(list.version - version) && entries.first?.version == version + 1
+            for entry in entries where readable {
+                guard let changeset = try? Changeset(json: entry.changes), changeset.isEmpty || changeset.hasIDs else {
+                    readable = false
+                    break
+                }
+                rowIDs.formUnion(changeset.insertedRowIDs + changeset.movedRowIDs + changeset.updatedRowIDs + changeset.deletedRowIDs)
+                sectionIDs.formUnion(
+                    changeset.insertedSectionIDs + changeset.movedSectionIDs + changeset.updatedSectionIDs + changeset.deletedSectionIDs)
+                addedSections.formUnion(changeset.insertedSectionIDs)
+            }
+        }
+        guard readable else { return try whole(list: list, db: db) }
+        let stored = StoredList(db: db, list: list, store: store)
+        for id in sectionIDs {
+            guard let section = try IntentRules.sectionIfPresent(id, in: stored) else {
+                facts.sections[id] = .some(nil)
+                continue
+            }
+            let predecessor = section.index == 0 ? nil : try stored.section(.index(section.index - 1)).id
+            facts.sections[id] = SectionFact(index: section.index, title: section.title, emptyText: section.emptyText, predecessor: predecessor)
+            // A section added (or put back by an undo) brings its rows, which no entry names; so
+            // does one the replica deleted, rows and all.
+            if (addedSections.contains(id) || wholeSections.contains(id)) && section.rowCount > 0 {
+                for index in 0..<section.rowCount { rowIDs.insert(try stored.row(.path(.id(id), .index(index))).row.id) }
+            }
+        }
+        for id in rowIDs {
+            guard let row = try IntentRules.rowIfPresent(id, in: stored) else {
+                facts.rows[id] = .some(nil)
+                continue
+            }
+            let predecessor = row.path.row == 0 ? nil : try stored.row(.path(.id(row.section.id), .index(row.path.row - 1))).row.id
+            facts.rows[id] = RowFact(
+                section: row.section.id, sectionIndex: row.section.index, index: row.path.row, content: row.row.content, predecessor: predecessor)
+        }
+        return facts
+    }
+
+    /// The facts of every section and row of `list`, in two queries.
+    static func whole(list: ListRecord, db: any Database) throws -> PullFacts {
+        var facts = PullFacts(version: list.version, whole: true)
+        var previousSection: SectionID?
+        var sectionIndexes: [Int64: Int] = [:]
+        try db.forEachRow(
+            "SELECT id, title, empty_text FROM sections WHERE list_id = ? ORDER BY position", arguments: [list.id]
+        ) { row in
+            let id = SectionID(row.int64(0))
+            sectionIndexes[id.rawValue] = sectionIndexes.count
+            facts.sections[id] = SectionFact(
+                index: sectionIndexes.count - 1, title: row.string(1), emptyText: row.optionalString(2), predecessor: previousSection)
+            previousSection = id
+            return true
+        }
+        var previousRow: (section: Int64, id: RowID)?
+        var index = 0
+        try db.forEachRow(
+            """
+            SELECT r.id, r.section_id, r.kind, r.title, r.value FROM rows AS r JOIN sections AS s ON s.id = r.section_id
+            WHERE s.list_id = ? ORDER BY s.position, r.position
+            """, arguments: [list.id]
+        ) { row in
+            let section = row.int64(1)
+            let predecessor = previousRow?.section == section ? previousRow?.id : nil
+            index = predecessor == nil ? 0 : index + 1
+            let content = RowContent(kind: RowKind(rawValue: row.string(2)) ?? .text, title: row.string(3), value: row.optionalString(4))
+            let id = RowID(row.int64(0))
+            facts.rows[id] = RowFact(
+                section: SectionID(section), sectionIndex: sectionIndexes[section] ?? 0, index: index, content: content, predecessor: predecessor)
+            previousRow = (section, id)
+            return true
+        }
+        return facts
+    }
+}
+
+extension PullFacts {
+    /// Brings `list` (the replica's copy, `db` in a write transaction) to these facts: each
+    /// section and row looked at goes where the server has it, with its content, or away when the
+    /// server has none. Applied in the order the server has them, each placed after its
+    /// predecessor there, so that the touched items end up in the server's order among the
+    /// untouched ones. With `whole` facts, every local item the server lacks goes too.
+    /// - Returns: the changesets of the writes, in order.
+    func apply(to list: ListRecord, db: any Database, store: SectionStore) throws -> [Changeset] {
+        var stored = StoredList(db: db, list: list, store: store)
+        var changesets: [Changeset] = []
+        func perform(_ edit: Edit, newID: Int64? = nil) throws {
+            stored.newID = newID
+            let outcome = try EditRules.apply(edit, to: &stored)
+            stored.newID = nil
+            if !outcome.changeset.isEmpty { changesets.append(outcome.changeset) }
+        }
+        var goneSections = Set(sections.compactMap { $0.value == nil ? $0.key : nil })
+        var goneRows = Set(rows.compactMap { $0.value == nil ? $0.key : nil })
+        if whole {
+            try db.forEachRow("SELECT id FROM sections WHERE list_id = ?", arguments: [list.id]) { row in
+                let id = SectionID(row.int64(0))
+                if sections[id] == nil { goneSections.insert(id) }
+                return true
+            }
+            try db.forEachRow(
+                "SELECT r.id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE s.list_id = ?", arguments: [list.id]
+            ) { row in
+                let id = RowID(row.int64(0))
+                if rows[id] == nil { goneRows.insert(id) }
+                return true
+            }
+        }
+        // Sections, in the server's order.
+        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.index < $1.1.index }
+        for (id, fact) in placedSections {
+            let here = try IntentRules.sectionIfPresent(id, in: stored)
+            var index = 0
+            if let predecessor = fact.predecessor {
+                let before = try stored.section(.id(predecessor)).index
+                index = here.map { $0.index < before } == true ? before : before + 1
+            }
+            if let here {
+                try perform(.moveSection(.id(id), to: index))
+                if here.title != fact.title { try perform(.renameSection(.id(id), title: fact.title)) }
+                if here.emptyText != fact.emptyText { try perform(.setEmptyText(.id(id), fact.emptyText)) }
+            } else {
+                try perform(.addSection(title: fact.title, emptyText: fact.emptyText, at: index), newID: id.rawValue)
+            }
+        }
+        // Rows, in the server's order.
+        let placedRows = rows.compactMap { entry in entry.value.map { (entry.key, $0) } }
+            .sorted { ($0.1.sectionIndex, $0.1.index) < ($1.1.sectionIndex, $1.1.index) }
+        for (id, fact) in placedRows {
+            let destination = fact.predecessor.map { RowDestination.after($0) } ?? RowDestination(section: .id(fact.section), index: .index(0))
+            if let here = try IntentRules.rowIfPresent(id, in: stored) {
+                try perform(.moveRow(.id(id), to: destination))
+                if here.row.content != fact.content {
+                    let value: ValueUpdate = fact.content.kind == .field ? (fact.content.value.map { .set($0) } ?? .remove) : .keep
+                    try perform(.updateRow(.id(id), title: fact.content.title, value: value))
+                }
+            } else {
+                try perform(.addRow(fact.content, to: destination), newID: id.rawValue)
+            }
+        }
+        for id in goneRows where try IntentRules.rowIfPresent(id, in: stored) != nil {
+            try perform(.deleteRow(.id(id)))
+        }
+        for id in goneSections where try IntentRules.sectionIfPresent(id, in: stored) != nil {
+            try perform(.deleteSection(.id(id), force: true))
+        }
+        return changesets
+    }
+}

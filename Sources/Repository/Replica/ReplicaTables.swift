@@ -1,0 +1,142 @@
+import Foundation
+
+/// The replica's own tables in a file (`Migrations/0010_replica.sql`).
+struct ReplicaRecord: Sendable {
+    var server: String
+    var listID: Int64
+    var serverListID: Int64
+    var serverList: String
+    var replicaID: String
+    var serverVersion: Int64
+    var nextSequence: Int64
+    var acknowledged: Int64
+
+    static let columns = "server, list_id, server_list_id, server_list, replica_id, server_version, next_sequence, acknowledged"
+
+    init(server: String, listID: Int64, serverListID: Int64, serverList: String, replicaID: String, serverVersion: Int64) {
+        self.server = server
+        self.listID = listID
+        self.serverListID = serverListID
+        self.serverList = serverList
+        self.replicaID = replicaID
+        self.serverVersion = serverVersion
+        self.nextSequence = 1
+        self.acknowledged = 0
+    }
+
+    init(_ row: any ResultRow) {
+        server = row.string(0)
+        listID = row.int64(1)
+        serverListID = row.int64(2)
+        serverList = row.string(3)
+        replicaID = row.string(4)
+        serverVersion = row.int64(5)
+        nextSequence = row.int64(6)
+        acknowledged = row.int64(7)
+    }
+}
+
+/// An intent recorded on a replica and not yet acknowledged by the server.
+struct PendingIntent: Sendable {
+    var sequence: Int64
+    var intent: Intent
+    /// The id an added row or section took.
+    var newID: Int64?
+    /// The intent's JSON form, as stored and pushed.
+    var json: String
+}
+
+extension Database {
+    /// The replica record of this file; `nil` when it mirrors nothing (and on a server, which
+    /// has no such table).
+    func replicaRecord() throws -> ReplicaRecord? {
+        guard try holdsReplicaTables() else { return nil }
+        return try queryFirst("SELECT \(ReplicaRecord.columns) FROM replica") { ReplicaRecord($0) }
+    }
+
+    func insertReplicaRecord(_ record: ReplicaRecord) throws {
+        try run(
+            "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+            record.server, record.listID, record.serverListID, record.serverList, record.replicaID, record.serverVersion,
+            record.nextSequence, record.acknowledged)
+    }
+
+    func setReplicaProgress(serverVersion: Int64, acknowledged: Int64) throws {
+        try run("UPDATE replica SET server_version = ?, acknowledged = max(acknowledged, ?)", serverVersion, acknowledged)
+    }
+
+    /// Appends intents to the pending ones, numbered from the record's next sequence.
+    func appendPendingIntents(_ intents: [(Intent, Int64?)]) throws {
+        guard !intents.isEmpty else { return }
+        var sequence = try scalarInt("SELECT next_sequence FROM replica")!
+        for (intent, newID) in intents {
+            try run("INSERT INTO replica_intents (sequence, intent, new_id) VALUES (?, ?, ?)", sequence, intent.json, newID)
+            sequence += 1
+        }
+        try run("UPDATE replica SET next_sequence = ?", sequence)
+    }
+
+    /// The pending intents after sequence `after`, in order.
+    func pendingIntents(after: Int64 = 0) throws -> [PendingIntent] {
+        try query("SELECT sequence, intent, new_id FROM replica_intents WHERE sequence > ? ORDER BY sequence", after) { row in
+            let json = row.string(1)
+            return PendingIntent(sequence: row.int64(0), intent: try Intent(json: json), newID: row.optionalInt64(2), json: json)
+        }
+    }
+
+    func pendingIntentCount() throws -> Int {
+        Int(try scalarInt("SELECT count(*) FROM replica_intents") ?? 0)
+    }
+
+    /// Forgets the pending intents the server acknowledged: those through `sequence`.
+    func dropPendingIntents(through sequence: Int64) throws {
+        try run("DELETE FROM replica_intents WHERE sequence <= ?", sequence)
+    }
+
+    /// Adds ids the server allotted, kept as runs of consecutive ids.
+    func addAllottedIDs(_ ids: [Int64], kind: String) throws {
+        for run in Self.runs(of: ids) {
+            try self.run("INSERT INTO replica_ids (kind, first, last) VALUES (?, ?, ?)", kind, run.lowerBound, run.upperBound)
+        }
+    }
+
+    /// How many allotted ids of `kind` are left.
+    func allottedIDsLeft(kind: String) throws -> Int {
+        Int(try scalarInt("SELECT coalesce(sum(last - first + 1), 0) FROM replica_ids WHERE kind = ?", kind) ?? 0)
+    }
+
+    /// Takes the lowest allotted id of `kind`; throws `ReplicaProblem.noIDsLeft` when none is left.
+    func takeAllottedID(kind: String) throws -> Int64 {
+        guard let (first, last) = try queryFirst(
+            "SELECT first, last FROM replica_ids WHERE kind = ? ORDER BY first LIMIT 1", kind, row: { ($0.int64(0), $0.int64(1)) })
+        else {
+            throw RepositoryError.replica(.noIDsLeft(kind: kind))
+        }
+        if first == last {
+            try run("DELETE FROM replica_ids WHERE kind = ? AND first = ?", kind, first)
+        } else {
+            try run("UPDATE replica_ids SET first = ? WHERE kind = ? AND first = ?", first + 1, kind, first)
+        }
+        return first
+    }
+
+    /// On a replica file, the next id of `kind` the server allotted it (throwing when none is
+    /// left); elsewhere `nil`, for the database to pick one.
+    func allottedIDIfReplica(kind: String) throws -> Int64? {
+        guard try replicaRecord() != nil else { return nil }
+        return try takeAllottedID(kind: kind)
+    }
+
+    /// `ids` as runs of consecutive values, in ascending order.
+    static func runs(of ids: [Int64]) -> [ClosedRange<Int64>] {
+        var result: [ClosedRange<Int64>] = []
+        for id in ids.sorted() {
+            if let last = result.last, last.upperBound + 1 == id {
+                result[result.count - 1] = last.lowerBound...id
+            } else if result.last?.contains(id) != true {
+                result.append(id...id)
+            }
+        }
+        return result
+    }
+}

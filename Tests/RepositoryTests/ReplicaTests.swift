@@ -1,0 +1,287 @@
+import Foundation
+import PostgresCluster
+import TestSupport
+import Testing
+
+@testable import Repository
+import SQLite
+
+/// Replicas (`SectionStore.clone(list:from:to:)`, `sync()`): files that mirror a server's list,
+/// edited offline, synced through the server.
+@Suite("Replicas", .serialized)
+struct ReplicaTests {
+    /// A server list and the directory replicas of it are cloned into.
+    struct Fixture {
+        let server: StoreFixture
+        let directory: TemporaryDirectory
+        var uri: String { if case .server(let uri) = server.location { return uri } else { return "" } }
+
+        init() throws {
+            server = try StoreFixture(.postgres)
+            directory = try TemporaryDirectory()
+        }
+
+        func clone(_ name: String, list: String = SectionStore.defaultList) throws -> SectionStore {
+            try SectionStore.clone(list: list, from: server.location, to: directory.path(name))
+            return try SectionStore(path: directory.path(name))
+        }
+    }
+
+    /// The list as titles: one array per section, its title first.
+    static func shape(_ store: SectionStore, list: String = SectionStore.defaultList) throws -> [[String]] {
+        let snapshot = try store.snapshot(of: list)
+        return snapshot.sections.map { [$0.title] + $0.rows.map { "\($0.id):\($0.content.title)" } }
+    }
+
+    @Test func aCloneHoldsTheServersListWithItsIDs() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        let server = fixture.server.store
+        try server.apply(.addSection(title: "A"))
+        try server.apply(.addRow(.text("one"), to: .at(0, 0)))
+        try server.apply(.addRow(.text("two"), to: .at(0, 1)))
+        try server.apply(.addSection(title: "B"))
+        let replica = try fixture.clone("r.db")
+        #expect(try Self.shape(replica) == Self.shape(server))
+        let status = try replica.replicaStatus()
+        #expect(status.pendingIntents == 0)
+        #expect(status.serverVersion == 4)
+        #expect(status.rowIDsLeft == SectionStore.replicaIDBlock)
+        #expect(try replica.check().isEmpty)
+    }
+
+    @Test func offlineEditsOfTwoReplicasMeetOnTheServer() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        let server = fixture.server.store
+        try server.apply(.addSection(title: "A"))
+        for title in ["a1", "a2", "a3"] { try server.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        try server.apply(.addSection(title: "B"))
+        let first = try fixture.clone("1.db")
+        let second = try fixture.clone("2.db")
+        let a3 = try first.list(SectionStore.defaultList).row(at: RowPath(section: 0, row: 2)).row.id
+        try first.apply(.moveRow(.id(a3), to: .at(1, 0)))
+        try first.apply(.addRow(.text("new on 1"), to: .at(0, 0)))
+        try second.apply(.addRow(.text("new on 2"), to: .at(1, 0)))
+        try second.apply(.renameSection(.index(0), title: "A2"))
+        #expect(try first.replicaStatus().pendingIntents == 2)
+        try first.sync()
+        try second.sync()
+        try first.sync()
+        #expect(try Self.shape(first) == Self.shape(server))
+        #expect(try Self.shape(second) == Self.shape(server))
+        #expect(try first.replicaStatus().pendingIntents == 0)
+        #expect(try first.check().isEmpty)
+        #expect(try second.check().isEmpty)
+        print(try Self.shape(server))
+    }
+}
+
+/// The convergence property: replicas and the server edit at random, offline, and sync in random
+/// orders while connections are cut and answers lost at random stages; after a final sync of all,
+/// every replica equals the server.
+@Suite("Replica convergence", .serialized)
+struct ReplicaConvergenceTests {
+    struct Fault: Error, CustomStringConvertible {
+        var stage: SyncStage
+        var description: String { "a fault at \(stage)" }
+    }
+
+    /// What the test knows of every row: made, deleted, and the sections it has been in.
+    struct Ledger {
+        var made: Set<RowID> = []
+        var deleted: Set<RowID> = []
+        var deletedSections: Set<SectionID> = []
+        var sectionsOf: [RowID: Set<SectionID>] = [:]
+
+        /// Rows that may be gone by the rules: deleted, or ever in a section someone deleted.
+        func mayBeGone(_ id: RowID) -> Bool {
+            deleted.contains(id) || !(sectionsOf[id] ?? []).isDisjoint(with: deletedSections)
+        }
+
+        mutating func note(_ change: Change, on store: SectionStore) throws {
+            let changeset = change.changeset
+            made.formUnion(changeset.insertedRowIDs)
+            deleted.formUnion(changeset.deletedRowIDs)
+            deletedSections.formUnion(changeset.deletedSectionIDs)
+            let list = store.list(SectionStore.defaultList)
+            for id in changeset.insertedRowIDs + changeset.movedRowIDs {
+                if let path = try? list.path(ofRow: id) {
+                    sectionsOf[id, default: []].insert(try list.section(.index(path.section)).id)
+                }
+            }
+            for sectionID in changeset.insertedSectionIDs {
+                guard let section = try? list.section(.id(sectionID)), section.rowCount > 0 else { continue }
+                for index in 0..<section.rowCount {
+                    let id = try list.row(at: RowPath(section: section.index, row: index)).row.id
+                    made.insert(id)
+                    sectionsOf[id, default: []].insert(sectionID)
+                }
+            }
+        }
+    }
+
+    /// One random edit (or session, or undo) on `store`; `nil` when it was refused.
+    static func randomChange(_ store: SectionStore, titles: inout Int, rng: inout SeededGenerator) throws -> [Change] {
+        let list = store.list(SectionStore.defaultList)
+        let outline = try list.outline().sections
+        func title() -> String {
+            titles += 1
+            return "t\(titles)"
+        }
+        func randomRowPath() -> RowPath? {
+            let filled = outline.enumerated().filter { $0.element.rowCount > 0 }
+            guard let section = filled.randomElement(using: &rng) else { return nil }
+            return RowPath(section: section.offset, row: Int.random(in: 0..<section.element.rowCount, using: &rng))
+        }
+        func randomEdit() -> Edit? {
+            let roll = Int.random(in: 0..<100, using: &rng)
+            switch roll {
+            case 0..<30:
+                guard let from = randomRowPath() else { return nil }
+                let to = Int.random(in: 0..<outline.count, using: &rng)
+                let count = outline[to].rowCount - (to == from.section ? 1 : 0)
+                return .moveRow(.path(.index(from.section), .index(from.row)), to: .at(to, Int.random(in: 0...count, using: &rng)))
+            case 30..<45:
+                guard !outline.isEmpty else { return .addSection(title: title()) }
+                let section = Int.random(in: 0..<outline.count, using: &rng)
+                return .addRow(.text(title()), to: .at(section, Int.random(in: 0...outline[section].rowCount, using: &rng)))
+            case 45..<55:
+                guard let path = randomRowPath() else { return nil }
+                return .deleteRow(.path(.index(path.section), .index(path.row)))
+            case 55..<65:
+                guard let path = randomRowPath() else { return nil }
+                return .updateRow(.path(.index(path.section), .index(path.row)), title: title())
+            case 65..<75:
+                return .addSection(title: title(), at: Int.random(in: 0...outline.count, using: &rng))
+            case 75..<85:
+                guard outline.count > 1 else { return nil }
+                return .moveSection(.index(Int.random(in: 0..<outline.count, using: &rng)), to: Int.random(in: 0..<outline.count, using: &rng))
+            case 85..<90:
+                guard outline.count > 2 else { return nil }
+                return .deleteSection(.index(Int.random(in: 0..<outline.count, using: &rng)), force: true)
+            default:
+                guard !outline.isEmpty else { return nil }
+                return .renameSection(.index(Int.random(in: 0..<outline.count, using: &rng)), title: title())
+            }
+        }
+        switch Int.random(in: 0..<100, using: &rng) {
+        case 0..<10:
+            // A run of rows added one after another at one spot.
+            guard !outline.isEmpty else { return [] }
+            let section = Int.random(in: 0..<outline.count, using: &rng)
+            let start = Int.random(in: 0...outline[section].rowCount, using: &rng)
+            return try (0..<Int.random(in: 2...4, using: &rng)).map { offset in
+                try list.apply(.addRow(.text(title()), to: .at(section, start + offset)))
+            }
+        case 10..<18:
+            // A session of a few edits, saved as one change.
+            let session = try list.beginEditing()
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                guard let edit = randomEdit() else { continue }
+                _ = try? session.apply(edit)
+            }
+            return [try session.save()]
+        case 18..<24:
+            do {
+                return [try list.undo()]
+            } catch RepositoryError.nothingToUndo, RepositoryError.cannotUndo {
+                return []
+            }
+        default:
+            guard let edit = randomEdit() else { return [] }
+            do {
+                return [try list.apply(edit)]
+            } catch let error as RepositoryError {
+                switch error {
+                case .rowIndexOutOfRange, .sectionIndexOutOfRange: return []
+                default: throw error
+                }
+            }
+        }
+    }
+
+    @Test(arguments: propertySeeds([1, 2, 3, 4, 5, 6]))
+    func replicasAndTheServerConverge(seed: UInt64) throws {
+        guard let cluster = ThrowawayCluster.forStores else { return }
+        var rng = SeededGenerator(seed: seed)
+        let context = "seed \(seed) (SECTIONCTL_TEST_SEED=\(seed) repeats it)"
+        let server = try StoreFixture(.postgres)
+        guard case .server(let uri) = server.location, let database = uri.split(separator: "?").first?.split(separator: "/").last
+        else { return }
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        let proxied = StoreLocation.server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres")
+        var titles = 0
+        var ledger = Ledger()
+        try server.store.apply(.addSection(title: "A"))
+        try server.store.apply(.addSection(title: "B"))
+        try server.store.apply(.addSection(title: "C"))
+        for section in 0..<2 {
+            for _ in 0..<4 {
+                titles += 1
+                try ledger.note(try server.store.apply(.addRow(.text("t\(titles)"), to: .init(section: .index(section), index: .end))), on: server.store)
+            }
+        }
+        let directory = try TemporaryDirectory()
+        var replicas: [SectionStore] = []
+        for index in 0..<3 {
+            try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: directory.path("r\(index).db"))
+            replicas.append(try SectionStore(path: directory.path("r\(index).db")))
+        }
+        var faultsMade = 0
+        for step in 0..<60 {
+            let actor = Int.random(in: 0...replicas.count, using: &rng)
+            if actor < replicas.count && Bool.random(using: &rng) {
+                // A sync, perhaps with a fault at a random stage.
+                let replica = replicas[actor]
+                let faultAt: SyncStage? = Int.random(in: 0..<3, using: &rng) == 0 ? SyncStage.allCases.randomElement(using: &rng) : nil
+                let cut = Bool.random(using: &rng)
+                replica.syncFaults.withLock {
+                    $0 = faultAt.map { stage in
+                        { @Sendable (now: SyncStage) throws in
+                            guard now == stage else { return }
+                            // A connection cut where the server is being talked to; elsewhere, an error.
+                            if cut && (now == .beforePush || now == .insidePush) { proxy.cut() } else { throw Fault(stage: now) }
+                        }
+                    }
+                }
+                do {
+                    try replica.sync()
+                } catch {
+                    #expect(faultAt != nil, "step \(step): a sync without a fault failed: \(error). \(context)")
+                    faultsMade += 1
+                }
+                replica.syncFaults.withLock { $0 = nil }
+                continue
+            }
+            let store = actor < replicas.count ? replicas[actor] : server.store
+            do {
+                for change in try Self.randomChange(store, titles: &titles, rng: &rng) { try ledger.note(change, on: store) }
+            } catch {
+                Issue.record("step \(step): an edit on \(actor < replicas.count ? "replica \(actor)" : "the server") failed: \(error). \(context)")
+            }
+        }
+        // A final sync of all, twice round: each pushes, then each pulls what the others pushed.
+        for _ in 0..<2 {
+            for replica in replicas { try replica.sync() }
+        }
+        let expected = try ReplicaTests.shape(server.store)
+        #expect(try server.store.check().isEmpty, "\(context)")
+        let onServer = try server.store.snapshot().sections.flatMap(\.rows)
+        let titlesOnServer = onServer.map(\.content.title)
+        #expect(Set(titlesOnServer).count == titlesOnServer.count, "a row made twice. \(context)")
+        let idsOnServer = Set(onServer.map(\.id))
+        let lost = ledger.made.filter { !ledger.mayBeGone($0) && !idsOnServer.contains($0) }
+        #expect(lost.isEmpty, "rows nobody deleted are gone: \(lost.sorted()). \(context)")
+        for (index, replica) in replicas.enumerated() {
+            #expect(try ReplicaTests.shape(replica) == expected, "replica \(index) differs from the server. \(context)")
+            #expect(try replica.check().isEmpty, "replica \(index). \(context)")
+            let status = try replica.replicaStatus()
+            #expect(status.pendingIntents == 0, "replica \(index) still has intents pending. \(context)")
+            let pushed = try server.plainInt("SELECT coalesce(max(last_sequence), 0) FROM replica_pushes WHERE replica = '\(status.replicaID)'")
+            let recorded = try Connection(path: directory.path("r\(index).db"), mode: .readOnly).scalarInt("SELECT next_sequence - 1 FROM replica")
+            #expect(pushed == recorded, "replica \(index): the server applied through \(pushed ?? -1) of \(recorded ?? -1). \(context)")
+        }
+        print("convergence seed \(seed): \(titles) titles, \(faultsMade) faults, \(onServer.count) rows on the server")
+    }
+}
