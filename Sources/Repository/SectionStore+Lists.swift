@@ -62,6 +62,9 @@ extension SectionStore {
     public func deleteList(_ name: String, force: Bool = false) throws -> Change {
         try write { db in
             let list = try db.listRecord(named: name)
+            if try db.replicaRecord()?.listID == list.id {
+                throw RepositoryError.replica(.cannotRecord(what: "deleting the list a replica mirrors"))
+            }
             let count = try db.sectionCount(of: list)
             guard count == 0 || force else { throw RepositoryError.listNotEmpty(name, sectionCount: count) }
             let sectionIDs = try db.sectionRecords(of: list).map(\.id)

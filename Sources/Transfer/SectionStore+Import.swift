@@ -12,6 +12,7 @@ extension SectionStore {
     func importNative(
         from stream: inout JSONStream, list: String?, policy: ImportConflictPolicy, meter: ProgressMeter? = nil, db: any Database
     ) throws -> [Change] {
+        try db.refuseOnReplica("an import")
         let importer = NativeImporter(store: self, policy: policy, db: db)
         importer.meter = meter
         var reader = NativeReader(importer: importer, listName: list)
@@ -110,6 +111,7 @@ extension SectionStore {
         -> Change
     {
         try Self.validateListName(options.list)
+        try db.refuseOnReplica("an import")
         let layout = try RecordLayout(options: options)
         let (list, created) = try listForImport(named: options.list, db: db)
         var appender = try BulkAppender(list: list, db: db)

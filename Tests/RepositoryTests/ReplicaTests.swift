@@ -77,6 +77,116 @@ struct ReplicaTests {
     }
 }
 
+extension ReplicaTests {
+    struct LostAnswer: Error {}
+
+    /// A server list "A" with rows a1…a4, and "B" empty.
+    static func seeded(_ fixture: Fixture) throws {
+        let server = fixture.server.store
+        try server.apply(.addSection(title: "A"))
+        for title in ["a1", "a2", "a3", "a4"] { try server.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        try server.apply(.addSection(title: "B"))
+    }
+
+    @Test func runsAddedAtOneSpotOnTwoReplicasStayTogetherAndInOrder() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let first = try fixture.clone("1.db")
+        let second = try fixture.clone("2.db")
+        for (replica, name) in [(first, "x"), (second, "y")] {
+            for index in 0..<4 { try replica.apply(.addRow(.text("\(name)\(index)"), to: .at(0, 2 + index))) }
+        }
+        try first.sync()
+        try second.sync()
+        try first.sync()
+        let titles = try fixture.server.store.snapshot().sections[0].rows.map(\.content.title)
+        // The second run was made after a2 too: it goes right after a2, before the first run.
+        #expect(titles == ["a1", "a2", "y0", "y1", "y2", "y3", "x0", "x1", "x2", "x3", "a3", "a4"])
+        #expect(try Self.shape(first) == Self.shape(fixture.server.store))
+    }
+
+    @Test func aRowMovedAfterANeighbourEndsAfterItWhereverItWent() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        let server = fixture.server.store
+        let ids = try server.snapshot().sections[0].rows.map(\.id)
+        // Offline: a4 after a1. Meanwhile on the server, a1 moves to the end of B's neighbour A… and
+        // a2 is deleted.
+        try replica.apply(.moveRow(.id(ids[3]), to: .after(ids[0])))
+        try server.apply(.moveRow(.id(ids[0]), to: .at(0, 2)))
+        try server.apply(.deleteRow(.id(ids[1])))
+        let report = try replica.sync()
+        #expect(report.pushed.map(\.outcome) == [.applied])
+        #expect(try server.snapshot().sections[0].rows.map(\.content.title) == ["a3", "a1", "a4"])
+        #expect(try Self.shape(replica) == Self.shape(server))
+    }
+
+    @Test func aPushWhoseAnswerIsLostIsAppliedOnceWhenSyncedAgain() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try replica.apply(.addRow(.text("new"), to: .at(1, 0)))
+        try replica.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
+        replica.syncFaults.withLock { $0 = { stage in if stage == .afterPush { throw LostAnswer() } } }
+        #expect(throws: LostAnswer.self) { try replica.sync() }
+        replica.syncFaults.withLock { $0 = nil }
+        #expect(try replica.replicaStatus().pendingIntents == 2, "unacknowledged, so still pending")
+        let version = try fixture.server.store.snapshot().version
+        let report = try replica.sync()
+        #expect(report.pushed.map(\.outcome) == [nil, nil], "applied by the push whose answer was lost")
+        #expect(try fixture.server.store.snapshot().version == version, "nothing applied twice")
+        #expect(try Self.shape(fixture.server.store).last == ["B", "4:new", "1:a1"] || Self.shape(fixture.server.store).last?.count == 3)
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        #expect(try replica.replicaStatus().pendingIntents == 0)
+    }
+
+    @Test func aCopiedReplicaFileIsRefusedAndKeepsItsWork() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try replica.apply(.addRow(.text("mine"), to: .at(1, 0)))
+        try FileManager.default.copyItem(atPath: fixture.directory.path("r.db"), toPath: fixture.directory.path("copy.db"))
+        let copy = try SectionStore(path: fixture.directory.path("copy.db"))
+        try copy.apply(.renameSection(.index(1), title: "copied"))
+        try replica.sync()
+        #expect(throws: RepositoryError.replica(.identityClash(replicaID: try copy.replicaStatus().replicaID, sequence: 1))) { try copy.sync() }
+        #expect(try copy.replicaStatus().pendingIntents == 2)
+        #expect(try fixture.server.store.snapshot().sections[1].title == "B")
+    }
+
+    @Test func aServerBehindTheReplicaIsRefusedBeforeAnythingIsPushed() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try replica.apply(.renameSection(.index(0), title: "offline"))
+        // As if the server were restored from a backup older than what the replica pulled.
+        try Connection(path: fixture.directory.path("r.db"), mode: .readWrite).execute(script: "UPDATE replica SET server_version = 99")
+        #expect(throws: RepositoryError.replica(.serverBehind(server: fixture.server.store.path, serverVersion: 6, replicaVersion: 99))) {
+            try replica.sync()
+        }
+        #expect(try fixture.server.store.snapshot().sections[0].title == "A")
+        let pending = try replica.replicaStatus().pendingIntents
+        #expect(pending == 2, "a rename is kept as the title and the empty text it leaves: \(pending)")
+    }
+
+    @Test func importsAndDeletingTheMirroredListAreRefusedOnAReplica() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        #expect(throws: RepositoryError.replica(.cannotRecord(what: "deleting the list a replica mirrors"))) {
+            try replica.deleteList(SectionStore.defaultList, force: true)
+        }
+        #expect(throws: RepositoryError.replica(.notAReplica(path: fixture.server.store.path))) { try fixture.server.store.sync() }
+    }
+}
+
 /// The convergence property: replicas and the server edit at random, offline, and sync in random
 /// orders while connections are cut and answers lost at random stages; after a final sync of all,
 /// every replica equals the server.

@@ -107,7 +107,7 @@ extension SectionStore {
             guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
             return ReplicaStatus(
                 server: StoreLocation.server(connectionString: record.server).description, serverList: record.serverList,
-                list: try db.listRecord(id: record.listID).name, replicaID: record.replicaID, serverVersion: record.serverVersion,
+                list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
                 sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
         }
@@ -176,7 +176,9 @@ extension SectionStore {
                     touched = more
                     return nil
                 }
-                let list = try db.listRecord(id: record.listID)
+                guard let list = try db.listRecordIfAny(id: record.listID) else {
+                    throw RepositoryError.replica(.listGoneHere(path: path))
+                }
                 var changesets = try facts.apply(to: list, db: db, store: self)
                 var stored = StoredList(db: db, list: list, store: self)
                 for intent in unacknowledged {

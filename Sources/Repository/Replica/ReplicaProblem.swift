@@ -14,6 +14,8 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
     case cannotRecord(what: String)
     /// The mirrored list is gone from the server (deleted, or renamed and made anew).
     case listGoneOnServer(list: String, server: String)
+    /// The file's copy of the mirrored list is gone (deleted with plain SQL).
+    case listGoneHere(path: String)
     /// The server's list is at an older version than this replica pulled: the server was
     /// restored from an older backup.
     case serverBehind(server: String, serverVersion: Int64, replicaVersion: Int64)
@@ -38,6 +40,9 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
         case .listGoneOnServer(let list, let server):
             return "the list \"\(list)\" is gone from the server at \(server); nothing was pushed, "
                 + "and what this replica holds (its pending changes included) is still here"
+        case .listGoneHere(let path):
+            return "the list this replica mirrors is gone from \(path) (deleted outside sectionctl); "
+                + "its pending changes are still in the file; clone a fresh replica"
         case .serverBehind(let server, let serverVersion, let replicaVersion):
             return "the server at \(server) has the list at version \(serverVersion), older than version \(replicaVersion) "
                 + "this replica pulled (was it restored from a backup?); nothing was pushed"

@@ -120,6 +120,12 @@ extension Database {
         return first
     }
 
+    /// Refuses `what` (a bulk import) on a replica file, whose rows must take ids the server
+    /// allotted and whose changes must be kept as intents: `ReplicaProblem.cannotRecord`.
+    package func refuseOnReplica(_ what: String) throws {
+        if try replicaRecord() != nil { throw RepositoryError.replica(.cannotRecord(what: what)) }
+    }
+
     /// On a replica file, the next id of `kind` the server allotted it (throwing when none is
     /// left); elsewhere `nil`, for the database to pick one.
     func allottedIDIfReplica(kind: String) throws -> Int64? {

@@ -1,0 +1,137 @@
+import Foundation
+import Repository
+
+/// `clone`, `status` and `sync`: a replica, a file that mirrors a server's list, edited offline
+/// and synced through the server (docs/replicas.md).
+enum ReplicaCommands {
+    struct CloneArguments: CommandArguments {
+        static let server = ArgumentSpec("URI", help: "the server: a postgresql:// URI or key=value string, without a password")
+        static let file = ArgumentSpec("FILE", help: "the replica file to make (it must not exist)", completion: .files)
+        var server: String
+        var file: String
+        init(from line: ParsedLine) throws(CLIError) {
+            server = try line.word(Self.server)
+            file = try line.word(Self.file)
+        }
+    }
+
+    static let clone = Command<Context>(
+        CommandSpec(
+            name: "clone", summary: "make a replica: a file that mirrors a server's list, to edit offline and sync",
+            arguments: [CloneArguments.server, CloneArguments.file],
+            examples: ["--list groceries clone postgresql://db.example.com/team ./groceries.db", "--db ./groceries.db sync"],
+            discussion: """
+                Copies the list --list names (default: default) from the server into a new file, with its
+                ids, and takes a block of ids for rows and sections added offline. Every command works on
+                the file, offline; what is done to the list there is kept as intents, which sync pushes.
+                The file keeps the connection string, so it must hold no password: put one in PGPASSWORD
+                or ~/.pgpass.
+                """),
+        reading: CloneArguments.self
+    ) { arguments, context in
+        let location = StoreLocation(arguments.server)
+        guard location.isServer else {
+            throw CLIError.usage("clone copies a list from a server: give a postgresql:// URI, not a file path", command: ["clone"])
+        }
+        let status: ReplicaStatus
+        do {
+            try DatabaseLocation.createParentDirectories(of: arguments.file)
+            status = try SectionStore.clone(list: context.listName, from: location, to: arguments.file)
+        } catch let error as RepositoryError {
+            throw CLIError.from(error, databaseOption: nil)
+        }
+        if context.json {
+            context.printJSON(json(status, database: arguments.file))
+        } else {
+            context.console.writeLine(
+                "Cloned list \(named(status.serverList)) at version \(status.serverVersion) into \(TextEscaping.escaped(arguments.file)); "
+                    + "work on it with: sectionctl --db \(ShellWords.quote(arguments.file)) …, and sync it with: sectionctl --db \(ShellWords.quote(arguments.file)) sync")
+        }
+    }
+
+    static let status = Command<Context>(
+        CommandSpec(
+            name: "status", summary: "say what a replica mirrors, how far it has synced, and what it has not pushed",
+            examples: ["--db ./groceries.db status", "--db ./groceries.db --json status"],
+            discussion: """
+                Reads the replica file only (no server is asked): its server and list, the server version
+                it last pulled, how many changes wait to be pushed, how many ids it has left for rows and
+                sections added offline.
+                """),
+        run: { context in
+            let store = try context.openStore()
+            let status = try store.replicaStatus()
+            if context.json {
+                context.printJSON(json(status, database: store.path))
+                return
+            }
+            context.console.writeLine("replica of list \(named(status.serverList)) on \(TextEscaping.escaped(status.server)), here list \(named(status.list))")
+            context.console.writeLine("server version pulled: \(status.serverVersion)")
+            context.console.writeLine("intents not yet pushed: \(status.pendingIntents)")
+            context.console.writeLine("ids left offline: \(status.rowIDsLeft) for rows, \(status.sectionIDsLeft) for sections")
+        })
+
+    static let sync = Command<Context>(
+        CommandSpec(
+            name: "sync", summary: "push a replica's changes to its server and pull the server's",
+            examples: ["--db ./groceries.db sync", "--db ./groceries.db --json sync"],
+            discussion: """
+                Pushes the changes made on the replica, in one batch: the server applies them in order to
+                its list as it is now, by the rebase rules (a row goes next to the nearest neighbour you saw
+                that is still in its section; a change to something deleted is dropped and said), once
+                even when a connection is lost and sync is run again. Then pulls what others changed. Prints
+                each change that did not land as made. Exit 75 when the server cannot be reached: nothing
+                is lost, run sync again.
+                """),
+        run: { context in
+            let store = try context.openStore()
+            let report: SyncReport
+            do {
+                report = try store.sync()
+            } catch let error as RepositoryError {
+                throw CLIError.from(error, databaseOption: context.options.databasePath)
+            }
+            if context.json {
+                context.printJSON(json(report))
+                return
+            }
+            for pushed in report.pushed {
+                guard let outcome = pushed.outcome, outcome != .applied else { continue }
+                context.console.writeLine("\(TextEscaping.escaped(pushed.intent.description)): \(TextEscaping.escaped(outcome.description))")
+            }
+            let pushed = report.pushed.count
+            var sentence = pushed == 0 ? "Nothing to push" : "Pushed \(plural(pushed, "intent"))"
+            sentence += "; the server's list is at version \(report.serverVersion)"
+            sentence += report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
+            if report.stillPending > 0 { sentence += " \(plural(report.stillPending, "intent")) recorded meanwhile wait for the next sync." }
+            context.console.writeLine(sentence)
+        })
+
+    private static func named(_ name: String) -> String { "\"\(TextEscaping.escaped(name))\"" }
+
+    static func json(_ status: ReplicaStatus, database: String) -> JSONValue {
+        .object([
+            ("database", .string(database)), ("server", .string(status.server)), ("server_list", .string(status.serverList)),
+            ("list", .string(status.list)), ("replica_id", .string(status.replicaID)), ("server_version", .int(status.serverVersion)),
+            ("pending", .int(status.pendingIntents)), ("row_ids_left", .int(status.rowIDsLeft)),
+            ("section_ids_left", .int(status.sectionIDsLeft)),
+        ])
+    }
+
+    static func json(_ report: SyncReport) -> JSONValue {
+        .object([
+            (
+                "pushed",
+                .array(
+                    report.pushed.map { pushed in
+                        .object([
+                            ("sequence", .int(pushed.sequence)), ("intent", .verbatim(pushed.intent.json)),
+                            ("outcome", .string(pushed.outcome?.description ?? "applied by an earlier push")),
+                        ])
+                    })
+            ),
+            ("server_version", .int(report.serverVersion)), ("previous_server_version", .int(report.previousServerVersion)),
+            ("change", JSONShapes.change(report.change)), ("still_pending", .int(report.stillPending)),
+        ])
+    }
+}
