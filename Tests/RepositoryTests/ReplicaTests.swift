@@ -73,7 +73,6 @@ struct ReplicaTests {
         #expect(try first.replicaStatus().pendingIntents == 0)
         #expect(try first.check().isEmpty)
         #expect(try second.check().isEmpty)
-        print(try Self.shape(server))
     }
 }
 

@@ -110,4 +110,22 @@ struct ReplicaCommandTests {
         #expect(gone.stderr.contains("is gone from the server"), "\(gone.stderr)")
         #expect(try onReplica(["--json", "status"]).json()["pending"] as? Int == 1)
     }
+
+    @Test func syncWatchKeepsTheReplicaAndTheServerInStepUntilInterrupted() throws {
+        let (server, replica) = try serverAndReplica()
+        let watching = try server.launch(["--db", replica, "sync", "--watch"], database: false)
+        func output() -> String { (try? String(contentsOf: watching.outputURL, encoding: .utf8)) ?? "" }
+        #expect(waitUntil { output().hasPrefix("Syncing \(replica) whenever") }, "\(output())")
+        // A change on the server reaches the replica…
+        try server.ok(["row", "add", "1", "From the server"])
+        #expect(try waitUntil { try server.run(["--db", replica, "show"], database: false).stdout.contains("From the server") })
+        // …and one on the replica reaches the server.
+        #expect(try server.run(["--db", replica, "row", "add", "0", "From the replica"], database: false).status == 0)
+        #expect(try waitUntil { try server.run(["show"]).stdout.contains("From the replica") })
+        #expect(waitUntil { output().contains("Pushed 1 intent;") }, "\(output())")
+        watching.process.terminate()
+        let result = try watching.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try server.run(["--db", replica, "--json", "status"], database: false).json()["pending"] as? Int == 0)
+    }
 }

@@ -245,3 +245,44 @@ extension PendingIntent {
         }
     }
 }
+
+extension SectionStore {
+    /// Syncs this replica now, and again whenever its list changes here or the mirrored list
+    /// changes on the server (the server's notifications, the file's commits), until the calling
+    /// task is cancelled. `report` gets each sync's report, or the error it failed with (a server
+    /// out of reach: the next change, or the server's return, brings the next try).
+    /// - Throws: `.replica(.notAReplica)` before anything else; `CancellationError` never (a
+    ///   cancelled task simply returns).
+    public func syncContinuously(_ report: @escaping @Sendable (Result<SyncReport, any Error>) -> Void) async throws {
+        let record = try read { db in
+            guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
+            return record
+        }
+        let localList = try read { db in try db.listRecordIfAny(id: record.listID)?.name } ?? record.serverList
+        let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        poke.yield()
+        let local = Task.detached { [self] in
+            for try await _ in updates(of: localList) { poke.yield() }
+        }
+        let remote = Task.detached {
+            // The server may be out of reach: try again every few seconds until it answers.
+            while !Task.isCancelled {
+                do {
+                    let server = try SectionStore(location: .server(connectionString: record.server))
+                    for try await _ in server.updates(of: record.serverList) { poke.yield() }
+                } catch {}
+                try? await Task.sleep(for: .seconds(3))
+                poke.yield()
+            }
+        }
+        defer {
+            local.cancel()
+            remote.cancel()
+            poke.finish()
+        }
+        for await _ in pokes {
+            if Task.isCancelled { return }
+            report(Result { try sync() })
+        }
+    }
+}

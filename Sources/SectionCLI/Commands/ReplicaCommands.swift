@@ -71,41 +71,111 @@ enum ReplicaCommands {
             context.console.writeLine("ids left offline: \(status.rowIDsLeft) for rows, \(status.sectionIDsLeft) for sections")
         })
 
+    struct SyncArguments: CommandArguments {
+        static let watch = OptionSpec("--watch", help: "keep syncing, each time the list changes here or on the server, until interrupted")
+        var watch: Bool
+        init(from line: ParsedLine) throws(CLIError) {
+            watch = line.has(Self.watch)
+        }
+    }
+
     static let sync = Command<Context>(
         CommandSpec(
             name: "sync", summary: "push a replica's changes to its server and pull the server's",
-            examples: ["--db ./groceries.db sync", "--db ./groceries.db --json sync"],
+            options: [SyncArguments.watch],
+            examples: ["--db ./groceries.db sync", "--db ./groceries.db --json sync", "--db ./groceries.db sync --watch"],
             discussion: """
                 Pushes the changes made on the replica, in one batch: the server applies them in order to
                 its list as it is now, by the rebase rules (a row goes next to the nearest neighbour you saw
                 that is still in its section; a change to something deleted is dropped and said), once
                 even when a connection is lost and sync is run again. Then pulls what others changed. Prints
                 each change that did not land as made. Exit 75 when the server cannot be reached: nothing
-                is lost, run sync again.
+                is lost, run sync again. With --watch, syncs again whenever the list changes here or on
+                the server, printing each sync that did anything (and each failure once, on standard
+                error), until Ctrl-C or SIGTERM, which end it with exit 0.
                 """),
-        run: { context in
-            let store = try context.openStore()
-            let report: SyncReport
-            do {
-                report = try store.sync()
-            } catch let error as RepositoryError {
-                throw CLIError.from(error, databaseOption: context.options.databasePath)
+        reading: SyncArguments.self
+    ) { arguments, context in
+        let store = try context.openStore()
+        if arguments.watch { return try watch(store, context: context) }
+        let report: SyncReport
+        do {
+            report = try store.sync()
+        } catch let error as RepositoryError {
+            throw CLIError.from(error, databaseOption: context.options.databasePath)
+        }
+        print(report, context: context)
+    }
+
+    /// What one sync did, as lines (or one JSON object).
+    static func print(_ report: SyncReport, context: Context) {
+        if context.json {
+            context.printJSON(json(report))
+            return
+        }
+        for pushed in report.pushed {
+            guard let outcome = pushed.outcome, outcome != .applied else { continue }
+            context.console.writeLine("\(TextEscaping.escaped(pushed.intent.description)): \(TextEscaping.escaped(outcome.description))")
+        }
+        let pushed = report.pushed.count
+        var sentence = pushed == 0 ? "Nothing to push" : "Pushed \(plural(pushed, "intent"))"
+        sentence += "; the server's list is at version \(report.serverVersion)"
+        sentence += report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
+        if report.stillPending > 0 { sentence += " \(plural(report.stillPending, "intent")) recorded meanwhile wait for the next sync." }
+        context.console.writeLine(sentence)
+    }
+
+    /// `sync --watch`: syncs until a signal ends it, printing each sync that pushed or changed
+    /// anything, and each new failure once.
+    static func watch(_ store: SectionStore, context: Context) throws {
+        _ = try store.replicaStatus()  // refuse a file that is no replica before anything is printed
+        if !context.json {
+            context.console.writeLine("Syncing \(TextEscaping.escaped(store.path)) whenever the list changes here or on the server; Ctrl-C ends.")
+            context.console.flush()
+        }
+        let printer = SyncPrinter(context: context)
+        let ended = DispatchSemaphore(value: 0)
+        let task = Task.detached {
+            try? await store.syncContinuously { printer.take($0) }
+            ended.signal()
+        }
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        ended.wait()
+    }
+
+    /// Prints what `sync --watch` reports: the syncs that did anything, and each failure once
+    /// (until a sync succeeds again). Called by one task at a time (`syncContinuously` reports in
+    /// turn), which is what makes it safe to share.
+    private final class SyncPrinter: @unchecked Sendable {
+        private let context: Context
+        private var lastFailure: String?
+
+        init(context: Context) {
+            self.context = context
+        }
+
+        func take(_ result: Result<SyncReport, any Error>) {
+            switch result {
+            case .success(let report):
+                lastFailure = nil
+                guard !report.pushed.isEmpty || report.change.committed else { return }
+                ReplicaCommands.print(report, context: context)
+                context.console.flush()
+            case .failure(let error):
+                let message = (error as? RepositoryError)?.description ?? "\(error)"
+                guard message != lastFailure else { return }
+                lastFailure = message
+                context.console.writeErrorLine("sectionctl: sync failed: \(TextEscaping.escaped(message)); trying again on the next change")
             }
-            if context.json {
-                context.printJSON(json(report))
-                return
-            }
-            for pushed in report.pushed {
-                guard let outcome = pushed.outcome, outcome != .applied else { continue }
-                context.console.writeLine("\(TextEscaping.escaped(pushed.intent.description)): \(TextEscaping.escaped(outcome.description))")
-            }
-            let pushed = report.pushed.count
-            var sentence = pushed == 0 ? "Nothing to push" : "Pushed \(plural(pushed, "intent"))"
-            sentence += "; the server's list is at version \(report.serverVersion)"
-            sentence += report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
-            if report.stillPending > 0 { sentence += " \(plural(report.stillPending, "intent")) recorded meanwhile wait for the next sync." }
-            context.console.writeLine(sentence)
-        })
+        }
+    }
 
     private static func named(_ name: String) -> String { "\"\(TextEscaping.escaped(name))\"" }
 
