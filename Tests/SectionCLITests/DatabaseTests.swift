@@ -86,10 +86,10 @@ import Repository
         let cli = try Sectionctl()
         let version = try cli.run(["--version"], database: false)
         #expect(version.status == 0)
-        #expect(version.stdout == "sectionctl 0.1.0 (schema version 9 for files, 7 for servers)\n")
+        #expect(version.stdout == "sectionctl 0.1.0 (schema version 10 for files, 8 for servers)\n")
         #expect(
             try cli.run(["--json", "--version"], database: false).stdout
-                == #"{"version":"0.1.0","schema_version":9,"server_schema_version":7}"# + "\n")
+                == #"{"version":"0.1.0","schema_version":10,"server_schema_version":8}"# + "\n")
         let help = try cli.run(["--help"], database: false)
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("usage: sectionctl "))
@@ -99,7 +99,7 @@ import Repository
         let nothing = try cli.run([], database: false)
         #expect(nothing.status == 2)
         #expect(
-            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, undo, redo, completion, help)\n"
+            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, undo, redo, completion, help)\n"
                 + "hint: see 'sectionctl --help'\n")
     }
 

@@ -51,6 +51,7 @@ final class Benchmark {
         case .start: return try startRows()
         case .undo: return try bulkUndoRows()
         case .wal: return try sessionLogRows()
+        case .replica: return try replicaRows()
         }
     }
 

@@ -87,9 +87,9 @@ extension SectionStore {
                         serverVersion: facts.version))
                 try db.addAllottedIDs(answer.rowIDs, kind: "row")
                 try db.addAllottedIDs(answer.sectionIDs, kind: "section")
-                let changesets = try facts.apply(to: record, db: db, store: local)
-                if !changesets.isEmpty {
-                    _ = try db.commitChange(Changeset(composing: changesets).json, to: record, history: .change)
+                let changeset = try facts.fill(record, db: db)
+                if !changeset.isEmpty {
+                    _ = try db.commitChange(changeset.json, to: record, history: .change)
                 }
             }
             return try local.replicaStatus()
