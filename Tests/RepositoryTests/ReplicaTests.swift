@@ -174,6 +174,31 @@ extension ReplicaTests {
         #expect(pending == 2, "a rename is kept as the title and the empty text it leaves: \(pending)")
     }
 
+    @Test func aPlacementReadByPositionIsTheOneReadByIndex() throws {
+        let fixture = try StoreFixture(.sqlite)
+        let store = fixture.store
+        var rng = SeededGenerator(seed: 7)
+        for section in 0..<6 {
+            try store.apply(.addSection(title: "S\(section)"))
+            for row in 0..<Int.random(in: 0..<12, using: &rng) {
+                try store.apply(.addRow(.text("r\(row)"), to: .init(section: .index(section), index: .index(Int.random(in: 0...row, using: &rng)))))
+            }
+        }
+        try store.apply(.moveSection(.index(5), to: 1))
+        try store.read { db in
+            let list = StoredList(db: db, list: try db.listRecord(named: SectionStore.defaultList), store: store)
+            let count = try list.sectionCount()
+            for index in 0..<count {
+                let section = try list.section(.index(index))
+                #expect(try ReplicaLog.sectionPlacement(of: section, in: list) == IntentRules.sectionPlacement(slot: index, moving: index, count: count, in: list))
+                for row in 0..<section.rowCount {
+                    let located = try list.row(.path(.index(index), .index(row)))
+                    #expect(try ReplicaLog.rowPlacement(of: located, in: list) == IntentRules.rowPlacement(slot: row, in: section, moving: row, list: list))
+                }
+            }
+        }
+    }
+
     @Test func importsAndDeletingTheMirroredListAreRefusedOnAReplica() throws {
         guard ThrowawayCluster.forStores != nil else { return }
         let fixture = try Fixture()

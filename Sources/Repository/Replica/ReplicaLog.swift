@@ -27,9 +27,8 @@ enum ReplicaLog {
             if let section = try IntentRules.sectionIfPresent(id, in: list) { placedSections.append(section) }
         }
         placedSections.sort { $0.index < $1.index }
-        let sectionCount = try list.sectionCount()
         for section in placedSections {
-            let placement = try IntentRules.sectionPlacement(slot: section.index, moving: section.index, count: sectionCount, in: list)
+            let placement = try sectionPlacement(of: section, in: list)
             if insertedSections.contains(section.id) {
                 result.append((.addSection(title: section.title, emptyText: section.emptyText, at: placement), section.id.rawValue))
             } else {
@@ -58,7 +57,7 @@ enum ReplicaLog {
         }
         placedRows.sort { ($0.section.index, $0.path.row) < ($1.section.index, $1.path.row) }
         for row in placedRows {
-            let placement = try IntentRules.rowPlacement(slot: row.path.row, in: row.section, moving: row.path.row, list: list)
+            let placement = try rowPlacement(of: row, in: list)
             if insertedRows.contains(row.row.id) || addedWithSection.contains(row.row.id) {
                 result.append((.addRow(row.row.content, at: placement), row.row.id.rawValue))
             } else {
@@ -78,5 +77,35 @@ enum ReplicaLog {
             result.append((.deleteSection(id, force: true), nil))
         }
         return result
+    }
+
+    /// The placement of `row` where it stands: the rows before and after it, nearest first, read
+    /// by position (two indexed queries, where a walk by index would take one per neighbour).
+    static func rowPlacement(of row: LocatedRow, in list: StoredList) throws -> RowPlacement {
+        let span = RowPlacement.neighbourhood
+        guard let position = try list.db.scalarInt("SELECT position FROM rows WHERE id = ?", row.row.id.rawValue) else {
+            return try IntentRules.rowPlacement(slot: row.path.row, in: row.section, moving: row.path.row, list: list)
+        }
+        let section = row.section.id.rawValue
+        let before = try list.db.query(
+            "SELECT id FROM rows WHERE section_id = ? AND position < ? ORDER BY position DESC LIMIT ?", section, position, span
+        ) { RowID($0.int64(0)) }
+        let after = try list.db.query(
+            "SELECT id FROM rows WHERE section_id = ? AND position > ? ORDER BY position LIMIT ?", section, position, span
+        ) { RowID($0.int64(0)) }
+        return RowPlacement(section: row.section.id, before: before, after: after, index: row.path.row)
+    }
+
+    /// The placement of `section` where it stands, read by position as `rowPlacement` does.
+    static func sectionPlacement(of section: SectionInfo, in list: StoredList) throws -> SectionPlacement {
+        let span = RowPlacement.neighbourhood
+        let position = try list.db.section(.id(section.id), in: list.list).position
+        let before = try list.db.query(
+            "SELECT id FROM sections WHERE list_id = ? AND position < ? ORDER BY position DESC LIMIT ?", list.list.id, position, span
+        ) { SectionID($0.int64(0)) }
+        let after = try list.db.query(
+            "SELECT id FROM sections WHERE list_id = ? AND position > ? ORDER BY position LIMIT ?", list.list.id, position, span
+        ) { SectionID($0.int64(0)) }
+        return SectionPlacement(before: before, after: after, index: section.index)
     }
 }

@@ -5,7 +5,10 @@
 /// local transaction. Items neither side touched since the last pull stand alike on both (the
 /// replica equalled the server then), so they are never read.
 struct PullFacts: Sendable {
-    struct SectionFact: Sendable {
+    struct SectionFact: Sendable, Equatable {
+        /// Its position on the server: the sections' order.
+        var order: Int64
+        /// Its index (0-based); set in whole facts only (`fill` uses it).
         var index: Int
         var title: String
         var emptyText: String?
@@ -13,10 +16,12 @@ struct PullFacts: Sendable {
         var predecessor: SectionID?
     }
 
-    struct RowFact: Sendable {
+    struct RowFact: Sendable, Equatable {
         var section: SectionID
-        /// Its section's index and its own, to apply in the order they stand.
-        var sectionIndex: Int
+        /// Its section's position and its own on the server: the order to apply them in.
+        var sectionOrder: Int64
+        var order: Int64
+        /// Its index in its section; set in whole facts only (`fill` uses it).
         var index: Int
         var content: RowContent
         /// The row before it in its section on the server; `nil` for the first.
@@ -31,6 +36,9 @@ struct PullFacts: Sendable {
     var sections: [SectionID: SectionFact?] = [:]
     /// The rows looked at, likewise.
     var rows: [RowID: RowFact?] = [:]
+
+    /// How many ids one statement names at most.
+    static let batch = 500
 }
 
 extension PullFacts {
@@ -38,6 +46,9 @@ extension PullFacts {
     /// journal's entries after `version` name, the items of the sections it says were added, and
     /// `alsoRows`/`alsoSections`, with every row of `wholeSections` (sections the replica deleted,
     /// rows and all); the whole list when the journal cannot say.
+    ///
+    /// A few statements whatever the count (one per 500 ids): each item's place is its position
+    /// and its predecessor's id, read by the `(section_id, position)` index, never by index.
     static func read(
         list: ListRecord, since version: Int64, alsoRows: Set<RowID>, alsoSections: Set<SectionID>, wholeSections: Set<SectionID>,
         db: any Database, store: SectionStore
@@ -46,7 +57,7 @@ extension PullFacts {
         guard version < list.version || !alsoRows.isEmpty || !alsoSections.isEmpty else { return facts }
         var rowIDs = alsoRows
         var sectionIDs = alsoSections.union(wholeSections)
-        var addedSections: Set<SectionID> = []
+        var addedSections: Set<SectionID> = wholeSections
         var readable = try db.isJournaled(listID: list.id) && version >= 0
         if readable && version < list.version {
             let entries = try db.journalEntries(list: list.id, after: version)
@@ -63,44 +74,71 @@ extension PullFacts {
             }
         }
         guard readable else { return try whole(list: list, db: db) }
-        let stored = StoredList(db: db, list: list, store: store)
-        for id in sectionIDs {
-            guard let section = try IntentRules.sectionIfPresent(id, in: stored) else {
-                facts.sections[id] = .some(nil)
-                continue
-            }
-            let predecessor = section.index == 0 ? nil : try stored.section(.index(section.index - 1)).id
-            facts.sections[id] = SectionFact(index: section.index, title: section.title, emptyText: section.emptyText, predecessor: predecessor)
-            // A section added (or put back by an undo) brings its rows, which no entry names; so
-            // does one the replica deleted, rows and all.
-            if (addedSections.contains(id) || wholeSections.contains(id)) && section.rowCount > 0 {
-                for index in 0..<section.rowCount { rowIDs.insert(try stored.row(.path(.id(id), .index(index))).row.id) }
+        for id in sectionIDs { facts.sections[id] = .some(nil) }
+        for id in rowIDs { facts.rows[id] = .some(nil) }
+        // Sections: each with its position and the id of the one before it.
+        for chunk in Array(sectionIDs).chunked(Self.batch) {
+            try db.forEachRow(
+                """
+                SELECT s.id, s.position, s.title, s.empty_text,
+                    (SELECT p.id FROM sections AS p WHERE p.list_id = s.list_id AND p.position < s.position ORDER BY p.position DESC LIMIT 1)
+                FROM sections AS s WHERE s.list_id = ? AND s.id IN (\(placeholders(chunk.count)))
+                """, arguments: [list.id] + chunk.map { $0.rawValue }
+            ) { row in
+                facts.sections[SectionID(row.int64(0))] = SectionFact(
+                    order: row.int64(1), index: 0, title: row.string(2), emptyText: row.optionalString(3),
+                    predecessor: row.optionalInt64(4).map(SectionID.init))
+                return true
             }
         }
-        for id in rowIDs {
-            guard let row = try IntentRules.rowIfPresent(id, in: stored) else {
-                facts.rows[id] = .some(nil)
-                continue
-            }
-            let predecessor = row.path.row == 0 ? nil : try stored.row(.path(.id(row.section.id), .index(row.path.row - 1))).row.id
-            facts.rows[id] = RowFact(
-                section: row.section.id, sectionIndex: row.section.index, index: row.path.row, content: row.row.content, predecessor: predecessor)
+        // A section added (or put back by an undo) brings its rows, which no entry names; so does
+        // one the replica deleted, rows and all.
+        let whole = addedSections.filter { facts.sections[$0] != .some(nil) }
+        for chunk in Array(whole).chunked(Self.batch) {
+            try readRows(of: list, where: "r.section_id IN (\(placeholders(chunk.count)))", chunk.map { $0.rawValue }, into: &facts, db: db)
+        }
+        let remaining = rowIDs.filter { facts.rows[$0] == .some(nil) }
+        for chunk in Array(remaining).chunked(Self.batch) {
+            try readRows(of: list, where: "r.id IN (\(placeholders(chunk.count)))", chunk.map { $0.rawValue }, into: &facts, db: db)
         }
         return facts
+    }
+
+    /// Reads the rows of `list` that `condition` (on `rows AS r`) picks into `facts`.
+    private static func readRows(
+        of list: ListRecord, where condition: String, _ arguments: [Int64], into facts: inout PullFacts, db: any Database
+    ) throws {
+        try db.forEachRow(
+            """
+            SELECT r.id, r.section_id, s.position, r.position, r.kind, r.title, r.value,
+                (SELECT p.id FROM rows AS p WHERE p.section_id = r.section_id AND p.position < r.position ORDER BY p.position DESC LIMIT 1)
+            FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE s.list_id = ? AND \(condition)
+            """, arguments: [list.id] + arguments
+        ) { row in
+            let content = RowContent(kind: RowKind(rawValue: row.string(4)) ?? .text, title: row.string(5), value: row.optionalString(6))
+            facts.rows[RowID(row.int64(0))] = RowFact(
+                section: SectionID(row.int64(1)), sectionOrder: row.int64(2), order: row.int64(3), index: 0, content: content,
+                predecessor: row.optionalInt64(7).map(RowID.init))
+            return true
+        }
+    }
+
+    private static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
     /// The facts of every section and row of `list`, in two queries.
     static func whole(list: ListRecord, db: any Database) throws -> PullFacts {
         var facts = PullFacts(version: list.version, whole: true)
         var previousSection: SectionID?
-        var sectionIndexes: [Int64: Int] = [:]
+        var sectionCount = 0
         try db.forEachRow(
-            "SELECT id, title, empty_text FROM sections WHERE list_id = ? ORDER BY position", arguments: [list.id]
+            "SELECT id, position, title, empty_text FROM sections WHERE list_id = ? ORDER BY position", arguments: [list.id]
         ) { row in
             let id = SectionID(row.int64(0))
-            sectionIndexes[id.rawValue] = sectionIndexes.count
             facts.sections[id] = SectionFact(
-                index: sectionIndexes.count - 1, title: row.string(1), emptyText: row.optionalString(2), predecessor: previousSection)
+                order: row.int64(1), index: sectionCount, title: row.string(2), emptyText: row.optionalString(3), predecessor: previousSection)
+            sectionCount += 1
             previousSection = id
             return true
         }
@@ -108,21 +146,29 @@ extension PullFacts {
         var index = 0
         try db.forEachRow(
             """
-            SELECT r.id, r.section_id, r.kind, r.title, r.value FROM rows AS r JOIN sections AS s ON s.id = r.section_id
+            SELECT r.id, r.section_id, s.position, r.position, r.kind, r.title, r.value FROM rows AS r JOIN sections AS s ON s.id = r.section_id
             WHERE s.list_id = ? ORDER BY s.position, r.position
             """, arguments: [list.id]
         ) { row in
             let section = row.int64(1)
             let predecessor = previousRow?.section == section ? previousRow?.id : nil
             index = predecessor == nil ? 0 : index + 1
-            let content = RowContent(kind: RowKind(rawValue: row.string(2)) ?? .text, title: row.string(3), value: row.optionalString(4))
+            let content = RowContent(kind: RowKind(rawValue: row.string(4)) ?? .text, title: row.string(5), value: row.optionalString(6))
             let id = RowID(row.int64(0))
             facts.rows[id] = RowFact(
-                section: SectionID(section), sectionIndex: sectionIndexes[section] ?? 0, index: index, content: content, predecessor: predecessor)
+                section: SectionID(section), sectionOrder: row.int64(2), order: row.int64(3), index: index, content: content,
+                predecessor: predecessor)
             previousRow = (section, id)
             return true
         }
         return facts
+    }
+}
+
+extension Array {
+    /// The array in consecutive pieces of at most `size` elements.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
 
@@ -133,13 +179,13 @@ extension PullFacts {
     func fill(_ list: ListRecord, db: any Database) throws -> Changeset {
         precondition(whole)
         let bulk = try db.beginBulkAppend()
-        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.index < $1.1.index }
+        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.order < $1.1.order }
         for (index, (id, fact)) in placedSections.enumerated() {
             let position = OrderedTable.firstPosition + Int64(index) * OrderedTable.step
             _ = try db.insertSection(title: fact.title, emptyText: fact.emptyText, position: position, in: list, id: id.rawValue)
         }
         let placedRows = rows.compactMap { entry in entry.value.map { (entry.key, $0) } }
-            .sorted { ($0.1.sectionIndex, $0.1.index) < ($1.1.sectionIndex, $1.1.index) }
+            .sorted { ($0.1.sectionOrder, $0.1.order) < ($1.1.sectionOrder, $1.1.order) }
         for (id, fact) in placedRows {
             let position = OrderedTable.firstPosition + Int64(fact.index) * OrderedTable.step
             _ = try db.insertRow(fact.content, section: fact.section.rawValue, position: position, id: id.rawValue)
@@ -183,7 +229,7 @@ extension PullFacts {
             }
         }
         // Sections, in the server's order.
-        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.index < $1.1.index }
+        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.order < $1.1.order }
         for (id, fact) in placedSections {
             let here = try IntentRules.sectionIfPresent(id, in: stored)
             var index = 0
@@ -201,7 +247,7 @@ extension PullFacts {
         }
         // Rows, in the server's order.
         let placedRows = rows.compactMap { entry in entry.value.map { (entry.key, $0) } }
-            .sorted { ($0.1.sectionIndex, $0.1.index) < ($1.1.sectionIndex, $1.1.index) }
+            .sorted { ($0.1.sectionOrder, $0.1.order) < ($1.1.sectionOrder, $1.1.order) }
         for (id, fact) in placedRows {
             let destination = fact.predecessor.map { RowDestination.after($0) } ?? RowDestination(section: .id(fact.section), index: .index(0))
             if let here = try IntentRules.rowIfPresent(id, in: stored) {
