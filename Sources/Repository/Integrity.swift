@@ -65,6 +65,13 @@ struct IntegrityFindings: Sendable {
     var stepsOfOrphanUndoLog: [Int64] = []
     /// The lists plain SQL changed since their last version.
     var listsChangedOutsideSectionctl: [Int64] = []
+    /// A replica file's own tables: the runs of allotted ids that overlap ids in use, the next
+    /// sequence when it is not past every pending intent, the pending intents that do not read,
+    /// and the mirrored list when it is gone.
+    var allottedIDsInUse: [(kind: String, first: Int64, last: Int64)] = []
+    var sequenceBehind: (next: Int64, highest: Int64)?
+    var unreadableIntents: [Int64] = []
+    var replicaListMissing: Int64?
 
     init(atRest: Bool) {
         self.atRest = atRest
@@ -100,6 +107,27 @@ struct IntegrityFindings: Sendable {
         stepsFiledTwice = try db.historyStepsFiledTwice()
         stepsOfOrphanUndoLog = try db.stepsOfUndoLogEntriesOfMissingLists()
         listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
+        try readReplicaTables(db)
+    }
+
+    /// The checks of a replica file's own tables (none elsewhere).
+    mutating func readReplicaTables(_ db: any Database) throws {
+        guard let record = try db.replicaRecord() else { return }
+        if try db.listRecordIfAny(id: record.listID) == nil { replicaListMissing = record.listID }
+        allottedIDsInUse = try db.query(
+            """
+            SELECT kind, first, last FROM replica_ids AS i
+            WHERE (kind = 'row' AND EXISTS (SELECT 1 FROM rows WHERE id BETWEEN i.first AND i.last))
+               OR (kind = 'section' AND EXISTS (SELECT 1 FROM sections WHERE id BETWEEN i.first AND i.last))
+            ORDER BY kind, first
+            """
+        ) { ($0.string(0), $0.int64(1), $0.int64(2)) }
+        if let highest = try db.scalarInt("SELECT max(sequence) FROM replica_intents"), highest >= record.nextSequence {
+            sequenceBehind = (record.nextSequence, highest)
+        }
+        unreadableIntents = try db.query("SELECT sequence, intent FROM replica_intents ORDER BY sequence") { row in
+            (row.int64(0), (try? Intent(json: row.string(1))) != nil)
+        }.filter { !$0.1 }.map(\.0)
     }
 
     /// `list #ID ("name")`, or `list #ID` for a list that does not exist.
@@ -201,6 +229,21 @@ struct IntegrityFindings: Sendable {
             add(
                 .undo,
                 "\(list(twice.list)) files step \(twice.step) under versions \(twice.versions.map(String.init).joined(separator: ", ")): undoing one would replay the others' writes")
+        }
+        if let list = replicaListMissing {
+            add(.replica, "the replica mirrors list #\(list), which does not exist here: clone a fresh replica", repairable: false)
+        }
+        for run in allottedIDsInUse {
+            add(.replica, "allotted \(run.kind) ids \(run.first)…\(run.last) include ids in use: an add would collide")
+        }
+        if let behind = sequenceBehind {
+            add(.replica, "the next intent sequence is \(behind.next), not past pending intent \(behind.highest)")
+        }
+        if !unreadableIntents.isEmpty {
+            add(
+                .replica,
+                "pending \(unreadableIntents.count == 1 ? "intent" : "intents") \(unreadableIntents.map(String.init).joined(separator: ", ")) not an intent: a sync would stop on it",
+                repairable: false)
         }
         return problems
     }

@@ -40,6 +40,12 @@ public struct IntegrityProblem: Hashable, Sendable, Codable, CustomStringConvert
         /// The undo history: a step at a version past its list's, or one step filed under two
         /// versions of a list. Repairable: the list's undo and redo history is dropped.
         case undo
+        /// A replica file's own tables (`Migrations/0010_replica.sql`): an allotted id that a row
+        /// or section already has (repairable: such runs are dropped; a sync takes new ones); the
+        /// next intent sequence not past every pending one (repairable: set past them); a
+        /// pending intent that is not an intent, or the mirrored list missing (not repairable:
+        /// clone a fresh replica, and redo what the intents said).
+        case replica
     }
 
     /// What part of the database the problem is in.

@@ -134,10 +134,24 @@ private struct Repair {
         try rebuildRankStructures()
         try mendJournal()
         try dropUntrustedHistory()
+        try mendReplicaTables()
         for line in try db.mendSchema(found.engine.schema, phase: .afterData) { note(.schema, line) }
         // What the triggers logged of this repair is no step anyone can undo.
         if let step = try db.writerStep() { try db.dropUndoLog(step: step) }
         try markChangedLists()
+    }
+
+    /// A replica file's tables: drops the runs of allotted ids that overlap ids in use (a sync
+    /// takes new ones), and sets the next intent sequence past every pending intent.
+    private mutating func mendReplicaTables() throws {
+        for run in found.allottedIDsInUse {
+            try db.run("DELETE FROM replica_ids WHERE kind = ? AND first = ?", run.kind, run.first)
+            note(.replica, "dropped allotted \(run.kind) ids \(run.first)…\(run.last), which included ids in use")
+        }
+        if let behind = found.sequenceBehind {
+            try db.run("UPDATE replica SET next_sequence = ?", behind.highest + 1)
+            note(.replica, "set the next intent sequence to \(behind.highest + 1), past every pending intent")
+        }
     }
 
     private mutating func note(_ kind: IntegrityProblem.Kind, _ message: String) {

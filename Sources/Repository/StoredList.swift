@@ -24,12 +24,12 @@ struct StoredList: EditableList {
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: count, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list, id: try takeNewID(kind: "section"))
+        return try db.insertSection(title: title, emptyText: emptyText, position: place.position, in: list, id: takeNewID())
     }
 
     /// The id an insert gives its row or section: `newID` once, else `nil` (the database's
     /// choice: on a replica file, an id the server allotted it).
-    private mutating func takeNewID(kind: String) throws -> Int64? {
+    private mutating func takeNewID() -> Int64? {
         defer { newID = nil }
         return newID
     }
@@ -51,7 +51,7 @@ struct StoredList: EditableList {
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
         let place = try OrderedTable.rows.positionForSlot(index, of: section.id.rawValue, count: section.rowCount, movingID: nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        return try db.insertRow(content, section: section.id.rawValue, position: place.position, id: try takeNewID(kind: "row"))
+        return try db.insertRow(content, section: section.id.rawValue, position: place.position, id: takeNewID())
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {

@@ -58,7 +58,7 @@ struct BulkAppender {
     mutating func appendSection(title: String, emptyText: String?) throws {
         let position = try nextPosition(after: lastSectionPosition, in: .sections, parent: list.id, count: sectionCount)
         // Rows still waiting belong to sections already inserted: they can wait for a full batch.
-        let id = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list)
+        let id = try db.insertSection(title: title, emptyText: emptyText, position: position, in: list, askingReplica: false)
         sectionID = id
         appendedSectionIDs.append(id)
         lastSectionPosition = position

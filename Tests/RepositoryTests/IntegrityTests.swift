@@ -384,7 +384,7 @@ struct IntegrityTests {
         #expect(json.contains("\"kind\":\"row-count\"") && json.contains("\"repairable\":false"))
         #expect(try JSONDecoder().decode(IntegrityProblem.self, from: Data(json.utf8)) == problem)
         #expect(problem.description == "row-count: m")
-        #expect(IntegrityProblem.Kind.allCases.map(\.rawValue) == ["engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo"])
+        #expect(IntegrityProblem.Kind.allCases.map(\.rawValue) == ["engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica"])
     }
 }
 

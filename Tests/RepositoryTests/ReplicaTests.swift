@@ -199,6 +199,31 @@ extension ReplicaTests {
         }
     }
 
+    @Test func checkFindsWhatPlainSQLBrokeInAReplicasTablesAndRepairMendsWhatItCan() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try replica.apply(.renameSection(.index(1), title: "B2"))
+        let path = fixture.directory.path("r.db")
+        #expect(try replica.check().isEmpty)
+        // Ids handed out again by hand, and the sequence set back.
+        try tamper(path: path, "INSERT INTO replica_ids (kind, first, last) VALUES ('row', 1, 2); UPDATE replica SET next_sequence = 1")
+        let found = try replica.check()
+        #expect(found.map(\.kind) == [.replica, .replica], "\(found)")
+        #expect(found.allSatisfy { $0.isRepairable })
+        let report = try replica.repair()
+        #expect(report.actions.map(\.kind) == [.replica, .replica])
+        #expect(try replica.check().isEmpty)
+        try replica.apply(.addRow(.text("after the repair"), to: .at(0, 0)))
+        try replica.sync()
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        // A pending intent that is not one: found, not repairable, and a sync says so.
+        try tamper(path: path, "INSERT INTO replica_intents (sequence, intent) VALUES (99, '{\"op\":\"fly\"}'); UPDATE replica SET next_sequence = 100")
+        #expect(try replica.check().map(\.isRepairable) == [false])
+        #expect(throws: RepositoryError.self) { try replica.sync() }
+    }
+
     @Test func importsAndDeletingTheMirroredListAreRefusedOnAReplica() throws {
         guard ThrowawayCluster.forStores != nil else { return }
         let fixture = try Fixture()

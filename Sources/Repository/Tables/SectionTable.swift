@@ -128,9 +128,13 @@ extension Database {
     }
 
     /// Inserts a section at `position` of the list, with the id `id` or (`nil`) one the database
-    /// picks (on a replica file, one the server allotted it, as `insertRow` does); returns its id.
-    package func insertSection(title: String, emptyText: String?, position: Int64, in list: ListRecord, id: Int64? = nil) throws -> Int64 {
-        if let id = try id ?? allottedIDIfReplica(kind: "section") {
+    /// picks (on a replica file, one the server allotted it, as `insertRow` does; `askingReplica:
+    /// false` skips asking whether the file is one, for a bulk import, which replicas refuse from the
+    /// start); returns its id.
+    package func insertSection(
+        title: String, emptyText: String?, position: Int64, in list: ListRecord, id: Int64? = nil, askingReplica: Bool = true
+    ) throws -> Int64 {
+        if let id = try id ?? (askingReplica ? allottedIDIfReplica(kind: "section") : nil) {
             try run(
                 "INSERT INTO sections (id, list_id, position, title, empty_text) VALUES (?, ?, ?, ?, ?)", id, list.id, position, title, emptyText)
             return id
