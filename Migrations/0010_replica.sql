@@ -13,8 +13,11 @@ CREATE TABLE replica (
     server_list     TEXT    NOT NULL,
     -- This replica's name on the server (random, 32 hex digits): what its pushes are kept under.
     replica_id      TEXT    NOT NULL CHECK (length(replica_id) = 32),
-    -- The server's version of the list that this file last pulled.
+    -- The server's version of the list that this file last pulled, and the file's own version of
+    -- the list after that pull: a reload journaled since (plain SQL changed the list here) makes
+    -- the next pull read the whole list, to put the server's state back.
     server_version  INTEGER NOT NULL CHECK (server_version >= 0),
+    local_version   INTEGER NOT NULL DEFAULT 0 CHECK (local_version >= 0),
     -- The sequence the next recorded intent gets, and the highest the server has acknowledged.
     next_sequence   INTEGER NOT NULL CHECK (next_sequence >= 1),
     acknowledged    INTEGER NOT NULL CHECK (acknowledged >= 0 AND acknowledged < next_sequence)

@@ -224,6 +224,48 @@ extension ReplicaTests {
         #expect(throws: RepositoryError.self) { try replica.sync() }
     }
 
+    @Test func aPullTheJournalCannotAnswerReadsTheWholeListAndWritesOnlyWhatDiffers() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        let server = fixture.server.store
+        let ids = try server.snapshot().sections[0].rows.map(\.id)
+        // Plain SQL on the server: a title changed, and a1 put after a3 by its position.
+        try fixture.server.plainSQL(
+            """
+            UPDATE rows SET title = 'renamed' WHERE id = \(ids[1]);
+            UPDATE rows SET position = (SELECT position FROM rows WHERE id = \(ids[2])) + 1 WHERE id = \(ids[0]);
+            """)
+        #expect(try server.changes(of: SectionStore.defaultList, since: server.snapshot().version - 1).isReload)
+        let report = try replica.sync()
+        #expect(try Self.shape(replica) == Self.shape(server))
+        #expect(try Self.shape(replica)[0] == ["A", "\(ids[1]):renamed", "\(ids[2]):a3", "\(ids[0]):a1", "\(ids[3]):a4"])
+        let changeset = report.change.changeset
+        #expect(Set(changeset.updatedRowIDs) == [ids[1]])
+        #expect(changeset.movedRowIDs.count == 1)
+        #expect(changeset.insertedRowIDs.isEmpty && changeset.deletedRowIDs.isEmpty)
+        #expect(try replica.check().isEmpty)
+    }
+
+    @Test func plainSQLOnAReplicaIsNotPushedAndTheNextSyncPutsTheServersStateBack() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try replica.apply(.renameSection(.index(1), title: "B offline"))
+        try tamper(path: fixture.directory.path("r.db"), "UPDATE rows SET title = 'by sqlite3' WHERE id = (SELECT min(id) FROM rows)")
+        let report = try replica.sync()
+        #expect(report.pushed.count == 2, "the rename's intents, and nothing of the plain SQL")
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        #expect(try fixture.server.store.snapshot().sections[1].title == "B offline")
+        #expect(try !Self.shape(replica).joined().contains { $0.hasSuffix("by sqlite3") })
+        #expect(try replica.check().isEmpty)
+        // Once put back, the next sync reads only what changed.
+        let again = try replica.sync()
+        #expect(!again.change.committed)
+    }
+
     @Test func importsAndDeletingTheMirroredListAreRefusedOnAReplica() throws {
         guard ThrowawayCluster.forStores != nil else { return }
         let fixture = try Fixture()
@@ -233,6 +275,9 @@ extension ReplicaTests {
             try replica.deleteList(SectionStore.defaultList, force: true)
         }
         #expect(throws: RepositoryError.replica(.notAReplica(path: fixture.server.store.path))) { try fixture.server.store.sync() }
+        #expect(throws: RepositoryError.replica(.cloneFromFile(path: fixture.directory.path("r.db")))) {
+            try SectionStore.clone(list: SectionStore.defaultList, from: .file(path: fixture.directory.path("r.db")), to: fixture.directory.path("x.db"))
+        }
     }
 }
 
@@ -411,6 +456,12 @@ struct ReplicaConvergenceTests {
                     faultsMade += 1
                 }
                 replica.syncFaults.withLock { $0 = nil }
+                continue
+            }
+            if actor == replicas.count && Int.random(in: 0..<12, using: &rng) == 0 {
+                // Plain SQL on the server: its journal cannot say what changed until the next
+                // pull, which then reads the whole list.
+                try server.plainSQL("UPDATE rows SET title = title || '!' WHERE id = (SELECT min(id) FROM rows)")
                 continue
             }
             let store = actor < replicas.count ? replicas[actor] : server.store

@@ -1,21 +1,12 @@
 import Foundation
 import PostgresCluster
 import Repository
-import Synchronization
 import Transfer
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension Benchmark {
     /// Scenario 20: replicas (docs/replicas.md). A sync's cost against the list's size (one move
     /// pushed and pulled, 1M rows vs 1K); the round trips a sync of 1,000 offline moves takes,
-    /// counted by a relay between replica and server; and a local move on a replica against the
+    /// counted by a proxy between replica and server; and a local move on a replica against the
     /// same move on an ordinary file with the same rows.
     func replicaRows() throws -> [ResultRow] {
         guard ThrowawayCluster.isAvailable else {
@@ -97,12 +88,11 @@ extension Benchmark {
         ]
     }
 
-    /// 1,000 random moves made offline on a replica of 10K rows, then one `sync()` through a relay
-    /// that counts the round trips the replica's connections wait for (each simple query and each
-    /// Sync of the extended protocol); target: ≤ 4.
+    /// 1,000 random moves made offline on a replica of 10K rows, then one `sync()` through a proxy
+    /// that counts the round trips the replica's connections wait for (`SocketProxy.roundTrips`:
+    /// each simple query and each Sync of the extended protocol); target: ≤ 4.
     private func replicaRoundTripRows(_ cluster: ThrowawayCluster, scratch: Scratch) throws -> [ResultRow] {
-        let relay = try CountingRelay(serverDirectory: cluster.directory.url.path)
-        defer { relay.stop() }
+        let relay = try SocketProxy(serverDirectory: cluster.directory.url.path)
         let size = 10_000
         let (server, replica, _) = try serverListAndReplica(cluster, rows: size, scratch: scratch, name: "trips", through: relay.directory)
         var generator = SeededGenerator(seed: 21)
@@ -114,7 +104,7 @@ extension Benchmark {
                 if to >= from { to += 1 }
                 try replica.list("default").apply(.moveRow(.at(0, from), to: .at(0, to)))
             }
-            relay.reset()
+            relay.resetRoundTrips()
             let report = try replica.sync()
             guard report.pushed.count == edits else { throw BenchmarkError("a sync pushed \(report.pushed.count) intents, not \(edits)") }
             counts[edits] = relay.roundTrips
@@ -126,7 +116,7 @@ extension Benchmark {
         return [
             .atMost(
                 "20. replica: round trips of a sync of 1,000 offline moves",
-                measured: "\(Format.count(thousand)) round trips (\(counts[1]!) for a sync of one move), counted by a relay; "
+                measured: "\(Format.count(thousand)) round trips (\(counts[1]!) for a sync of one move), counted by a proxy; "
                     + "each intent is resolved and written with an edit's own statements",
                 ratio: Double(thousand), limit: 4),
         ]
@@ -156,113 +146,5 @@ extension Benchmark {
                 measured: "replica \(Format.duration(medians[0])), file \(Format.duration(medians[1])) (\(Format.count(pending)) intents recorded)",
                 ratio: medians[0] / medians[1], limit: 1.5, suffix: "x"),
         ]
-    }
-}
-
-/// A Unix-socket relay between PostgreSQL clients and a server that counts the round trips the
-/// clients wait for: each simple query ('Q') and each Sync ('S') of the extended protocol, which
-/// is what libpq sends once per `PQexec`/`PQexecParams` before it waits for the answer.
-final class CountingRelay: Sendable {
-    /// The directory to give libpq as `host`.
-    let directory: String
-    private let listener: Int32
-    private let upstream: String
-    private let count = Atomic<Int>(0)
-    private let stopped = Atomic<Bool>(false)
-
-    init(serverDirectory: String, port: Int = 5432) throws {
-        let name = ".s.PGSQL.\(port)"
-        directory = FileManager.default.temporaryDirectory.appending(path: "sectionctl-relay-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        upstream = serverDirectory + "/" + name
-        let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(directory + "/" + name)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listening, 16) == 0 else {
-            close(listening)
-            throw BenchmarkError("cannot listen at \(directory): errno \(errno)")
-        }
-        listener = listening
-        Thread { [self] in acceptLoop() }.start()
-    }
-
-    /// Round trips counted since the last `reset()`.
-    var roundTrips: Int { count.load(ordering: .relaxed) }
-
-    func reset() { count.store(0, ordering: .relaxed) }
-
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            let bytes = Array(path.utf8.prefix(buffer.count - 1))
-            buffer.copyBytes(from: bytes)
-            buffer[bytes.count] = 0
-        }
-        return address
-    }
-
-    private func acceptLoop() {
-        while !stopped.load(ordering: .relaxed) {
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { return }
-            let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.address(upstream)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard connected == 0 else {
-                close(client)
-                close(server)
-                continue
-            }
-            Thread { [self] in pump(from: client, to: server, counting: true) }.start()
-            Thread { [self] in pump(from: server, to: client, counting: false) }.start()
-        }
-    }
-
-    /// Copies bytes until either side closes; on the client's side, reads the frontend
-    /// messages' framing (a startup message without a type byte, then type + length) to count.
-    private func pump(from source: Int32, to destination: Int32, counting: Bool) {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var pending: [UInt8] = []
-        var startup = true
-        while true {
-            let read = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
-            if read <= 0 { break }
-            var sent = 0
-            while sent < read {
-                let written = buffer[sent..<read].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if written <= 0 { break }
-                sent += written
-            }
-            guard counting else { continue }
-            pending.append(contentsOf: buffer[0..<read])
-            while true {
-                let header = startup ? 4 : 5
-                guard pending.count >= header else { break }
-                let lengthAt = startup ? 0 : 1
-                let length = pending[lengthAt..<lengthAt + 4].reduce(0) { $0 << 8 | Int($1) }
-                let total = (startup ? 0 : 1) + length
-                guard length >= 4, pending.count >= total else { break }
-                if !startup && (pending[0] == UInt8(ascii: "Q") || pending[0] == UInt8(ascii: "S")) {
-                    count.add(1, ordering: .relaxed)
-                }
-                startup = false
-                pending.removeFirst(total)
-            }
-        }
-        shutdown(source, Int32(SHUT_RDWR))
-        shutdown(destination, Int32(SHUT_RDWR))
-        close(source)
     }
 }

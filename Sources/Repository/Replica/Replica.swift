@@ -55,24 +55,24 @@ extension SectionStore {
     /// sections and rows, with their ids, and a first block of ids for rows and sections added
     /// offline. The file is an ordinary sectionctl file (every command works on it, offline); what
     /// is done to the list there is recorded as intents, which `sync()` pushes.
-    /// - Throws: `RepositoryError.replica(.fileExists)` when `path` exists,
+    /// - Throws: `RepositoryError.replica(.cloneFromFile)` for a file location,
+    ///   `.replica(.fileExists)` when `path` exists,
     ///   `.replica(.passwordInConnectionString)` for a connection string with a password (the
     ///   file would keep it in the clear), `.listNotFound` when the server has no such list, and
     ///   what opening either database throws. Nothing is left at `path` when it throws.
     @discardableResult
     public static func clone(list: String, from server: StoreLocation, to path: String) throws -> ReplicaStatus {
         guard case .server(let connectionString) = server else {
-            throw RepositoryError.unsupportedURL(scheme: "file")
+            throw RepositoryError.replica(.cloneFromFile(path: server.description))
         }
         if server.description.contains("***") { throw RepositoryError.replica(.passwordInConnectionString) }
         if FileManager.default.fileExists(atPath: path) { throw RepositoryError.replica(.fileExists(path: path)) }
         let remote = try SectionStore(location: server, readsBesideWrites: false)
         let serverList = try remote.read { db in try db.listRecord(named: list) }
         let replicaID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
-        var request = PushRequest(
+        let request = PushRequest(
             replicaID: replicaID, serverListID: serverList.id, serverList: list, knownVersion: 0, intents: [],
             wantRowIDs: replicaIDBlock, wantSectionIDs: replicaIDBlock)
-        request.knownVersion = 0
         let answer = try remote.receivePush(request)
         let facts = try remote.read { db in
             try PullFacts.whole(list: try db.listRecordIfAny(id: serverList.id) ?? db.listRecord(named: list), db: db)
@@ -89,7 +89,8 @@ extension SectionStore {
                 try db.addAllottedIDs(answer.sectionIDs, kind: "section")
                 let changeset = try facts.fill(record, db: db)
                 if !changeset.isEmpty {
-                    _ = try db.commitChange(changeset.json, to: record, history: .change)
+                    let version = try db.commitChange(changeset.json, to: record, history: .change)
+                    try db.setReplicaProgress(serverVersion: facts.version, acknowledged: 0, localVersion: version)
                 }
             }
             return try local.replicaStatus()
@@ -127,11 +128,11 @@ extension SectionStore {
     ///   other errors of a server that cannot be reached, after which a sync is simply run again.
     @discardableResult
     public func sync() throws -> SyncReport {
-        let (record, pending, rowsLeft, sectionsLeft) = try read { db in
+        let (record, pending, rowsLeft, sectionsLeft, drifted) = try read { db in
             guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
             return (
                 record, try db.pendingIntents(after: record.acknowledged), try db.allottedIDsLeft(kind: "row"),
-                try db.allottedIDsLeft(kind: "section")
+                try db.allottedIDsLeft(kind: "section"), try db.replicaListDrifted(record)
             )
         }
         let remote = try SectionStore(location: .server(connectionString: record.server), readsBesideWrites: false)
@@ -162,7 +163,7 @@ extension SectionStore {
                 }
                 return try PullFacts.read(
                     list: list, since: record.serverVersion, alsoRows: touched.rows, alsoSections: touched.sections,
-                    wholeSections: touched.whole, db: db, store: remote)
+                    wholeSections: touched.whole, wholeList: drifted, db: db, store: remote)
             }
             try faults?(.afterPull)
             let applied: (Change, Int)? = try write { db in
@@ -179,28 +180,29 @@ extension SectionStore {
                 guard let list = try db.listRecordIfAny(id: record.listID) else {
                     throw RepositoryError.replica(.listGoneHere(path: path))
                 }
-                var changesets = try facts.apply(to: list, db: db, store: self)
+                // Facts of the whole list (the journal could not say what changed): only what
+                // differs is written.
+                let narrowed = facts.whole ? facts.narrowed(against: try db.snapshot(of: list, editing: false)) : facts
+                var changesets = try narrowed.apply(to: list, db: db, store: self)
                 var stored = StoredList(db: db, list: list, store: self)
                 for intent in unacknowledged {
-                    let (steps, _) = try ReplicaRules.resolve(intent.intent, newID: intent.newID, in: stored)
-                    for (edit, newID) in steps {
-                        stored.newID = newID
-                        let result = try EditRules.apply(edit, to: &stored)
-                        stored.newID = nil
-                        if !result.changeset.isEmpty { changesets.append(result.changeset) }
-                    }
+                    changesets += try ReplicaRules.apply(intent, to: &stored).changesets
                 }
                 try db.dropPendingIntents(through: acknowledged)
-                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged)
                 if let answer {
                     try db.addAllottedIDs(answer.rowIDs, kind: "row")
                     try db.addAllottedIDs(answer.sectionIDs, kind: "section")
                 }
                 try faults?(.insideLocalWrite)
                 let changeset = Changeset(composing: changesets)
-                guard !changeset.isEmpty else { return (Change(list: list.name, version: list.version, committed: false), unacknowledged.count) }
-                let version = try db.commitChange(changeset.json, to: list, history: .change)
-                return (Change(list: list.name, version: version, changeset: changeset), unacknowledged.count)
+                var change = Change(list: list.name, version: list.version, committed: false)
+                // A list plain SQL changed here gets its reload journaled by this commit, even when
+                // the pull wrote nothing, so that the drift is behind the version recorded.
+                if try !changeset.isEmpty || !db.isJournaled(listID: list.id) {
+                    change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .change), changeset: changeset)
+                }
+                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged, localVersion: change.version)
+                return (change, unacknowledged.count)
             }
             guard let (change, stillPending) = applied else { continue }
             let outcomes = Dictionary(answer?.outcomes.map { ($0.sequence, $0.outcome) } ?? [], uniquingKeysWith: { first, _ in first })

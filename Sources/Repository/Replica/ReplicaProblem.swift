@@ -3,6 +3,8 @@
 public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
     /// The file mirrors no server list: it was not made by `clone`.
     case notAReplica(path: String)
+    /// `clone` was given a file to clone from: replicas mirror a server's list.
+    case cloneFromFile(path: String)
     /// `clone` was asked to write a file that exists already.
     case fileExists(path: String)
     /// The connection string holds a password, which a replica file would keep in the clear.
@@ -28,6 +30,8 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .notAReplica(let path):
             return "\(path) is not a replica of a server list; make one with: sectionctl clone URI --list NAME FILE"
+        case .cloneFromFile(let path):
+            return "\(path) is a file; a replica is cloned from a list on a PostgreSQL server (a postgresql:// URI)"
         case .fileExists(let path):
             return "\(path) exists already; a replica is cloned into a new file"
         case .passwordInConnectionString:

@@ -45,14 +45,16 @@ extension PullFacts {
     /// Reads the facts of `list` on the server (`db`, in a read transaction): the items the
     /// journal's entries after `version` name, the items of the sections it says were added, and
     /// `alsoRows`/`alsoSections`, with every row of `wholeSections` (sections the replica deleted,
-    /// rows and all); the whole list when the journal cannot say.
+    /// rows and all); the whole list when the journal cannot say, or when `wholeList` (plain SQL
+    /// changed the replica's copy).
     ///
     /// A few statements whatever the count (one per 500 ids): each item's place is its position
     /// and its predecessor's id, read by the `(section_id, position)` index, never by index.
     static func read(
         list: ListRecord, since version: Int64, alsoRows: Set<RowID>, alsoSections: Set<SectionID>, wholeSections: Set<SectionID>,
-        db: any Database, store: SectionStore
+        wholeList: Bool = false, db: any Database, store: SectionStore
     ) throws -> PullFacts {
+        if wholeList { return try whole(list: list, db: db) }
         var facts = PullFacts(version: list.version, whole: false)
         guard version < list.version || !alsoRows.isEmpty || !alsoSections.isEmpty else { return facts }
         var rowIDs = alsoRows
@@ -173,6 +175,41 @@ extension Array {
 }
 
 extension PullFacts {
+    /// Whole facts narrowed to what differs from `local` (the replica's list as it is): the
+    /// sections and rows the changeset from `local` to the server's list names (inserted, moved,
+    /// changed, deleted), the rows of a section either side lacks, and nothing else. Items
+    /// outside it stand in the same order on both sides (the changeset keeps the longest run of
+    /// unmoved items), which is what `apply` needs; so a pull the journal could not answer reads
+    /// the whole list but writes only what differs.
+    func narrowed(against local: ListSnapshot) -> PullFacts {
+        precondition(whole)
+        var rowsBySection: [SectionID: [(id: RowID, fact: RowFact)]] = [:]
+        for (id, fact) in rows { if let fact { rowsBySection[fact.section, default: []].append((id, fact)) } }
+        let ordered = sections.compactMap { entry in entry.value.map { (id: entry.key, fact: $0) } }.sorted { $0.fact.order < $1.fact.order }
+        let server = ListSnapshot(
+            name: local.name, version: version,
+            sections: ordered.map { section in
+                Section(
+                    id: section.id, title: section.fact.title, emptyText: section.fact.emptyText,
+                    rows: (rowsBySection[section.id] ?? []).sorted { $0.fact.order < $1.fact.order }.map { Row(id: $0.id, content: $0.fact.content) })
+            })
+        let diff = Changeset(from: local, to: server)
+        var narrowed = PullFacts(version: version, whole: false)
+        for id in diff.insertedSectionIDs + diff.movedSectionIDs + diff.updatedSectionIDs { narrowed.sections[id] = sections[id] ?? .some(nil) }
+        for id in diff.deletedSectionIDs { narrowed.sections[id] = .some(nil) }
+        for id in diff.insertedRowIDs + diff.movedRowIDs + diff.updatedRowIDs { narrowed.rows[id] = rows[id] ?? .some(nil) }
+        for id in diff.deletedRowIDs { narrowed.rows[id] = .some(nil) }
+        // A changeset leaves out the rows of sections it inserts or deletes.
+        for id in diff.insertedSectionIDs {
+            for row in rowsBySection[id] ?? [] { narrowed.rows[row.id] = row.fact }
+        }
+        let deleted = Set(diff.deletedSectionIDs)
+        for section in local.sections where deleted.contains(section.id) {
+            for row in section.rows { narrowed.rows[row.id] = rows[row.id] ?? .some(nil) }
+        }
+        return narrowed
+    }
+
     /// Fills the empty `list` (a clone's) with every section and row of these whole facts, with
     /// their ids, in bulk: the engine's per-row bookkeeping is done once at the end, as an
     /// import's is (`Database.beginBulkAppend()`). Returns the change: every section inserted.
@@ -201,7 +238,7 @@ extension PullFacts {
     /// section and row looked at goes where the server has it, with its content, or away when the
     /// server has none. Applied in the order the server has them, each placed after its
     /// predecessor there, so that the touched items end up in the server's order among the
-    /// untouched ones. With `whole` facts, every local item the server lacks goes too.
+    /// untouched ones. Whole facts are narrowed first (`narrowed(against:)`).
     /// - Returns: the changesets of the writes, in order.
     func apply(to list: ListRecord, db: any Database, store: SectionStore) throws -> [Changeset] {
         var stored = StoredList(db: db, list: list, store: store)
@@ -212,22 +249,9 @@ extension PullFacts {
             stored.newID = nil
             if !outcome.changeset.isEmpty { changesets.append(outcome.changeset) }
         }
-        var goneSections = Set(sections.compactMap { $0.value == nil ? $0.key : nil })
-        var goneRows = Set(rows.compactMap { $0.value == nil ? $0.key : nil })
-        if whole {
-            try db.forEachRow("SELECT id FROM sections WHERE list_id = ?", arguments: [list.id]) { row in
-                let id = SectionID(row.int64(0))
-                if sections[id] == nil { goneSections.insert(id) }
-                return true
-            }
-            try db.forEachRow(
-                "SELECT r.id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE s.list_id = ?", arguments: [list.id]
-            ) { row in
-                let id = RowID(row.int64(0))
-                if rows[id] == nil { goneRows.insert(id) }
-                return true
-            }
-        }
+        precondition(!whole, "whole facts are narrowed first")
+        let goneSections = Set(sections.compactMap { $0.value == nil ? $0.key : nil })
+        let goneRows = Set(rows.compactMap { $0.value == nil ? $0.key : nil })
         // Sections, in the server's order.
         let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.order < $1.1.order }
         for (id, fact) in placedSections {

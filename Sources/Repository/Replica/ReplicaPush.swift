@@ -65,13 +65,8 @@ extension SectionStore {
             var changesets: [Changeset] = []
             var stored = StoredList(db: db, list: list, store: self)
             for pending in request.intents where pending.sequence > acknowledged {
-                let (steps, outcome) = try ReplicaRules.resolve(pending.intent, newID: pending.newID, in: stored)
-                for (edit, newID) in steps {
-                    stored.newID = newID
-                    let result = try EditRules.apply(edit, to: &stored)
-                    stored.newID = nil
-                    if !result.changeset.isEmpty { changesets.append(result.changeset) }
-                }
+                let (applied, outcome) = try ReplicaRules.apply(pending, to: &stored)
+                changesets += applied
                 outcomes.append((pending.sequence, outcome))
                 acknowledged = pending.sequence
             }
@@ -98,6 +93,21 @@ extension SectionStore {
 /// `Intent`'s rules as a replica's intents need them: an added row or section carries the id it
 /// took on the replica, and keeps it.
 enum ReplicaRules {
+    /// Carries out a replica's intent on `list` now, in the caller's transaction: the edits
+    /// `resolve` gives, each insert with its id. Returns their changesets (the empty ones left out)
+    /// and what became of the intent.
+    static func apply(_ pending: PendingIntent, to list: inout StoredList) throws -> (changesets: [Changeset], outcome: IntentOutcome) {
+        let (steps, outcome) = try resolve(pending.intent, newID: pending.newID, in: list)
+        var changesets: [Changeset] = []
+        for (edit, newID) in steps {
+            list.newID = newID
+            defer { list.newID = nil }
+            let result = try EditRules.apply(edit, to: &list)
+            if !result.changeset.isEmpty { changesets.append(result.changeset) }
+        }
+        return (changesets, outcome)
+    }
+
     /// The edits that carry out `intent` on `list` now, each with the id its insert takes, and
     /// what became of the intent. An add whose id the list has already (an add retried, or undone
     /// and redone) moves that item to the placement and sets its content instead.

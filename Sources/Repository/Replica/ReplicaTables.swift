@@ -8,10 +8,12 @@ struct ReplicaRecord: Sendable {
     var serverList: String
     var replicaID: String
     var serverVersion: Int64
+    /// The list's version in this file after the last pull.
+    var localVersion: Int64 = 0
     var nextSequence: Int64
     var acknowledged: Int64
 
-    static let columns = "server, list_id, server_list_id, server_list, replica_id, server_version, next_sequence, acknowledged"
+    static let columns = "server, list_id, server_list_id, server_list, replica_id, server_version, next_sequence, acknowledged, local_version"
 
     init(server: String, listID: Int64, serverListID: Int64, serverList: String, replicaID: String, serverVersion: Int64) {
         self.server = server
@@ -33,6 +35,7 @@ struct ReplicaRecord: Sendable {
         serverVersion = row.int64(5)
         nextSequence = row.int64(6)
         acknowledged = row.int64(7)
+        localVersion = row.int64(8)
     }
 }
 
@@ -56,13 +59,27 @@ extension Database {
 
     func insertReplicaRecord(_ record: ReplicaRecord) throws {
         try run(
-            "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             record.server, record.listID, record.serverListID, record.serverList, record.replicaID, record.serverVersion,
-            record.nextSequence, record.acknowledged)
+            record.nextSequence, record.acknowledged, record.localVersion)
     }
 
-    func setReplicaProgress(serverVersion: Int64, acknowledged: Int64) throws {
-        try run("UPDATE replica SET server_version = ?, acknowledged = max(acknowledged, ?)", serverVersion, acknowledged)
+    func setReplicaProgress(serverVersion: Int64, acknowledged: Int64, localVersion: Int64) throws {
+        try run(
+            "UPDATE replica SET server_version = ?, acknowledged = max(acknowledged, ?), local_version = ?", serverVersion, acknowledged,
+            localVersion)
+    }
+
+    /// Whether plain SQL changed the mirrored list here since the last pull (it is not journaled
+    /// now, or a reload was journaled since `record.localVersion`, or the journal no longer
+    /// reaches back to it): what such SQL did was not recorded as intents, so the next pull puts
+    /// the server's state back by reading the whole list.
+    func replicaListDrifted(_ record: ReplicaRecord) throws -> Bool {
+        guard let list = try listRecordIfAny(id: record.listID) else { return false }
+        guard try isJournaled(listID: list.id) else { return true }
+        guard list.version > record.localVersion else { return false }
+        let entries = try journalEntries(list: list.id, after: record.localVersion)
+        return entries.count != Int(list.version - record.localVersion) || entries.contains { $0.changes == Journal.reloadJSON }
     }
 
     /// Appends intents to the pending ones, numbered from the record's next sequence.

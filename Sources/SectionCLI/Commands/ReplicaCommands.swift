@@ -55,7 +55,7 @@ enum ReplicaCommands {
             examples: ["--db ./groceries.db status", "--db ./groceries.db --json status"],
             discussion: """
                 Reads the replica file only (no server is asked): its server and list, the server version
-                it last pulled, how many changes wait to be pushed, how many ids it has left for rows and
+                it last pulled, how many intents wait to be pushed, how many ids it has left for rows and
                 sections added offline.
                 """),
         run: { context in
@@ -134,20 +134,9 @@ enum ReplicaCommands {
             context.console.flush()
         }
         let printer = SyncPrinter(context: context)
-        let ended = DispatchSemaphore(value: 0)
-        let task = Task.detached {
-            try? await store.syncContinuously { printer.take($0) }
-            ended.signal()
+        try UntilInterrupted.run {
+            try await store.syncContinuously { printer.take($0) }
         }
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
-        ended.wait()
     }
 
     /// Prints what `sync --watch` reports: the syncs that did anything, and each failure once

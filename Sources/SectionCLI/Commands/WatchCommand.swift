@@ -28,29 +28,12 @@ enum WatchCommand {
         }
         let printer = Printer(context: context)
         let feed = store.updates(of: context.listName, from: start)
-        let ended = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
         // The whole of watch: the library's feed, printed as it comes.
-        let task = Task.detached {
-            do {
-                for try await update in feed {
-                    printer.print(update)
-                }
-            } catch {
-                failure.withLock { $0 = error }
+        try UntilInterrupted.run {
+            for try await update in feed {
+                printer.print(update)
             }
-            ended.signal()
         }
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { task.cancel() }
-            source.resume()
-            return source
-        }
-        defer { sources.forEach { $0.cancel() } }
-        ended.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// Prints updates on the console of a command whose thread waits for the feed to end: the

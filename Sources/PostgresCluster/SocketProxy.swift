@@ -10,19 +10,21 @@ import Darwin
 #endif
 
 /// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte, with
-/// one fault a test can make: `cut()` ends every connection open through it at once, as a
-/// network that fails does, while the server goes on with what it had received. Connections made
-/// afterwards pass through again.
-package final class SocketProxy: Sendable {
+/// one fault a test can make — `cut()` ends every connection open through it at once, as a
+/// network that fails does, while the server goes on with what it had received (connections made
+/// afterwards pass through again) — and one count a benchmark reads: `roundTrips`, what clients
+/// waited on the server for.
+public final class SocketProxy: Sendable {
     /// The directory to give libpq as `host`: it holds the socket `.s.PGSQL.<port>`.
-    package let directory: String
+    public let directory: String
     private let listener: Int32
     private let upstream: String
     /// Every descriptor of a connection passing through, to shut down on `cut()`.
     private let open = Mutex<Set<Int32>>([])
+    private let trips = Atomic<Int>(0)
 
     /// Listens beside the server whose socket is `.s.PGSQL.<port>` in `serverDirectory`.
-    package init(serverDirectory: String, port: Int = 5432) throws {
+    public init(serverDirectory: String, port: Int = 5432) throws {
         let name = ".s.PGSQL.\(port)"
         directory = FileManager.default.temporaryDirectory.appending(path: "sectionctl-proxy-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -58,11 +60,19 @@ package final class SocketProxy: Sendable {
     /// The descriptors are shut down while the set is held: a connection leaves the set before
     /// its descriptors are closed, so none of them can be closed, and its number given to a
     /// connection made since (a client reconnecting at once), while this goes through the set.
-    package func cut() {
+    public func cut() {
         open.withLock { descriptors in
             for descriptor in descriptors { shutdown(descriptor, Int32(SHUT_RDWR)) }
         }
     }
+
+    /// The round trips clients waited for since the proxy started or `resetRoundTrips()`: each
+    /// simple query (`Q`) and each `Sync` (`S`) of the extended protocol they sent, which is what
+    /// libpq sends once per `PQexec` or `PQexecParams` before it waits for the answer.
+    public var roundTrips: Int { trips.load(ordering: .relaxed) }
+
+    /// Starts the count of `roundTrips` again from 0.
+    public func resetRoundTrips() { trips.store(0, ordering: .relaxed) }
 
     private func pass(_ client: Int32) {
         let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -80,9 +90,11 @@ package final class SocketProxy: Sendable {
         for (from, to) in [(client, server), (server, client)] {
             Thread { [self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
+                var framing = from == client ? FrontendFraming() : nil
                 while true {
                     let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                     guard count > 0 else { break }
+                    if let waits = framing?.take(buffer[0..<count]), waits > 0 { trips.add(waits, ordering: .relaxed) }
                     var sent = 0
                     while sent < count {
                         let wrote = buffer[sent..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
@@ -114,8 +126,33 @@ package final class SocketProxy: Sendable {
         return address
     }
 
-    package struct ProxyError: Error, CustomStringConvertible {
-        package let description: String
+    public struct ProxyError: Error, CustomStringConvertible {
+        public let description: String
         init(_ description: String) { self.description = description }
+    }
+}
+
+/// The framing of what a PostgreSQL client sends: a startup message (its length first), then
+/// messages of a type byte and a length. Counts the messages a client then waits on.
+private struct FrontendFraming {
+    private var pending: [UInt8] = []
+    private var started = false
+
+    /// Takes the next bytes; returns how many simple queries and Syncs they completed.
+    mutating func take(_ bytes: ArraySlice<UInt8>) -> Int {
+        pending.append(contentsOf: bytes)
+        var waits = 0
+        var start = 0
+        while true {
+            let typed = started ? 1 : 0
+            guard pending.count - start >= typed + 4 else { break }
+            let length = pending[(start + typed)..<(start + typed + 4)].reduce(0) { $0 << 8 | Int($1) }
+            guard length >= 4, pending.count - start >= typed + length else { break }
+            if started && (pending[start] == UInt8(ascii: "Q") || pending[start] == UInt8(ascii: "S")) { waits += 1 }
+            started = true
+            start += typed + length
+        }
+        pending.removeFirst(start)
+        return waits
     }
 }
