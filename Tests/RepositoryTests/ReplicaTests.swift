@@ -266,6 +266,23 @@ extension ReplicaTests {
         #expect(!again.change.committed)
     }
 
+    @Test func aReplicaOutOfIdsRefusesToAddUntilASyncBringsMore() throws {
+        guard ThrowawayCluster.forStores != nil else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        let replica = try fixture.clone("r.db")
+        try tamper(path: fixture.directory.path("r.db"), "DELETE FROM replica_ids WHERE kind = 'row'")
+        let before = try replica.snapshot()
+        #expect(throws: RepositoryError.replica(.noIDsLeft(kind: "row"))) { try replica.apply(.addRow(.text("one too many"), to: .at(0, 0))) }
+        #expect(try replica.snapshot() == before, "nothing written")
+        #expect(try replica.replicaStatus().pendingIntents == 0)
+        try replica.sync()
+        #expect(try replica.replicaStatus().rowIDsLeft == SectionStore.replicaIDBlock)
+        try replica.apply(.addRow(.text("after the sync"), to: .at(0, 0)))
+        try replica.sync()
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+    }
+
     @Test func importsAndDeletingTheMirroredListAreRefusedOnAReplica() throws {
         guard ThrowawayCluster.forStores != nil else { return }
         let fixture = try Fixture()
