@@ -13,7 +13,7 @@ enum ReplicaLog {
         guard !changeset.isEmpty, let replica = try db.replicaRecord(), replica.listID == list.id else { return }
         guard changeset.hasIDs else { throw RepositoryError.replica(.cannotRecord(what: "a change that does not name its rows")) }
         let intents = try intents(of: changeset, in: StoredList(db: db, list: list, store: store))
-        try db.appendPendingIntents(intents)
+        try db.appendPendingIntents(intents, from: replica.nextSequence)
     }
 
     /// The intents that carry `changeset` out, read from `list` as the change left it, with the

@@ -82,10 +82,10 @@ extension Database {
         return entries.count != Int(list.version - record.localVersion) || entries.contains { $0.changes == Journal.reloadJSON }
     }
 
-    /// Appends intents to the pending ones, numbered from the record's next sequence.
-    func appendPendingIntents(_ intents: [(Intent, Int64?)]) throws {
+    /// Appends intents to the pending ones, numbered from `sequence` (the record's next one).
+    func appendPendingIntents(_ intents: [(Intent, Int64?)], from first: Int64) throws {
         guard !intents.isEmpty else { return }
-        var sequence = try scalarInt("SELECT next_sequence FROM replica")!
+        var sequence = first
         for (intent, newID) in intents {
             try run("INSERT INTO replica_intents (sequence, intent, new_id) VALUES (?, ?, ?)", sequence, intent.json, newID)
             sequence += 1
