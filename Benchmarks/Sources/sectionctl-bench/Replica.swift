@@ -63,9 +63,7 @@ extension Benchmark {
             var generator = SeededGenerator(seed: 20)
             var samples: [Double] = []
             for round in 0...plan.rounds {
-                let from = Int.random(in: 0..<size, using: &generator)
-                var to = Int.random(in: 0..<(size - 1), using: &generator)
-                if to >= from { to += 1 }
+                let (from, to) = randomMove(in: size, using: &generator)
                 try replica.list("default").apply(.moveRow(.at(0, from), to: .at(0, to)))
                 var report: SyncReport?
                 let seconds = try Measurement.time { report = try replica.sync() }
@@ -99,9 +97,7 @@ extension Benchmark {
         var counts: [Int: Int] = [:]
         for edits in [1, 1_000] {
             for _ in 0..<edits {
-                let from = Int.random(in: 0..<size, using: &generator)
-                var to = Int.random(in: 0..<(size - 1), using: &generator)
-                if to >= from { to += 1 }
+                let (from, to) = randomMove(in: size, using: &generator)
                 try replica.list("default").apply(.moveRow(.at(0, from), to: .at(0, to)))
             }
             relay.resetRoundTrips()
@@ -131,9 +127,7 @@ extension Benchmark {
         try plain.importJSON(Data(NativeDocument(sections: 1, rowsPerSection: size).json.utf8))
         var generator = SeededGenerator(seed: 22)
         let edits: [Edit] = (0..<1_000).map { _ in
-            let from = Int.random(in: 0..<size, using: &generator)
-            var to = Int.random(in: 0..<(size - 1), using: &generator)
-            if to >= from { to += 1 }
+            let (from, to) = randomMove(in: size, using: &generator)
             return .moveRow(.at(0, from), to: .at(0, to))
         }
         let medians = try Rounds.medianPerMove(
@@ -147,4 +141,12 @@ extension Benchmark {
                 ratio: medians[0] / medians[1], limit: 1.5, suffix: "x"),
         ]
     }
+}
+
+/// A random row index of a section of `size` rows and a different index to move it to.
+private func randomMove(in size: Int, using generator: inout SeededGenerator) -> (from: Int, to: Int) {
+    let from = Int.random(in: 0..<size, using: &generator)
+    var to = Int.random(in: 0..<(size - 1), using: &generator)
+    if to >= from { to += 1 }
+    return (from, to)
 }

@@ -163,7 +163,7 @@ extension SectionStore {
                 }
                 return try PullFacts.read(
                     list: list, since: record.serverVersion, alsoRows: touched.rows, alsoSections: touched.sections,
-                    wholeSections: touched.whole, wholeList: drifted, db: db, store: remote)
+                    wholeSections: touched.whole, wholeList: drifted, db: db)
             }
             try faults?(.afterPull)
             let applied: (Change, Int)? = try write { db in

@@ -52,7 +52,7 @@ extension PullFacts {
     /// and its predecessor's id, read by the `(section_id, position)` index, never by index.
     static func read(
         list: ListRecord, since version: Int64, alsoRows: Set<RowID>, alsoSections: Set<SectionID>, wholeSections: Set<SectionID>,
-        wholeList: Bool = false, db: any Database, store: SectionStore
+        wholeList: Bool = false, db: any Database
     ) throws -> PullFacts {
         if wholeList { return try whole(list: list, db: db) }
         var facts = PullFacts(version: list.version, whole: false)
