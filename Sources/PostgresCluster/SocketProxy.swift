@@ -12,8 +12,8 @@ import Darwin
 /// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte, with
 /// one fault a test can make — `cut()` ends every connection open through it at once, as a
 /// network that fails does, while the server goes on with what it had received (connections made
-/// afterwards pass through again) — and one count a benchmark reads: `roundTrips`, what clients
-/// waited on the server for.
+/// afterwards pass through again) — one count a benchmark reads: `roundTrips`, what clients
+/// waited on the server for — and a latency it can add (`delay`), as a network's.
 public final class SocketProxy: Sendable {
     /// The directory to give libpq as `host`: it holds the socket `.s.PGSQL.<port>`.
     public let directory: String
@@ -22,6 +22,18 @@ public final class SocketProxy: Sendable {
     /// Every descriptor of a connection passing through, to shut down on `cut()`.
     private let open = Mutex<Set<Int32>>([])
     private let trips = Atomic<Int>(0)
+    private let delayNanoseconds = Atomic<Int64>(0)
+
+    /// How long every byte waits in the proxy, each way, as it would on a network with this
+    /// latency; 0 unless set. Bytes keep their order and are not held back by those before them
+    /// beyond that: a stream of many chunks takes the delay once, not once a chunk.
+    public var delay: Duration {
+        get { .nanoseconds(delayNanoseconds.load(ordering: .relaxed)) }
+        set {
+            let (seconds, attoseconds) = newValue.components
+            delayNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+    }
 
     /// Listens beside the server whose socket is `.s.PGSQL.<port>` in `serverDirectory`.
     public init(serverDirectory: String, port: Int = 5432) throws {
@@ -88,6 +100,8 @@ public final class SocketProxy: Sendable {
         open.withLock { $0.formUnion([client, server]) }
         let remaining = Mutex(2)
         for (from, to) in [(client, server), (server, client)] {
+            // A reader and a writer each way: the writer sends each chunk when its delay is up.
+            let pipe = DelayedChunks()
             Thread { [self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 var framing = from == client ? FrontendFraming() : nil
@@ -95,13 +109,19 @@ public final class SocketProxy: Sendable {
                     let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                     guard count > 0 else { break }
                     if let waits = framing?.take(buffer[0..<count]), waits > 0 { trips.add(waits, ordering: .relaxed) }
+                    pipe.put(Array(buffer[0..<count]), due: .now + delay)
+                }
+                pipe.put(nil, due: .now)
+            }.start()
+            Thread { [self] in
+                while let bytes = pipe.take() {
                     var sent = 0
-                    while sent < count {
-                        let wrote = buffer[sent..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
+                    while sent < bytes.count {
+                        let wrote = bytes[sent...].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
                         guard wrote > 0 else { break }
                         sent += wrote
                     }
-                    guard sent == count else { break }
+                    guard sent == bytes.count else { break }
                 }
                 shutdown(from, Int32(SHUT_RDWR))
                 shutdown(to, Int32(SHUT_RDWR))
@@ -154,5 +174,30 @@ private struct FrontendFraming {
         }
         pending.removeFirst(start)
         return waits
+    }
+}
+
+/// The chunks read one way through the proxy, each with the moment it may be sent; `nil` ends
+/// the stream.
+private final class DelayedChunks: Sendable {
+    private let chunks = Mutex<[(bytes: [UInt8]?, due: ContinuousClock.Instant)]>([])
+    private let ready = DispatchSemaphore(value: 0)
+
+    func put(_ bytes: [UInt8]?, due: ContinuousClock.Instant) {
+        chunks.withLock { $0.append((bytes, due)) }
+        ready.signal()
+    }
+
+    /// The next chunk, once its moment has come; `nil` at the end of the stream.
+    func take() -> [UInt8]? {
+        ready.wait()
+        let (bytes, due) = chunks.withLock { $0.removeFirst() }
+        let wait = ContinuousClock.now.duration(to: due)
+        if wait > .zero {
+            let (seconds, attoseconds) = wait.components
+            var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            nanosleep(&time, nil)
+        }
+        return bytes
     }
 }

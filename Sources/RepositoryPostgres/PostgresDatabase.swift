@@ -278,6 +278,14 @@ package final class PostgresDatabase: Database {
         }
     }
 
+    package func pushReplicaAtOnce(_ request: String) throws -> String? {
+        try queryFirst("SELECT CAST(sectionctl.replica_push(CAST(? AS jsonb)) AS text)", request) { $0.string(0) }
+    }
+
+    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
+        ("\(column) = ANY(CAST(? AS bigint[]))", "{" + ids.map(String.init).joined(separator: ",") + "}")
+    }
+
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.
     private func translate(_ sql: String) -> String {
         if let known = translated[sql] { return known }

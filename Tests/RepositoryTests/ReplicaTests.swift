@@ -1,5 +1,6 @@
 import Foundation
 import PostgresCluster
+import Synchronization
 import TestSupport
 import Testing
 
@@ -279,6 +280,107 @@ extension ReplicaTests {
     }
 }
 
+/// A count a sync's fault hook keeps (the hook is `@Sendable`).
+final class Tally: Sendable {
+    private let value: Mutex<Int>
+    init(_ start: Int = 0) { value = Mutex(start) }
+    var count: Int { value.withLock { $0 } }
+    func add() { value.withLock { $0 += 1 } }
+    /// Takes one when any is left; whether it did.
+    func take() -> Bool { value.withLock { left in left > 0 ? { left -= 1; return true }() : false } }
+}
+
+/// A sync in a few round trips: the pull's two statements and the push's one, whatever the count
+/// of intents (`Migrations/postgres/0009_replica_push_at_once.sql`).
+extension ReplicaTests {
+    /// A replica of a seeded server list, cloned through a proxy that counts round trips.
+    static func replicaThroughProxy(_ fixture: Fixture, cluster: ThrowawayCluster) throws -> (proxy: SocketProxy, replica: SectionStore)? {
+        guard let database = fixture.uri.split(separator: "?").first?.split(separator: "/").last else { return nil }
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        let proxied = StoreLocation.server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres")
+        try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: fixture.directory.path("p.db"))
+        return (proxy, try SectionStore(path: fixture.directory.path("p.db")))
+    }
+
+    @Test func aSyncOfManyIntentsTakesThreeRoundTripsOnTheConnectionItKeeps() throws {
+        guard let cluster = ThrowawayCluster.forStores else { return }
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        guard let (proxy, replica) = try Self.replicaThroughProxy(fixture, cluster: cluster) else { return }
+        try replica.apply(.addRow(.text("first"), to: .at(1, 0)))
+        try replica.sync()  // connects, and prepares its statements
+        for index in 0..<60 { try replica.apply(.addRow(.text("run \(index)"), to: .at(0, 1 + index))) }
+        for index in 0..<60 { try replica.apply(.moveRow(.at(0, index % 30), to: .at(index % 2, 0))) }
+        let pending = try replica.replicaStatus().pendingIntents
+        proxy.resetRoundTrips()
+        let report = try replica.sync()
+        #expect(report.pushed.count == pending && pending > 100, "\(report.pushed.count) of \(pending)")
+        #expect(proxy.roundTrips == 3, "the list's version with its journal, the items' facts, the push: \(proxy.roundTrips)")
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        #expect(try fixture.server.store.check().isEmpty)
+        // A connection lost since (a server restart) costs the next sync a new one, not an error.
+        proxy.cut()
+        try replica.apply(.renameSection(.index(1), title: "after the cut"))
+        try replica.sync()
+        #expect(try fixture.server.store.snapshot().sections[1].title == "after the cut")
+    }
+
+    @Test func largePushesSplitAndMergeTheServersRankNodesAndSpreadItsPositions() throws {
+        guard let (fixture, replica) = try Self.seededReplica() else { return }
+        let server = fixture.server.store
+        let tries = Tally()
+        replica.syncFaults.withLock { $0 = { stage in if stage == .beforePush { tries.add() } } }
+        func syncAndCompare(_ what: String) throws {
+            let before = tries.count
+            try replica.sync()
+            #expect(tries.count == before + 1, "\(what): pushed at once, on the first try")
+            #expect(try Self.shape(replica) == Self.shape(server), "\(what)")
+            #expect(try server.check().isEmpty, "\(what)")
+        }
+        // A run of 300 rows after a1: each halves the gap before a2 until a block is spread out;
+        // the section's rank nodes split. And 100 sections: the list's section rank nodes split.
+        for index in 0..<300 { try replica.apply(.addRow(.text("r\(index)"), to: .at(0, 1 + index))) }
+        for index in 0..<100 { try replica.apply(.addSection(title: "S\(index)", at: 1 + index)) }
+        try syncAndCompare("a run of adds")
+        // Most of it deleted: nodes merge.
+        for _ in 0..<280 { try replica.apply(.deleteRow(.at(0, 1))) }
+        for _ in 0..<95 { try replica.apply(.deleteSection(.index(1), force: true)) }
+        try syncAndCompare("deletes")
+        // Rows moved across sections, in both directions.
+        for index in 0..<20 { try replica.apply(.moveRow(.at(0, 0), to: .at(1 + index % 5, 0))) }
+        for index in 0..<10 { try replica.apply(.moveRow(.at(1 + index % 5, 0), to: .init(section: .index(0), index: .end))) }
+        try syncAndCompare("moves across sections")
+    }
+
+    @Test func aPushThatFindsTheServerMovedOnPullsAgainAndAListThatKeepsMovingGetsTheIntentsOneByOne() throws {
+        guard let (fixture, replica) = try Self.seededReplica() else { return }
+        let server = fixture.server.store
+        for moves in [1, SectionStore.pushAtOnceAttempts] {
+            let left = Tally(moves)
+            let tries = Tally()
+            try replica.apply(.addRow(.text("offline \(moves)"), to: .at(1, 0)))
+            replica.syncFaults.withLock {
+                $0 = { stage in
+                    guard stage == .beforePush else { return }
+                    tries.add()
+                    // Between the pull and the push, another writer changes the list.
+                    if left.take() { try server.apply(.addRow(.text("meanwhile"), to: .init(section: .index(0), index: .end))) }
+                }
+            }
+            let report = try replica.sync()
+            replica.syncFaults.withLock { $0 = nil }
+            // Each try that found the list moved on pushed nothing; the next went through: at
+            // once, or (after the last try at once) intent by intent.
+            #expect(tries.count == moves + 1)
+            #expect(report.pushed.map(\.outcome) == [.applied])
+            #expect(try Self.shape(replica) == Self.shape(server))
+            #expect(try server.snapshot().sections[1].rows.filter { $0.content.title == "offline \(moves)" }.count == 1)
+            #expect(try server.check().isEmpty)
+            #expect(try replica.replicaStatus().pendingIntents == 0)
+        }
+    }
+}
+
 /// The convergence property: replicas and the server edit at random, offline, and sync in random
 /// orders while connections are cut and answers lost at random stages; after a final sync of all,
 /// every replica equals the server.
@@ -438,13 +540,18 @@ struct ReplicaConvergenceTests {
                 let replica = replicas[actor]
                 let faultAt: SyncStage? = Int.random(in: 0..<3, using: &rng) == 0 ? SyncStage.allCases.randomElement(using: &rng) : nil
                 let cut = Bool.random(using: &rng)
+                // Or, without a fault, the server's list moves on between the pull and the push,
+                // once or more: the push is tried again, or sent intent by intent.
+                let movesOn = faultAt == nil && Int.random(in: 0..<4, using: &rng) == 0 ? Tally(Int.random(in: 1...4, using: &rng)) : nil
+                let serverStore = server.store
                 replica.syncFaults.withLock {
-                    $0 = faultAt.map { stage in
-                        { @Sendable (now: SyncStage) throws in
-                            guard now == stage else { return }
-                            // A connection cut where the server is being talked to; elsewhere, an error.
-                            if cut && (now == .beforePush || now == .insidePush) { proxy.cut() } else { throw Fault(stage: now) }
+                    $0 = { @Sendable (now: SyncStage) throws in
+                        if now == .beforePush, let movesOn, movesOn.take() {
+                            _ = try? serverStore.apply(.renameSection(.index(0), title: "moved on \(movesOn.count)"))
                         }
+                        guard now == faultAt else { return }
+                        // A connection cut where the server is being talked to; elsewhere, an error.
+                        if cut && (now == .beforePush || now == .insidePush) { proxy.cut() } else { throw Fault(stage: now) }
                     }
                 }
                 do {

@@ -38,11 +38,10 @@ public struct SyncReport: Sendable {
     public var serverVersion: Int64
     /// The server version the replica had pulled before.
     public var previousServerVersion: Int64
-    /// The change the sync made to the replica's list (remote changes, and the pushed intents as
-    /// the server placed them); `committed` is false when it changed nothing.
+    /// The change the sync made to the replica's list (others' changes, with the pending intents
+    /// replayed over them by the rebase rules); `committed` is false when it changed nothing.
     public var change: Change
-    /// Intents recorded meanwhile (after the push was sent), replayed over the pulled state and
-    /// still pending.
+    /// Intents recorded meanwhile (while the sync ran), still pending: the next sync pushes them.
     public var stillPending: Int
 }
 
@@ -111,107 +110,6 @@ extension SectionStore {
                 list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
                 sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
-        }
-    }
-
-    /// Syncs this replica with its server: pushes the pending intents in one batch, which the
-    /// server applies in order to its current state by `Intent`'s rules, in one transaction, once
-    /// (a push retried after a lost connection skips what the server has recorded); then pulls:
-    /// the items the server's changes and this replica's intents touched are brought to where the
-    /// server has them, in one local change that observers see like any other, and intents
-    /// recorded meanwhile are replayed on top.
-    ///
-    /// Online work the server does: one write transaction (the push, and new ids when fewer than
-    /// half a block is left) and one read transaction (the pull).
-    /// - Throws: `.replica(.notAReplica)`; `.replica(.listGoneOnServer)`, `.replica(.serverBehind)`,
-    ///   `.replica(.identityClash)` (nothing pushed, nothing pending lost); `.unavailable` and the
-    ///   other errors of a server that cannot be reached, after which a sync is simply run again.
-    @discardableResult
-    public func sync() throws -> SyncReport {
-        let (record, pending, rowsLeft, sectionsLeft, drifted) = try read { db in
-            guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
-            return (
-                record, try db.pendingIntents(after: record.acknowledged), try db.allottedIDsLeft(kind: "row"),
-                try db.allottedIDsLeft(kind: "section"), try db.replicaListDrifted(record)
-            )
-        }
-        let remote = try SectionStore(location: .server(connectionString: record.server), readsBesideWrites: false)
-        let block = Self.replicaIDBlock
-        let request = PushRequest(
-            replicaID: record.replicaID, serverListID: record.serverListID, serverList: record.serverList,
-            knownVersion: record.serverVersion, intents: pending,
-            wantRowIDs: rowsLeft < block / 2 ? block : 0, wantSectionIDs: sectionsLeft < block / 2 ? block : 0)
-        let faults = syncFaults.withLock { $0 }
-        var answer: PushAnswer?
-        if !request.intents.isEmpty || request.wantRowIDs > 0 || request.wantSectionIDs > 0 {
-            try faults?(.beforePush)
-            answer = try remote.receivePush(request, faults: faults)
-            try faults?(.afterPush)
-        }
-        let acknowledged = answer?.acknowledged ?? record.acknowledged
-        // Pull; read again when intents recorded meanwhile touch items the facts did not cover.
-        var touched = Touched()
-        for intent in pending { intent.touches(&touched) }
-        while true {
-            let facts = try remote.read { db in
-                guard let list = try db.listRecordIfAny(id: record.serverListID) else {
-                    throw RepositoryError.replica(.listGoneOnServer(list: record.serverList, server: remote.path))
-                }
-                guard list.version >= record.serverVersion else {
-                    throw RepositoryError.replica(
-                        .serverBehind(server: remote.path, serverVersion: list.version, replicaVersion: record.serverVersion))
-                }
-                return try PullFacts.read(
-                    list: list, since: record.serverVersion, alsoRows: touched.rows, alsoSections: touched.sections,
-                    wholeSections: touched.whole, wholeList: drifted, db: db)
-            }
-            try faults?(.afterPull)
-            let applied: (Change, Int)? = try write { db in
-                guard let now = try db.replicaRecord(), now.serverVersion == record.serverVersion, now.listID == record.listID else {
-                    throw RepositoryError.busy  // another sync of this file ran meanwhile
-                }
-                let unacknowledged = try db.pendingIntents(after: acknowledged)
-                var more = touched
-                for intent in unacknowledged { intent.touches(&more) }
-                if more != touched {
-                    touched = more
-                    return nil
-                }
-                guard let list = try db.listRecordIfAny(id: record.listID) else {
-                    throw RepositoryError.replica(.listGoneHere(path: path))
-                }
-                // Facts of the whole list (the journal could not say what changed): only what
-                // differs is written.
-                let narrowed = facts.whole ? facts.narrowed(against: try db.snapshot(of: list, editing: false)) : facts
-                var changesets = try narrowed.apply(to: list, db: db, store: self)
-                var stored = StoredList(db: db, list: list, store: self)
-                for intent in unacknowledged {
-                    changesets += try ReplicaRules.apply(intent, to: &stored).changesets
-                }
-                try db.dropPendingIntents(through: acknowledged)
-                if let answer {
-                    try db.addAllottedIDs(answer.rowIDs, kind: "row")
-                    try db.addAllottedIDs(answer.sectionIDs, kind: "section")
-                }
-                try faults?(.insideLocalWrite)
-                let changeset = Changeset(composing: changesets)
-                var change = Change(list: list.name, version: list.version, committed: false)
-                // A list plain SQL changed here gets its reload journaled by this commit, even when
-                // the pull wrote nothing, so that the drift is behind the version recorded.
-                if try !changeset.isEmpty || !db.isJournaled(listID: list.id) {
-                    change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .change), changeset: changeset)
-                }
-                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged, localVersion: change.version)
-                return (change, unacknowledged.count)
-            }
-            guard let (change, stillPending) = applied else { continue }
-            let outcomes = Dictionary(answer?.outcomes.map { ($0.sequence, $0.outcome) } ?? [], uniquingKeysWith: { first, _ in first })
-            let pushed = pending.filter { $0.sequence <= acknowledged }.map {
-                SyncReport.Pushed(sequence: $0.sequence, intent: $0.intent, outcome: outcomes[$0.sequence])
-            }
-            return SyncReport(
-                pushed: pushed, serverVersion: facts.version, previousServerVersion: record.serverVersion, change: change,
-                stillPending: stillPending)
         }
     }
 }

@@ -36,97 +36,148 @@ struct PullFacts: Sendable {
     var sections: [SectionID: SectionFact?] = [:]
     /// The rows looked at, likewise.
     var rows: [RowID: RowFact?] = [:]
+}
 
-    /// How many ids one statement names at most.
-    static let batch = 500
+/// What a sync reads of the server besides the facts: the highest sequence the server has
+/// recorded for the replica, and that intent's JSON (`replica_pushes`).
+struct ServerAcknowledgement: Sendable, Equatable {
+    var sequence: Int64
+    var intent: String
 }
 
 extension PullFacts {
-    /// Reads the facts of `list` on the server (`db`, in a read transaction): the items the
-    /// journal's entries after `version` name, the items of the sections it says were added, and
-    /// `alsoRows`/`alsoSections`, with every row of `wholeSections` (sections the replica deleted,
-    /// rows and all); the whole list when the journal cannot say, or when `wholeList` (plain SQL
-    /// changed the replica's copy).
+    /// Reads the facts of list `listID` on the server (`db`) that a sync of the replica
+    /// `replicaID`, which pulled version `since`, needs: the items the journal's entries after
+    /// `since` name, every row of the sections they say were added, and the items `touched` names
+    /// (every row of `touched.whole`: sections the replica deleted, rows and all); the whole list
+    /// when the journal cannot say, or when `wholeList` (plain SQL changed the replica's copy).
+    /// With them, what the server has recorded of the replica's pushes.
     ///
-    /// A few statements whatever the count (one per 500 ids): each item's place is its position
-    /// and its predecessor's id, read by the `(section_id, position)` index, never by index.
-    static func read(
-        list: ListRecord, since version: Int64, alsoRows: Set<RowID>, alsoSections: Set<SectionID>, wholeSections: Set<SectionID>,
-        wholeList: Bool = false, db: any Database
-    ) throws -> PullFacts {
-        if wholeList { return try whole(list: list, db: db) }
-        var facts = PullFacts(version: list.version, whole: false)
-        guard version < list.version || !alsoRows.isEmpty || !alsoSections.isEmpty else { return facts }
-        var rowIDs = alsoRows
-        var sectionIDs = alsoSections.union(wholeSections)
-        var addedSections: Set<SectionID> = wholeSections
-        var readable = try db.isJournaled(listID: list.id) && version >= 0
-        if readable && version < list.version {
-            let entries = try db.journalEntries(list: list.id, after: version)
-            readable = entries.count == Int(list.version - version) && entries.first?.version == version + 1
-            for entry in entries where readable {
-                guard let changeset = try? Changeset(json: entry.changes), changeset.isEmpty || changeset.hasIDs else {
-                    readable = false
-                    break
-                }
-                rowIDs.formUnion(changeset.insertedRowIDs + changeset.movedRowIDs + changeset.updatedRowIDs + changeset.deletedRowIDs)
-                sectionIDs.formUnion(
-                    changeset.insertedSectionIDs + changeset.movedSectionIDs + changeset.updatedSectionIDs + changeset.deletedSectionIDs)
-                addedSections.formUnion(changeset.insertedSectionIDs)
-            }
-        }
-        guard readable else { return try whole(list: list, db: db) }
-        for id in sectionIDs { facts.sections[id] = .some(nil) }
-        for id in rowIDs { facts.rows[id] = .some(nil) }
-        // Sections: each with its position and the id of the one before it.
-        for chunk in Array(sectionIDs).chunked(Self.batch) {
-            try db.forEachRow(
-                """
-                SELECT s.id, s.position, s.title, s.empty_text,
-                    (SELECT p.id FROM sections AS p WHERE p.list_id = s.list_id AND p.position < s.position ORDER BY p.position DESC LIMIT 1)
-                FROM sections AS s WHERE s.list_id = ? AND s.id IN (\(placeholders(chunk.count)))
-                """, arguments: [list.id] + chunk.map { $0.rawValue }
-            ) { row in
-                facts.sections[SectionID(row.int64(0))] = SectionFact(
-                    order: row.int64(1), index: 0, title: row.string(2), emptyText: row.optionalString(3),
-                    predecessor: row.optionalInt64(4).map(SectionID.init))
-                return true
-            }
-        }
-        // A section added (or put back by an undo) brings its rows, which no entry names; so does
-        // one the replica deleted, rows and all.
-        let whole = addedSections.filter { facts.sections[$0] != .some(nil) }
-        for chunk in Array(whole).chunked(Self.batch) {
-            try readRows(of: list, where: "r.section_id IN (\(placeholders(chunk.count)))", chunk.map { $0.rawValue }, into: &facts, db: db)
-        }
-        let remaining = rowIDs.filter { facts.rows[$0] == .some(nil) }
-        for chunk in Array(remaining).chunked(Self.batch) {
-            try readRows(of: list, where: "r.id IN (\(placeholders(chunk.count)))", chunk.map { $0.rawValue }, into: &facts, db: db)
-        }
-        return facts
-    }
-
-    /// Reads the rows of `list` that `condition` (on `rows AS r`) picks into `facts`.
-    private static func readRows(
-        of list: ListRecord, where condition: String, _ arguments: [Int64], into facts: inout PullFacts, db: any Database
-    ) throws {
+    /// Two statements: the list's version with the journal's entries and the record, then the
+    /// facts by id (each id list one parameter, `Database.oneOf`), each item's place read as its
+    /// position and its predecessor's id by the `(parent, position)` index, never by index. In a
+    /// read transaction (`consistent`) they see one state; outside one, each is its own, and
+    /// when the list changed between them — or the whole list must be read, in two statements
+    /// more — the answer is `nil`, and the caller reads again in a transaction.
+    /// - Throws: `.replica(.listGoneOnServer)`, `.replica(.serverBehind)`.
+    static func readForSync(
+        listID: Int64, listName: String, server: String, since: Int64, replicaID: String, touched: Touched, wholeList: Bool,
+        consistent: Bool, db: any Database
+    ) throws -> (facts: PullFacts, recorded: ServerAcknowledgement?)? {
+        var listVersion: Int64?
+        var journaled = false
+        var recorded: ServerAcknowledgement?
+        var entries: [(version: Int64, changes: String)] = []
         try db.forEachRow(
             """
-            SELECT r.id, r.section_id, s.position, r.position, r.kind, r.title, r.value,
-                (SELECT p.id FROM rows AS p WHERE p.section_id = r.section_id AND p.position < r.position ORDER BY p.position DESC LIMIT 1)
-            FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE s.list_id = ? AND \(condition)
-            """, arguments: [list.id] + arguments
+            SELECT l.version, l.journaled, p.last_sequence, p.last_intent, j.version, j.changes
+            FROM lists AS l
+            LEFT JOIN replica_pushes AS p ON p.replica = ?
+            LEFT JOIN journal AS j ON j.list_id = l.id AND j.version > ?
+            WHERE l.id = ? ORDER BY j.version
+            """, arguments: [replicaID, since, listID]
         ) { row in
-            let content = RowContent(kind: RowKind(rawValue: row.string(4)) ?? .text, title: row.string(5), value: row.optionalString(6))
-            facts.rows[RowID(row.int64(0))] = RowFact(
-                section: SectionID(row.int64(1)), sectionOrder: row.int64(2), order: row.int64(3), index: 0, content: content,
-                predecessor: row.optionalInt64(7).map(RowID.init))
+            listVersion = row.int64(0)
+            journaled = row.int64(1) == 1
+            if let sequence = row.optionalInt64(2) { recorded = ServerAcknowledgement(sequence: sequence, intent: row.string(3)) }
+            if let version = row.optionalInt64(4) { entries.append((version, row.string(5))) }
             return true
         }
+        guard let listVersion else { throw RepositoryError.replica(.listGoneOnServer(list: listName, server: server)) }
+        guard listVersion >= since else {
+            throw RepositoryError.replica(.serverBehind(server: server, serverVersion: listVersion, replicaVersion: since))
+        }
+        guard !wholeList, let named = named(byJournal: entries, since: since, listVersion: listVersion, journaled: journaled) else {
+            guard consistent else { return nil }
+            return (try whole(list: ListRecord(id: listID, name: listName, version: listVersion), db: db), recorded)
+        }
+        let wholeSections = named.added.union(touched.whole)
+        let rows = named.rows.union(touched.rows)
+        let sections = named.sections.union(touched.sections).union(touched.whole)
+        guard !rows.isEmpty || !sections.isEmpty else { return (PullFacts(version: listVersion, whole: false), recorded) }
+        let facts = try readItems(listID: listID, rows: rows, sections: sections, wholeSections: wholeSections, db: db)
+        guard facts.version == listVersion else {
+            // The list changed between the two statements (outside a transaction).
+            guard consistent else { return nil }
+            throw RepositoryError.inconsistent("list #\(listID) changed inside a read transaction")
+        }
+        return (facts, recorded)
     }
 
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
+    /// What the journal's entries after version `since` name: the rows and sections they
+    /// changed, and the sections they added (whose rows no entry names); `nil` when they cannot
+    /// say: plain SQL changed the list (`journaled` false), an entry is gone (pruned), or one
+    /// names no ids.
+    static func named(byJournal entries: [(version: Int64, changes: String)], since: Int64, listVersion: Int64, journaled: Bool)
+        -> (rows: Set<RowID>, sections: Set<SectionID>, added: Set<SectionID>)?
+    {
+        var named = (rows: Set<RowID>(), sections: Set<SectionID>(), added: Set<SectionID>())
+        guard journaled && since >= 0 else { return nil }
+        guard since < listVersion else { return named }
+        guard entries.count == Int(listVersion - since), entries.first?.version == since + 1 else { return nil }
+        for entry in entries {
+            guard let changeset = try? Changeset(json: entry.changes), changeset.isEmpty || changeset.hasIDs else { return nil }
+            named.rows.formUnion(changeset.insertedRowIDs + changeset.movedRowIDs + changeset.updatedRowIDs + changeset.deletedRowIDs)
+            named.sections.formUnion(
+                changeset.insertedSectionIDs + changeset.movedSectionIDs + changeset.updatedSectionIDs + changeset.deletedSectionIDs)
+            named.added.formUnion(changeset.insertedSectionIDs)
+        }
+        return named
+    }
+
+    /// The facts of `sections` and `rows` of list `listID` (`nil` for each the list does not
+    /// have), with every row of `wholeSections`, and the list's version (0 when the list is
+    /// gone), read in one statement whatever the count.
+    static func readItems(
+        listID: Int64, rows: Set<RowID>, sections: Set<SectionID>, wholeSections: Set<SectionID>, db: any Database
+    ) throws -> PullFacts {
+        var facts = PullFacts(version: 0, whole: false)
+        for id in sections { facts.sections[id] = .some(nil) }
+        for id in rows { facts.rows[id] = .some(nil) }
+        let sectionIDs = db.oneOf("s.id", sections.map(\.rawValue))
+        let rowIDs = db.oneOf("r.id", rows.map(\.rawValue))
+        let rowSections = db.oneOf("r.section_id", wholeSections.map(\.rawValue))
+        // The list is checked on each item read, not asked of the index: a condition on
+        // `list_id` would tempt a planner into reading every item of the list.
+        let rowColumns = """
+            SELECT 1, r.id, r.section_id, s.position, r.position, r.title, r.value, r.kind,
+                (SELECT p.id FROM rows AS p WHERE p.section_id = r.section_id AND p.position < r.position ORDER BY p.position DESC LIMIT 1),
+                s.list_id
+            FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE
+            """
+        try db.forEachRow(
+            """
+            SELECT 2, l.version, CAST(NULL AS bigint), CAST(NULL AS bigint), CAST(NULL AS bigint), CAST(NULL AS text),
+                CAST(NULL AS text), CAST(NULL AS text), CAST(NULL AS bigint), l.id
+            FROM lists AS l WHERE l.id = ?
+            UNION ALL
+            SELECT 0, s.id, NULL, s.position, NULL, s.title, s.empty_text, NULL,
+                (SELECT p.id FROM sections AS p WHERE p.list_id = s.list_id AND p.position < s.position ORDER BY p.position DESC LIMIT 1),
+                s.list_id
+            FROM sections AS s WHERE \(sectionIDs.sql)
+            UNION ALL
+            \(rowColumns) \(rowIDs.sql)
+            UNION ALL
+            \(rowColumns) \(rowSections.sql)
+            """, arguments: [listID, sectionIDs.argument, rowIDs.argument, rowSections.argument]
+        ) { row in
+            guard row.int64(9) == listID else { return true }
+            switch row.int64(0) {
+            case 2:
+                facts.version = row.int64(1)
+            case 0:
+                facts.sections[SectionID(row.int64(1))] = SectionFact(
+                    order: row.int64(3), index: 0, title: row.string(5), emptyText: row.optionalString(6),
+                    predecessor: row.optionalInt64(8).map(SectionID.init))
+            default:
+                let content = RowContent(kind: RowKind(rawValue: row.string(7)) ?? .text, title: row.string(5), value: row.optionalString(6))
+                facts.rows[RowID(row.int64(1))] = RowFact(
+                    section: SectionID(row.int64(2)), sectionOrder: row.int64(3), order: row.int64(4), index: 0, content: content,
+                    predecessor: row.optionalInt64(8).map(RowID.init))
+            }
+            return true
+        }
+        return facts
     }
 
     /// The facts of every section and row of `list`, in two queries.
@@ -164,13 +215,6 @@ extension PullFacts {
             return true
         }
         return facts
-    }
-}
-
-extension Array {
-    /// The array in consecutive pieces of at most `size` elements.
-    func chunked(_ size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
     }
 }
 

@@ -172,6 +172,18 @@ package protocol Database: AnyObject {
     /// `nil` where ids are not drawn from a shared sequence (a file).
     func allotIDs(table: String, count: Int) throws -> [Int64]?
 
+    /// Applies a replica's push in one statement, outside any transaction (the statement is its
+    /// own): `request` is the JSON `sectionctl.replica_push` takes, and the answer its JSON
+    /// (`Migrations/postgres/0009_replica_push_at_once.sql`). `nil` where the engine has no such
+    /// function (a file, which replicas never mirror).
+    func pushReplicaAtOnce(_ request: String) throws -> String?
+
+    /// The condition that `column` holds one of `ids`, and the one argument it binds: the whole
+    /// list as one parameter (a JSON array through `json_each` in a file, a `bigint[]` on a
+    /// server), so that a statement reads any number of ids, and its text, prepared once, never
+    /// changes with the count.
+    func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String)
+
     /// Rewrites the whole database compactly, outside any transaction, and from then on gives
     /// free pages back after large deletes (`reclaimFreePages()`). `nil` where the engine
     /// reclaims space by itself (a server).

@@ -108,6 +108,12 @@ extension Connection {
 
     package func allotIDs(table: String, count: Int) throws -> [Int64]? { nil }
 
+    package func pushReplicaAtOnce(_ request: String) throws -> String? { nil }
+
+    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
+        ("\(column) IN (SELECT value FROM json_each(?))", "[" + ids.map(String.init).joined(separator: ",") + "]")
+    }
+
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
     private func spaceInUse() throws -> (bytes: Int64, freePages: Int64) {
         let pages = try scalarInt("PRAGMA page_count") ?? 0

@@ -85,11 +85,11 @@ enum ReplicaCommands {
             options: [SyncArguments.watch],
             examples: ["--db ./groceries.db sync", "--db ./groceries.db --json sync", "--db ./groceries.db sync --watch"],
             discussion: """
-                Pushes the changes made on the replica, in one batch: the server applies them in order to
-                its list as it is now, by the rebase rules (a row goes next to the nearest neighbour you saw
-                that is still in its section; a change to something deleted is dropped and said), once
-                even when a connection is lost and sync is run again. Then pulls what others changed. Prints
-                each change that did not land as made. Exit 75 when the server cannot be reached: nothing
+                Pulls what others changed, replays the changes made on the replica over it by the rebase
+                rules (a row goes next to the nearest neighbour you saw that is still in its section; a
+                change to something deleted is dropped and said), and pushes the result in one batch, which
+                the server takes once even when a connection is lost and sync is run again. Prints each
+                change that did not land as made. Exit 75 when the server cannot be reached: nothing
                 is lost, run sync again. With --watch, syncs again whenever the list changes here or on
                 the server, printing each sync that did anything (and each failure once, on standard
                 error), until Ctrl-C or SIGTERM, which end it with exit 0.
