@@ -310,14 +310,18 @@ extension ReplicaTests {
         try replica.apply(.addRow(.text("first"), to: .at(1, 0)))
         try replica.sync()  // connects, and prepares its statements
         for index in 0..<60 { try replica.apply(.addRow(.text("run \(index)"), to: .at(0, 1 + index))) }
-        for index in 0..<60 { try replica.apply(.moveRow(.at(0, index % 30), to: .at(index % 2, 0))) }
-        let pending = try replica.replicaStatus().pendingIntents
-        proxy.resetRoundTrips()
-        let report = try replica.sync()
-        #expect(report.pushed.count == pending && pending > 100, "\(report.pushed.count) of \(pending)")
-        #expect(proxy.roundTrips == 3, "the list's version with its journal, the items' facts, the push: \(proxy.roundTrips)")
-        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
-        #expect(try fixture.server.store.check().isEmpty)
+        // Twice 600 moves: together more than the file's journal keeps (1,000 versions), which
+        // the second sync must not need (the first one's push marks where the file equals the server).
+        for round in 0..<2 {
+            for index in 0..<600 { try replica.apply(.moveRow(.at(0, index % 30), to: .at(0, (index * 7 + round) % 60))) }
+            let pending = try replica.replicaStatus().pendingIntents
+            proxy.resetRoundTrips()
+            let report = try replica.sync()
+            #expect(report.pushed.count == pending && pending > 500, "\(report.pushed.count) of \(pending)")
+            #expect(proxy.roundTrips == 3, "round \(round): the list's version with its journal, the items' facts, the push: \(proxy.roundTrips)")
+            #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+            #expect(try fixture.server.store.check().isEmpty)
+        }
         // A connection lost since (a server restart) costs the next sync a new one, not an error.
         proxy.cut()
         try replica.apply(.renameSection(.index(1), title: "after the cut"))
@@ -350,6 +354,30 @@ extension ReplicaTests {
         for index in 0..<20 { try replica.apply(.moveRow(.at(0, 0), to: .at(1 + index % 5, 0))) }
         for index in 0..<10 { try replica.apply(.moveRow(.at(1 + index % 5, 0), to: .init(section: .index(0), index: .end))) }
         try syncAndCompare("moves across sections")
+    }
+
+    @Test func aSyncWhosePushFailsWritesNothingHereWhenRunAgain() throws {
+        guard let (fixture, replica) = try Self.seededReplica() else { return }
+        struct Refused: Error {}
+        try replica.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try replica.apply(.addRow(.text("added offline"), to: .at(0, 1)))
+        let shape = try Self.shape(replica)
+        let version = try replica.snapshot().version
+        // A push that fails every time (a server that refuses it): each sync pulls and replays,
+        // and leaves the file as it was — no new version, which `sync --watch` would take for a
+        // change to sync again.
+        replica.syncFaults.withLock { $0 = { stage in if stage == .beforePush { throw Refused() } } }
+        for _ in 0..<3 {
+            #expect(throws: Refused.self) { try replica.sync() }
+            #expect(try replica.snapshot().version == version)
+            #expect(try Self.shape(replica) == shape)
+            #expect(try replica.replicaStatus().pendingIntents == 2)
+        }
+        replica.syncFaults.withLock { $0 = nil }
+        try replica.sync()
+        #expect(try replica.snapshot().version == version, "the push wrote where the file has its items")
+        #expect(try Self.shape(fixture.server.store) == shape)
+        #expect(try fixture.server.store.check().isEmpty)
     }
 
     @Test func aPushThatFindsTheServerMovedOnPullsAgainAndAListThatKeepsMovingGetsTheIntentsOneByOne() throws {

@@ -155,7 +155,7 @@ extension SectionStore {
                 try db.dropPendingIntents(through: acknowledged)
                 try db.addAllottedIDs(answer.rowIDs ?? [], kind: "row")
                 try db.addAllottedIDs(answer.sectionIDs ?? [], kind: "section")
-                try db.setReplicaProgress(serverVersion: version, acknowledged: acknowledged, localVersion: now.localVersion)
+                try db.setReplicaProgress(serverVersion: version, acknowledged: acknowledged, localVersion: pulled.localVersion)
                 return try db.pendingIntentCount()
             }
             pushed += pulled.replayed.map { SyncReport.Pushed(sequence: $0.sequence, intent: $0.intent, outcome: pulled.outcomes[$0.sequence]) }
@@ -205,6 +205,9 @@ extension SectionStore {
     /// What `applyPull` did.
     private struct AppliedPull: Sendable {
         var change: Change
+        /// The file's version of the list whose state the push carries: the server's, once the
+        /// push is written.
+        var localVersion: Int64
         var previousServerVersion: Int64
         /// The highest sequence the server has applied, as this file now records it.
         var acknowledged: Int64
@@ -255,24 +258,64 @@ extension SectionStore {
             guard let list = try db.listRecordIfAny(id: record.listID) else {
                 throw RepositoryError.replica(.listGoneHere(path: path))
             }
-            // Facts of the whole list (the journal could not say what changed): only what differs is written.
-            let narrowed = facts.whole ? facts.narrowed(against: try db.snapshot(of: list, editing: false)) : facts
-            var changesets = try narrowed.apply(to: list, db: db, store: self)
-            var stored = StoredList(db: db, list: list, store: self)
             let replayed = pending.filter { $0.sequence > acknowledged }
-            var replayChangesets: [Changeset] = []
-            var outcomes: [Int64: IntentOutcome] = [:]
-            for intent in replayed {
-                let (steps, outcome) = try ReplicaRules.apply(intent, to: &stored)
-                replayChangesets += steps
-                outcomes[intent.sequence] = outcome
+            var mine = Touched()
+            for intent in replayed { intent.touches(&mine) }
+            func readMine() throws -> PullFacts {
+                try PullFacts.readItems(listID: list.id, rows: mine.rows, sections: mine.sections.union(mine.whole), wholeSections: [], db: db)
             }
-            changesets += replayChangesets
+            func pullAndReplay() throws -> (pulled: [Changeset], replayed: [Changeset], outcomes: [Int64: IntentOutcome]) {
+                // Facts of the whole list (the journal could not say what changed): only what differs is written.
+                let narrowed = facts.whole ? facts.narrowed(against: try db.snapshot(of: list, editing: false)) : facts
+                let pulled = try narrowed.apply(to: list, db: db, store: self)
+                var stored = StoredList(db: db, list: list, store: self)
+                var steps: [Changeset] = []
+                var outcomes: [Int64: IntentOutcome] = [:]
+                for intent in replayed {
+                    let (applied, outcome) = try ReplicaRules.apply(intent, to: &stored)
+                    steps += applied
+                    outcomes[intent.sequence] = outcome
+                }
+                return (pulled, steps, outcomes)
+            }
+            func pushAtOnce(items: @autoclosure () throws -> PullFacts, changes: [Changeset]) throws -> PushAtOnce? {
+                guard let push, !replayed.isEmpty || push.wantRows > 0 || push.wantSections > 0 else { return nil }
+                return try PushAtOnce(
+                    record: record, version: facts.version, acknowledgedOnServer: recorded?.sequence ?? 0, last: replayed.last,
+                    changes: Changeset(composing: changes), items: items(), wantRows: push.wantRows, wantSections: push.wantSections)
+            }
+            let work: (pulled: [Changeset], replayed: [Changeset], outcomes: [Int64: IntentOutcome])
+            if push != nil, !facts.whole, facts.version == record.serverVersion, acknowledged == record.acknowledged {
+                // Nothing new on the server since the last pull: the file is likely its list with
+                // the intents replayed already (a sync whose push failed, or intents made since).
+                // Replayed in a savepoint, and taken back when every item they touch stands as it
+                // did, so that a sync run again writes nothing here (a delete and re-add of a row
+                // added offline would otherwise be a change).
+                let before = try readMine()
+                do {
+                    work = try db.inSavepoint {
+                        let work = try pullAndReplay()
+                        if try readMine().samePlaces(as: before) { throw ReplayChangedNothing(replayed: work.replayed, outcomes: work.outcomes) }
+                        return work
+                    }
+                } catch let unchanged as ReplayChangedNothing {
+                    return (
+                        AppliedPull(
+                            change: Change(list: list.name, version: list.version, committed: false), localVersion: list.version,
+                            previousServerVersion: record.serverVersion,
+                            acknowledged: acknowledged, pushed: [], replayed: replayed, outcomes: unchanged.outcomes, stillPending: replayed.count,
+                            push: try pushAtOnce(items: before, changes: unchanged.replayed)),
+                        more
+                    )
+                }
+            } else {
+                work = try pullAndReplay()
+            }
             try db.dropPendingIntents(through: acknowledged)
             try db.addAllottedIDs(newIDs.rows, kind: "row")
             try db.addAllottedIDs(newIDs.sections, kind: "section")
             try faults?(.insideLocalWrite)
-            let changeset = Changeset(composing: changesets)
+            let changeset = Changeset(composing: work.pulled + work.replayed)
             var change = Change(list: list.name, version: list.version, committed: false)
             // A list plain SQL changed here gets its reload journaled by this commit, even when
             // the pull wrote nothing, so that the drift is behind the version recorded.
@@ -280,28 +323,44 @@ extension SectionStore {
                 change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .change), changeset: changeset)
             }
             try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged, localVersion: change.version)
-            var pushAtOnce: PushAtOnce?
-            if let push, !replayed.isEmpty || push.wantRows > 0 || push.wantSections > 0 {
-                var mine = Touched()
-                for intent in replayed { intent.touches(&mine) }
-                let items = try PullFacts.readItems(
-                    listID: list.id, rows: mine.rows, sections: mine.sections.union(mine.whole), wholeSections: [], db: db)
-                pushAtOnce = try PushAtOnce(
-                    record: record, version: facts.version, acknowledgedOnServer: recorded?.sequence ?? 0, last: replayed.last,
-                    changes: Changeset(composing: replayChangesets), items: items, wantRows: push.wantRows, wantSections: push.wantSections)
-            }
+            let pushAtOnce = try pushAtOnce(items: try readMine(), changes: work.replayed)
+            let outcomes = work.outcomes
             let pushed = pending.filter { $0.sequence <= acknowledged }.map {
                 SyncReport.Pushed(sequence: $0.sequence, intent: $0.intent, outcome: nil)
             }
             return (
                 AppliedPull(
-                    change: change, previousServerVersion: record.serverVersion, acknowledged: acknowledged, pushed: pushed,
+                    change: change, localVersion: change.version, previousServerVersion: record.serverVersion, acknowledged: acknowledged,
+                    pushed: pushed,
                     replayed: replayed, outcomes: outcomes, stillPending: replayed.count, push: pushAtOnce),
                 more
             )
         }
         touched = applied.1
         return applied.0
+    }
+}
+
+/// Thrown out of the savepoint of a replay that left every item it touched where it stood.
+private struct ReplayChangedNothing: Error {
+    var replayed: [Changeset]
+    var outcomes: [Int64: IntentOutcome]
+}
+
+extension PullFacts {
+    /// Whether every section and row these facts name stands as in `other`: present or gone alike,
+    /// after the same item, with the same content (positions aside, which a replay may change
+    /// without changing the order).
+    func samePlaces(as other: PullFacts) -> Bool {
+        sections.count == other.sections.count && rows.count == other.rows.count
+            && sections.allSatisfy { id, fact in
+                guard let theirs = other.sections[id] else { return false }
+                return fact?.predecessor == theirs?.predecessor && fact?.title == theirs?.title && fact?.emptyText == theirs?.emptyText
+            }
+            && rows.allSatisfy { id, fact in
+                guard let theirs = other.rows[id] else { return false }
+                return fact?.section == theirs?.section && fact?.predecessor == theirs?.predecessor && fact?.content == theirs?.content
+            }
     }
 }
 
