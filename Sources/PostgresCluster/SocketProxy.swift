@@ -117,7 +117,7 @@ public final class SocketProxy: Sendable {
                 while let bytes = pipe.take() {
                     var sent = 0
                     while sent < bytes.count {
-                        let wrote = bytes[sent...].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
+                        let wrote = bytes[sent...].withUnsafeBytes { Self.sendQuietly(to, $0) }
                         guard wrote > 0 else { break }
                         sent += wrote
                     }
@@ -133,6 +133,18 @@ public final class SocketProxy: Sendable {
                 }
             }.start()
         }
+    }
+
+    /// Sends `bytes` to a socket whose peer may be gone (a cut, a client that left): an error
+    /// then, never SIGPIPE, which would end the whole process.
+    private static func sendQuietly(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        #if canImport(Darwin)
+        var on: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+        return send(socket, bytes.baseAddress, bytes.count, 0)
+        #else
+        return send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        #endif
     }
 
     private static func address(_ path: String) -> sockaddr_un {
