@@ -6,8 +6,9 @@ import Transfer
 extension Benchmark {
     /// Scenario 20: replicas (docs/replicas.md). A sync's cost against the list's size (one move
     /// pushed and pulled, 1M rows vs 1K); the round trips a sync of 1,000 offline moves takes,
-    /// counted by a proxy between replica and server; and a local move on a replica against the
-    /// same move on an ordinary file with the same rows.
+    /// counted by a proxy between replica and server; a local move on a replica against the
+    /// same move on an ordinary file with the same rows; and a pull's cost per change, 800 changes
+    /// against 80.
     func replicaRows() throws -> [ResultRow] {
         guard ThrowawayCluster.isAvailable else {
             return [.skipped("20. replica", reason: "PostgreSQL's server programs are not installed")]
@@ -22,6 +23,7 @@ extension Benchmark {
                 ("sync vs size", { try self.replicaSyncScaleRows(cluster, scratch: scratch) }),
                 ("round trips", { try self.replicaRoundTripRows(cluster, scratch: scratch) }),
                 ("local move", { try self.replicaLocalMoveRows(cluster, scratch: scratch) }),
+                ("pull of K changes", { try self.replicaPullRows(cluster, scratch: scratch) }),
             ]
             for part in parts {
                 do {
@@ -123,6 +125,39 @@ extension Benchmark {
                     + "(\(first.trips) for that one, of one move); behind 20 ms each way the sync took \(Format.duration(far.seconds)), "
                     + "\(Format.duration(near.seconds)) without (\(far.trips) and \(near.trips) round trips)",
                 ratio: Double(thousand.trips), limit: 4),
+        ]
+    }
+
+    /// K random moves made on the server, then one `sync()` of the replica, which pulls them, on
+    /// a 100K-row list: the time per change at K = 800 against K = 80 (≤ 1.5×: a pull costs what
+    /// changed, O(K)). The replica connected before (a first, empty sync).
+    private func replicaPullRows(_ cluster: ThrowawayCluster, scratch: Scratch) throws -> [ResultRow] {
+        let size = 100_000
+        let (server, replica, _) = try serverListAndReplica(cluster, rows: size, scratch: scratch, name: "pull")
+        try replica.sync()
+        var generator = SeededGenerator(seed: 23)
+        var seconds: [Int: Double] = [:]
+        let list = server.list("default")
+        for changes in [80, 800] {
+            Log.progress("  pull: \(changes) moves on the server…")
+            for _ in 0..<changes {
+                let (from, to) = randomMove(in: size, using: &generator)
+                try list.apply(.moveRow(.at(0, from), to: .at(0, to)))
+            }
+            var report: SyncReport?
+            seconds[changes] = try Measurement.time { report = try replica.sync() }
+            guard report?.change.committed == true, report?.pushed.isEmpty == true else { throw BenchmarkError("a pull of \(changes) changes changed nothing") }
+        }
+        guard try replica.list("default").snapshot().sections[0].rows.map(\.id) == list.snapshot().sections[0].rows.map(\.id) else {
+            throw BenchmarkError("after the pulls, the replica differs from the server")
+        }
+        let (few, many) = (seconds[80]! / 80, seconds[800]! / 800)
+        return [
+            .atMost(
+                "20. replica: a pull of 800 server changes vs 80, per change, 100K rows",
+                measured: "\(Format.duration(many)) vs \(Format.duration(few)) a change (the whole pull \(Format.duration(seconds[800]!)) vs "
+                    + "\(Format.duration(seconds[80]!)))",
+                ratio: many / few, limit: 1.5, suffix: "x"),
         ]
     }
 
