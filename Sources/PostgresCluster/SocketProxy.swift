@@ -100,7 +100,9 @@ public final class SocketProxy: Sendable {
         open.withLock { $0.formUnion([client, server]) }
         let remaining = Mutex(2)
         for (from, to) in [(client, server), (server, client)] {
-            // A reader and a writer each way: the writer sends each chunk when its delay is up.
+            // A reader each way, which passes what it reads on at once; with a delay set, it
+            // queues each chunk instead for a writer, which sends it when its delay is up (and
+            // the reader queues behind anything still queued, to keep the order).
             let pipe = DelayedChunks()
             Thread { [self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -109,19 +111,20 @@ public final class SocketProxy: Sendable {
                     let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                     guard count > 0 else { break }
                     if let waits = framing?.take(buffer[0..<count]), waits > 0 { trips.add(waits, ordering: .relaxed) }
-                    pipe.put(Array(buffer[0..<count]), due: .now + delay)
+                    let delay = delay
+                    if delay == .zero && pipe.isIdle {
+                        guard buffer[0..<count].withUnsafeBytes({ Self.sendAll(to, $0) }) else { break }
+                    } else {
+                        pipe.put(Array(buffer[0..<count]), due: .now + delay)
+                    }
                 }
                 pipe.put(nil, due: .now)
             }.start()
             Thread { [self] in
                 while let bytes = pipe.take() {
-                    var sent = 0
-                    while sent < bytes.count {
-                        let wrote = bytes[sent...].withUnsafeBytes { Self.sendQuietly(to, $0) }
-                        guard wrote > 0 else { break }
-                        sent += wrote
-                    }
-                    guard sent == bytes.count else { break }
+                    let sent = bytes.withUnsafeBytes { Self.sendAll(to, $0) }
+                    pipe.sent()
+                    guard sent else { break }
                 }
                 shutdown(from, Int32(SHUT_RDWR))
                 shutdown(to, Int32(SHUT_RDWR))
@@ -133,6 +136,17 @@ public final class SocketProxy: Sendable {
                 }
             }.start()
         }
+    }
+
+    /// Sends all of `bytes`; false when the socket failed first.
+    private static func sendAll(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let wrote = sendQuietly(socket, UnsafeRawBufferPointer(rebasing: bytes[sent...]))
+            guard wrote > 0 else { return false }
+            sent += wrote
+        }
+        return true
     }
 
     /// Sends `bytes` to a socket whose peer may be gone (a cut, a client that left): an error
@@ -193,12 +207,21 @@ private struct FrontendFraming {
 /// the stream.
 private final class DelayedChunks: Sendable {
     private let chunks = Mutex<[(bytes: [UInt8]?, due: ContinuousClock.Instant)]>([])
+    /// Chunks put and not yet sent (or given up on).
+    private let unsent = Atomic<Int>(0)
     private let ready = DispatchSemaphore(value: 0)
 
+    /// Whether nothing waits to be sent: the reader may send the next chunk itself.
+    var isIdle: Bool { unsent.load(ordering: .acquiring) == 0 }
+
     func put(_ bytes: [UInt8]?, due: ContinuousClock.Instant) {
+        if bytes != nil { unsent.add(1, ordering: .releasing) }
         chunks.withLock { $0.append((bytes, due)) }
         ready.signal()
     }
+
+    /// The writer has sent the chunk `take()` gave it.
+    func sent() { unsent.subtract(1, ordering: .releasing) }
 
     /// The next chunk, once its moment has come; `nil` at the end of the stream.
     func take() -> [UInt8]? {
