@@ -278,8 +278,7 @@ struct DiffableRecipeTests {
     }
 
     static func readme() throws -> String {
-        let url = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "README.md")
+        let url = packageRoot.appending(path: "README.md")
         return try String(contentsOf: url, encoding: .utf8)
     }
 

@@ -1,12 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every file committed at the package's root is one the README's "Layout" section names, and
 /// every root entry it names is committed: a stray file (a command's output, say) fails.
 @Suite("The package's layout")
 struct LayoutTests {
-    /// The package's root, from this file's place in Tests/RepositoryTests.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = packageRoot
 
     /// `git -C root <arguments>`: its status and standard output (nil when git cannot be run).
     static func git(_ arguments: [String]) -> (status: Int32, output: String)? {

@@ -23,7 +23,6 @@ struct MigrationTests {
     }
 
     @Test func theEmbeddedMigrationsAreTheFilesInMigrations() throws {
-        let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let directory = packageRoot.appending(path: "Migrations")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".sql") }.sorted()
         #expect(files.count == EmbeddedMigration.all.count)

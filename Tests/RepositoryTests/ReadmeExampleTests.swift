@@ -107,8 +107,7 @@ struct ReadmeExampleTests {
     }
 
     func readme() throws -> String {
-        let readmeURL = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appending(path: "README.md")
+        let readmeURL = packageRoot.appending(path: "README.md")
         return try String(contentsOf: readmeURL, encoding: .utf8)
     }
 }

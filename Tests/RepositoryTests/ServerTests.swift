@@ -61,8 +61,7 @@ struct ServerTests {
         // Tests/postgres-schema-check.sql: counts, rank nodes, undo replay, plain-SQL marking
         // and retired names, written as a psql script (its `\set` lines are psql's, not SQL).
         let script = try String(
-            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appending(path: "postgres-schema-check.sql"), encoding: .utf8)
+            contentsOf: packageRoot.appending(path: "Tests/postgres-schema-check.sql"), encoding: .utf8)
         let sql = script.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("\\") }.joined(separator: "\n")
         let database = try cluster().newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
         try PostgresConnection(connectionString: database).execute(script: sql)

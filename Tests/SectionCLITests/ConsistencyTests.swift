@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SectionCLI
@@ -35,8 +36,7 @@ import Testing
         return names
     }()
 
-    static let packageDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageDirectory = packageRoot
 
     static func cliDocument() throws -> String {
         try String(contentsOf: packageDirectory.appendingPathComponent("docs/cli.md"), encoding: .utf8)

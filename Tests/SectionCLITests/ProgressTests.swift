@@ -171,8 +171,7 @@ import Transfer
     /// A database as 0.1.0 left it (schema version 1) with `rows` rows in one section: the rank
     /// structure's migration has work to do.
     func oldDatabase(_ cli: Sectionctl, rows: Int) throws {
-        let script = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Migrations/0001_initial.sql"), encoding: .utf8)
+        let script = try String(contentsOf: packageRoot.appendingPathComponent("Migrations/0001_initial.sql"), encoding: .utf8)
         let db = try Connection(path: cli.databasePath, mode: .readWriteCreate)
         try db.execute(script: script)
         try db.execute(

@@ -172,6 +172,12 @@ package var largeTestsEnabled: Bool { ProcessInfo.processInfo.environment["SECTI
 /// An executable product of this package as `swift build` left it: next to the test bundle
 /// (the build directory of `swift test`, whatever its scratch path), in the package's own
 /// `.build/debug`, or at `$<NAME>_BINARY` (`SECTIONCTL_BINARY`) when that is set.
+/// The package's root directory (where `Package.swift` is), from this file's place in
+/// `Tests/TestSupport`: what tests read the README, docs and migrations from, wherever their own
+/// files sit.
+package let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
 package func builtProduct(_ name: String) -> URL {
     let variable = name.uppercased().replacingOccurrences(of: "-", with: "_") + "_BINARY"
     if let path = ProcessInfo.processInfo.environment[variable] {
@@ -182,10 +188,8 @@ package func builtProduct(_ name: String) -> URL {
     candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
     candidates.append(Bundle.main.bundleURL)
     candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-    // The package's own .build, from this file's place in Tests/TestSupport.
-    let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    candidates.append(package.appendingPathComponent(".build/debug"))
+    // The package's own .build.
+    candidates.append(packageRoot.appendingPathComponent(".build/debug"))
     for directory in candidates {
         let binary = directory.appendingPathComponent(name)
         var isDirectory: ObjCBool = false
