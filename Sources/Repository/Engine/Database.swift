@@ -6,7 +6,7 @@
 /// both engines speak (`?` placeholders, `RETURNING`, window functions, `ON CONFLICT`). The
 /// semantic half is the work each engine does its own way — the rank walks, marking a write as
 /// sectionctl's, a commit's journal and undo bookkeeping, locking a list, the engine's own
-/// integrity checks, waiting for a commit, bulk appends — so that nothing outside `Storage/`
+/// integrity checks, waiting for a commit, bulk appends — so that nothing outside `Engine/`
 /// asks which engine it has.
 ///
 /// Not `Sendable`: one thread uses a connection at a time (`SectionStore` holds it in a mutex).

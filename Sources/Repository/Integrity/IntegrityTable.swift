@@ -2,7 +2,7 @@
 /// what belongs to nothing, positions out of range, counts, and the journal's and undo history's
 /// agreement with their lists' versions. (The rank structure's own statements are
 /// `RankNodeTable`'s; the engine's own checks, the schema objects and the writer mark on SQLite,
-/// live in `Storage/`.)
+/// live in `Engine/`.)
 extension Database {
     // MARK: - What belongs to nothing
 
