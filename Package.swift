@@ -19,6 +19,24 @@ let loaderTakesPackedRelocations: Bool = {
 let loaderTakesPackedRelocations = false
 #endif
 
+/// How the `sectionctl` command is linked on Linux.
+///
+/// It links the Swift runtime and Foundation statically: resolving their symbols at every start
+/// was most of a short command's time (a static binary starts in about a third of it). It then
+/// needs only libc, libstdc++ and SQLite, and libpq when a server is named. Apple platforms ship
+/// the runtime in the system, so there it is linked as usual.
+///
+/// Where glibc is 2.36 or later it is linked by lld with packed relative relocations (DT_RELR):
+/// the static runtime's 75,000 pointers to relocate then take 14 KB of table, not 1.8 MB that
+/// every start reads (1.7 MiB of a `--version`'s memory).
+let staticallyLinkedCommand: [LinkerSetting] = {
+    let foundation = ["_FoundationICU", "CoreFoundation", "Foundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationCShims", "_FoundationCollections"]
+    let packedRelocations = loaderTakesPackedRelocations ? ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
+    // The Foundation archives refer to each other: one group lets the linker resolve them in any order.
+    let group = ["-Xlinker", "--start-group"] + foundation.flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
+    return [.unsafeFlags(["-static-stdlib"] + packedRelocations + group, .when(platforms: [.linux]))]
+}()
+
 let package = Package(
     name: "sectionctl",
     // The floor is where the standard library's Mutex and Atomic (Synchronization) begin: macOS 15,
@@ -81,16 +99,8 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["Repository"]),
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(name: "SectionCLI", dependencies: ["Repository", "RepositoryPostgres", "Transfer"]),
-        // On Linux the command links the Swift runtime and Foundation statically: resolving
-        // their symbols at every start was most of a short command's time (a static binary
-        // starts in about a third of it). It then needs only libc, libstdc++ and SQLite, and
-        // libpq when a server is named. Apple platforms ship the runtime in the system.
-        // Where glibc is 2.36 or later it is linked by lld with packed relative relocations
-        // (DT_RELR): the static runtime's 75,000 pointers to relocate then take 14 KB of table,
-        // not 1.8 MB that every start reads (1.7 MiB of a `--version`'s memory).
-        .executableTarget(
-            name: "sectionctl", dependencies: ["SectionCLI"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib"] + (loaderTakesPackedRelocations ? ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []) + ["-Xlinker", "--start-group", "-Xlinker", "-l_FoundationICU", "-Xlinker", "-lCoreFoundation", "-Xlinker", "-lFoundation", "-Xlinker", "-lFoundationEssentials", "-Xlinker", "-lFoundationInternationalization", "-Xlinker", "-l_FoundationCShims", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "--end-group"], .when(platforms: [.linux]))]),
+        // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
+        .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
         // What the test targets share: temporary directories, fresh databases, seeded randomness.
         .target(
             name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
