@@ -277,8 +277,10 @@ struct DiffableRecipeTests {
             .joined(separator: "\n")
     }
 
-    static func readme() throws -> String {
-        let url = packageRoot.appending(path: "README.md")
+    /// The library's table-view recipes (a DocC article), where this file's recipes and those of
+    /// LiveRecipeTests and VersionedReadTests are shown.
+    static func recipesArticle() throws -> String {
+        let url = packageRoot.appending(path: "Sources/Repository/Documentation.docc/TableViewRecipes.md")
         return try String(contentsOf: url, encoding: .utf8)
     }
 
@@ -362,8 +364,8 @@ struct DiffableRecipeTests {
     }
 
     @Test func theREADMEShowsTheRecipe() throws {
-        let readme = try Self.readme()
-        #expect(readme.contains(try Self.block("diffable recipe", indent: 0)), "README.md's diffable recipe differs from this file's")
-        #expect(readme.contains(try Self.block("diffable use", indent: 12)), "README.md's use of the recipe differs from this file's")
+        let article = try Self.recipesArticle()
+        #expect(article.contains(try Self.block("diffable recipe", indent: 0)), "TableViewRecipes.md's diffable recipe differs from this file's")
+        #expect(article.contains(try Self.block("diffable use", indent: 12)), "TableViewRecipes.md's use of the recipe differs from this file's")
     }
 }

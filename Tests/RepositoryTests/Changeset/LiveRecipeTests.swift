@@ -279,11 +279,11 @@ struct LiveRecipeTests {
 
     @Test func theReadmeShowsTheseRecipes() throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let readme = try DiffableRecipeTests.readme()
+        let article = try DiffableRecipeTests.recipesArticle()
         for name in ["live batch", "live diffable"] {
             let block = source.components(separatedBy: "// README \(name) begins\n")[1]
                 .components(separatedBy: "// README \(name) ends")[0]
-            #expect(readme.contains("```swift\n" + block + "```"), "README.md's \(name) recipe differs from this file's")
+            #expect(article.contains("```swift\n" + block + "```"), "TableViewRecipes.md's \(name) recipe differs from this file's")
         }
     }
 }

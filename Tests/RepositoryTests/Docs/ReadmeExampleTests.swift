@@ -45,7 +45,7 @@ struct ReadmeExampleTests {
     }
 
     @MainActor
-    @Test("the README's data source animates every change of a store through a strict table view", arguments: propertySeeds([91, 92]))
+    @Test("the table-view recipe's data source animates every change of a store through a strict table view", arguments: propertySeeds([91, 92]))
     func theTableViewExampleFollowsEveryChange(seed: UInt64) throws {
         let directory = try TemporaryDirectory()
         let store = try SectionStore(path: directory.path("list.db"), create: true)
@@ -91,8 +91,8 @@ struct ReadmeExampleTests {
         #expect(dataSource.snapshot == elsewhere && tableView.shown == tableView.askDataSource())
         #expect(tableView.shown.sections.first?.header.title == "elsewhere")
 
-        // The README shows exactly this data source.
-        #expect(try readme().contains(try excerpt("README table view", indent: 0)), "README.md's table view example differs from this test's")
+        // The library's table-view recipes show exactly this data source.
+        #expect(try recipesArticle().contains(try excerpt("README table view", indent: 0)), "TableViewRecipes.md's table view example differs from this test's")
     }
 
     /// The lines of this file between `// <marker> begins` and `// <marker> ends`, `indent`
@@ -104,6 +104,10 @@ struct ReadmeExampleTests {
             .split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.count >= indent ? String($0.dropFirst(indent)) : String($0) }
             .joined(separator: "\n")
+    }
+
+    func recipesArticle() throws -> String {
+        try String(contentsOf: packageRoot.appending(path: "Sources/Repository/Documentation.docc/TableViewRecipes.md"), encoding: .utf8)
     }
 
     func readme() throws -> String {

@@ -231,6 +231,6 @@ struct VersionedReadTests {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let block = source.components(separatedBy: "// README view protocol begins\n")[1]
             .components(separatedBy: "// README view protocol ends")[0]
-        #expect(try DiffableRecipeTests.readme().contains("```swift\n" + block + "```"))
+        #expect(try DiffableRecipeTests.recipesArticle().contains("```swift\n" + block + "```"))
     }
 }
