@@ -58,3 +58,63 @@ struct LayoutTests {
         #expect(named.isSuperset(of: ["Sources", "Tests", "Package.swift", "README.md"]), "the Layout section was read: \(named.sorted())")
     }
 }
+
+/// ARCHITECTURE.md keeps up with the code: its table of Sources/Repository's folders names every
+/// folder there is and no other, and every file or folder it names by path exists.
+@Suite("ARCHITECTURE.md")
+struct ArchitectureTests {
+    static let root = packageRoot
+
+    static func architecture() throws -> String {
+        try String(contentsOf: root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+    }
+
+    /// Every folder under Sources/Repository, as a path relative to it ending in `/`.
+    static func repositoryFolders() throws -> Set<String> {
+        let base = root.appendingPathComponent("Sources/Repository")
+        let enumerator = try #require(FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isDirectoryKey]))
+        var folders: Set<String> = []
+        for case let url as URL in enumerator {
+            guard try url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory == true else { continue }
+            // A DocC catalogue is one thing, whatever folders it may hold.
+            if url.pathExtension == "docc" { enumerator.skipDescendants() }
+            folders.insert(String(url.standardizedFileURL.path.dropFirst(base.standardizedFileURL.path.count + 1)) + "/")
+        }
+        return folders
+    }
+
+    /// The folders the "Sources/Repository, by concept" table names: the first cell of each row.
+    static func foldersInTable(_ text: String) throws -> Set<String> {
+        let lines = text.components(separatedBy: "\n")
+        let heading = try #require(lines.firstIndex(of: "## Sources/Repository, by concept"), "ARCHITECTURE.md has no folder table")
+        var folders: Set<String> = []
+        for line in lines[(heading + 1)...].prefix(while: { !$0.hasPrefix("## ") }) where line.hasPrefix("| `") {
+            if let name = line.dropFirst(3).split(separator: "`").first, name.hasSuffix("/") { folders.insert(String(name)) }
+        }
+        return folders
+    }
+
+    @Test func everyFolderOfTheLibraryIsInTheTableAndNoOther() throws {
+        let actual = try Self.repositoryFolders()
+        let named = try Self.foldersInTable(try Self.architecture())
+        #expect(actual.subtracting(named).isEmpty, "folders of Sources/Repository ARCHITECTURE.md does not name: \(actual.subtracting(named).sorted())")
+        #expect(named.subtracting(actual).isEmpty, "folders ARCHITECTURE.md names that Sources/Repository lacks: \(named.subtracting(actual).sorted())")
+        #expect(named.isSuperset(of: ["Model/", "Engine/SQLite/", "Replica/Internal/"]), "the table was read: \(named.sorted())")
+    }
+
+    /// Each `path` in backticks with a `/` that ends in `.swift`, `.sql` or `/` exists, from the
+    /// package's root, from Sources/Repository (the walk's short paths), from Migrations/ or from
+    /// Tests/RepositoryTests; a pattern (`NNNN_name.sql`) is not a path.
+    @Test func everyPathItNamesExists() throws {
+        let text = try Self.architecture()
+        let paths = text.split(separator: "`", omittingEmptySubsequences: false).enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            .filter { $0.contains("/") && !$0.contains(" ") && !$0.contains("NNNN") && !$0.contains("://") && ($0.hasSuffix(".swift") || $0.hasSuffix(".sql") || $0.hasSuffix("/")) }
+        #expect(paths.count > 20, "paths were read: \(paths)")
+        let bases = ["", "Sources/Repository/", "Migrations/", "Tests/RepositoryTests/"]
+        for path in Set(paths).sorted() {
+            let found = bases.contains { FileManager.default.fileExists(atPath: Self.root.appendingPathComponent($0 + path).path) }
+            #expect(found, "ARCHITECTURE.md names \(path), which does not exist")
+        }
+    }
+}
