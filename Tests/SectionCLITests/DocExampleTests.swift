@@ -1,4 +1,5 @@
 import Foundation
+import PostgresCluster
 import TestSupport
 import Testing
 
@@ -18,11 +19,19 @@ import Testing
 ///   ```` ```sh ```` block of commands only. A `$ ` line in any block but a console block fails
 ///   this test, so output cannot be shown without being checked.
 ///
+/// - A document whose examples need a PostgreSQL server says which URI it writes for it, in the
+///   comment `<!-- doc-test server: URI -->`. Its examples then run against a new, empty
+///   database on the throwaway cluster the tests start (`ThrowawayCluster`): that URI in a
+///   command stands for the database's own (quoted), and the database's URI in output is shown
+///   as that URI. Without PostgreSQL's server programs, such a document's examples are not run,
+///   and the test says so on standard error (CI installs them).
+///
 /// All the blocks of one document run in order, in one fresh temporary directory, with the built
 /// `sectionctl` first on `PATH`, `HOME` and `XDG_DATA_HOME` inside the directory, and no
 /// `SECTIONCTL_DB` unless the document exports it. What is normalised, because it must vary from
-/// run to run: the temporary directory's path, which the documents write as `/tmp/tour`. Nothing
-/// else: a document shows nothing that varies (no timings, no dates).
+/// run to run: the temporary directory's path, which the documents write as `/tmp/tour`, and a
+/// server's URI, as above. Nothing else: a document shows nothing that varies (no timings, no
+/// dates).
 @Suite("Documented examples")
 struct DocExampleTests {
     /// The documents whose examples are run.
@@ -132,6 +141,20 @@ struct DocExampleTests {
         var failures = strays.map { "\(name):\($0.line): a shown command or output outside a ```console block, where it is not run: \($0.text)" }
         guard !blocks.isEmpty else { return failures }
 
+        // The server the document's examples use, when they need one: (shown URI, real URI).
+        var server: (shown: String, real: String)?
+        if let declared = text.firstMatch(of: /<!-- doc-test server: (\S+) -->/) {
+            guard let cluster = ThrowawayCluster.shared else {
+                FileHandle.standardError.write(Data("note: \(name)'s examples are not run: they need the tests' PostgreSQL cluster, which is not running (see the note above; apt-get install postgresql)\n".utf8))
+                return failures
+            }
+            server = (String(declared.1), try cluster.newDatabase())
+        }
+        func substituted(_ command: String) -> String {
+            guard let server else { return command }
+            return command.replacingOccurrences(of: server.shown, with: "'\(server.real)'")
+        }
+
         let directory = try TemporaryDirectory()
         let real = directory.url.path
         let resolved = directory.url.resolvingSymlinksInPath().path
@@ -140,6 +163,13 @@ struct DocExampleTests {
             "HOME": real, "XDG_DATA_HOME": directory.path("data"),
         ])
         func normalised(_ output: String) -> [String] {
+            var output = output
+            if let server {
+                // sectionctl prints a server's URI in its own form (user first, the socket's
+                // directory as host): any URI naming the database stands for the shown one.
+                let database = server.real.firstMatch(of: /postgresql:\/\/\/([a-z0-9_]+)/).map { String($0.1) } ?? server.real
+                output = output.replacing(/postgres(ql)?:\/\/[^\s,;]*/) { $0.output.0.contains(database) ? server.shown : String($0.output.0) }
+            }
             var lines = output.replacingOccurrences(of: resolved, with: shownDirectory)
                 .replacingOccurrences(of: real, with: shownDirectory)
                 .components(separatedBy: "\n")
@@ -149,7 +179,7 @@ struct DocExampleTests {
 
         for block in blocks {
             if !block.setup.isEmpty {
-                let script = "set -e\n" + block.setup.joined(separator: "\n")
+                let script = "set -e\n" + substituted(block.setup.joined(separator: "\n"))
                 let result = try run(script, in: directory.url, environment: environment)
                 if result.status != 0 {
                     // The block's commands would run on the wrong state: report this alone.
@@ -158,14 +188,14 @@ struct DocExampleTests {
             }
             for command in block.commands {
                 let place = "\(name):\(command.line): $ \(command.text)"
-                if let assignment = command.text.wholeMatch(of: /export ([A-Za-z_][A-Za-z0-9_]*)=(.*)/) {
+                if let assignment = substituted(command.text).wholeMatch(of: /export ([A-Za-z_][A-Za-z0-9_]*)=(.*)/) {
                     let variable = String(assignment.1)
                     let value = try run("export \(variable)=\(assignment.2); printf '%s' \"$\(variable)\"", in: directory.url, environment: environment)
                     if value.status != 0 || !command.output.isEmpty { failures.append("\(place): an export shows no output and must succeed") }
                     environment[variable] = value.output
                     continue
                 }
-                let result = try run(command.text, in: directory.url, environment: environment)
+                let result = try run(substituted(command.text), in: directory.url, environment: environment)
                 let printed = normalised(result.output)
                 if printed != command.output {
                     failures.append("\(place)\n--- shown:\n\(command.output.joined(separator: "\n"))\n--- printed:\n\(printed.joined(separator: "\n"))")
