@@ -40,8 +40,11 @@ struct ReadmeExampleTests {
         #expect(saved.version == 7)
         #expect(snapshot.sections.map { $0.rows.map(\.title) } == [["Write report", "Buy milk", "Call Aiko"], []])
 
-        // The README shows exactly these lines.
-        #expect(try readme().contains(try excerpt("README example", indent: 8)), "README.md's library example differs from this test's")
+        // The README and the library's DocC landing page show exactly these lines.
+        let example = try excerpt("README example", indent: 8)
+        #expect(try readme().contains(example), "README.md's library example differs from this test's")
+        let landing = try String(contentsOf: packageRoot.appending(path: "Sources/Repository/Documentation.docc/Repository.md"), encoding: .utf8)
+        #expect(landing.contains(example), "Repository.md's library example differs from this test's")
     }
 
     @MainActor
