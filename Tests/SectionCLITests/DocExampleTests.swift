@@ -26,6 +26,9 @@ import Testing
 ///   as that URI. Without PostgreSQL's server programs, such a document's examples are not run,
 ///   and the test says so on standard error (CI installs them).
 ///
+/// - A program other than `sectionctl` that a machine may lack (`sqlite3`; `optionalTools`) stops
+///   its document's examples where it is first run, with a note naming the package to install.
+///
 /// All the blocks of one document run in order, in one fresh temporary directory, with the built
 /// `sectionctl` first on `PATH`, `HOME` and `XDG_DATA_HOME` inside the directory, and no
 /// `SECTIONCTL_DB` unless the document exports it. What is normalised, because it must vary from
@@ -116,6 +119,14 @@ struct DocExampleTests {
         return (blocks, strays)
     }
 
+    /// Programs other than `sectionctl` that examples run, which a machine may lack, with the
+    /// Debian package that has each: without one, a document's examples stop there, saying so.
+    static let optionalTools = ["sqlite3": "sqlite3"]
+
+    static func isInstalled(_ program: String) -> Bool {
+        ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains { FileManager.default.isExecutableFile(atPath: $0 + program) }
+    }
+
     /// Runs `command` in bash in `directory`; its status, and standard output and error together.
     static func run(_ command: String, in directory: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
@@ -194,6 +205,10 @@ struct DocExampleTests {
                     if value.status != 0 || !command.output.isEmpty { failures.append("\(place): an export shows no output and must succeed") }
                     environment[variable] = value.output
                     continue
+                }
+                if let tool = optionalTools.first(where: { command.text.hasPrefix($0.key + " ") }), !isInstalled(tool.key) {
+                    FileHandle.standardError.write(Data("note: \(name)'s examples from line \(command.line) on are not run: \(tool.key) is not installed (apt-get install \(tool.value))\n".utf8))
+                    return failures
                 }
                 let result = try run(substituted(command.text), in: directory.url, environment: environment)
                 let printed = normalised(result.output)
