@@ -18,14 +18,12 @@ import Testing
 /// - A block that cannot be run here (it needs a terminal, a remote server) shows no output: a
 ///   ```` ```sh ```` block of commands only. A `$ ` line in any block but a console block fails
 ///   this test, so output cannot be shown without being checked.
-///
 /// - A document whose examples need a PostgreSQL server says which URI it writes for it, in the
 ///   comment `<!-- doc-test server: URI -->`. Its examples then run against a new, empty
 ///   database on the throwaway cluster the tests start (`ThrowawayCluster`): that URI in a
 ///   command stands for the database's own (quoted), and the database's URI in output is shown
 ///   as that URI. Without PostgreSQL's server programs, such a document's examples are not run,
 ///   and the test says so on standard error (CI installs them).
-///
 /// - A program other than `sectionctl` that a machine may lack (`sqlite3`; `optionalTools`) stops
 ///   its document's examples where it is first run, with a note naming the package to install.
 ///
@@ -140,6 +138,13 @@ struct DocExampleTests {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // A guard against a hang (an example that waits for input or runs until interrupted):
+        // past it the command is ended, and its output so far compared as any.
+        let guardTimer = DispatchSource.makeTimerSource()
+        guardTimer.schedule(deadline: .now() + hangGuardSeconds)
+        guardTimer.setEventHandler { process.terminate() }
+        guardTimer.resume()
+        defer { guardTimer.cancel() }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
