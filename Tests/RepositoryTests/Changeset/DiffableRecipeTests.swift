@@ -188,7 +188,7 @@ final class DiffableDataSource {
     }
 }
 
-// MARK: - The README's recipe
+// MARK: - The recipe, as TableViewRecipes.md shows it
 
 // README diffable recipe begins
 /// Brings a diffable snapshot keyed by the store's ids from one version of a list to the next,
@@ -263,7 +263,7 @@ func apply(
 }
 // README diffable recipe ends
 
-@Suite("README diffable recipe")
+@Suite("The diffable recipe")
 struct DiffableRecipeTests {
     /// The lines between `// README <name> begins` and `// README <name> ends` in this file,
     /// without their first `indent` spaces.

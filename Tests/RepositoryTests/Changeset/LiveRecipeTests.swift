@@ -4,7 +4,7 @@ import Testing
 
 import Repository
 
-// The README's three ways a view follows a list — a data source that holds its list and
+// The table-view recipes' three ways a view follows a list (TableViewRecipes.md) — a data source that holds its list and
 // animates batches, a diffable snapshot moved by ids, and a view that reads only what it shows
 // at the version it shows — run here while another process writes to the same file at random.
 // Every batch goes through the strict model of `performBatchUpdates`, every diffable step
@@ -96,7 +96,7 @@ func catchUp(_ dataSource: DiffableDataSource, from version: Int64, of list: Lis
     }
 }
 
-@Suite("README recipes with another writer")
+@Suite("Table-view recipes with another writer")
 struct LiveRecipeTests {
     /// Two bash loops at once, each running `sectionctl` `count` times on `path`, each run one
     /// random command (or a saved edit session of several): adds, moves across sections,

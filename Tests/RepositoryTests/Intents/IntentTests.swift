@@ -423,7 +423,7 @@ struct IntentTests {
         let (fixture, ids) = try makeList(.sqlite)
         let list = fixture.store.list(SectionStore.defaultList)
         var said: [String] = []
-        // As in the README's "Intents: an edit applied later".
+        // As in the DocC article "Intents: an edit applied later" (Intents.md).
         let intent = try list.intent(of: .moveRow(.at(0, 0), to: .at(1, 0)))  // reads, writes nothing
         try list.apply(.addRow(.text("x"), to: .at(1, 0)))
         let result = try list.apply(intent)

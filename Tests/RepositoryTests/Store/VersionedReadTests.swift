@@ -4,7 +4,7 @@ import Testing
 
 @testable import Repository
 
-// MARK: - The README's view protocol
+// MARK: - The view protocol, as TableViewRecipes.md shows it
 
 // README view protocol begins
 /// A view that reads only what it shows, at the version it shows: the outline (sections and

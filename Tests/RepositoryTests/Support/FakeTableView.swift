@@ -1,8 +1,9 @@
 import Foundation
 import Repository
 
-// A stand-in for the part of UIKit's table view that the README's data source uses, with the
-// same names, so that the README's code compiles and runs here as written. Its
+// A stand-in for the part of UIKit's table view that the table-view recipes' data sources use
+// (the DocC article TableViewRecipes.md), with the same names, so that their code compiles and
+// runs here as written. Its
 // `performBatchUpdates` holds each batch to UIKit's rules strictly (`performBatchUpdates(_:on:source:)`)
 // and notes every refusal, where UIKit would raise.
 
