@@ -15,6 +15,10 @@ import Testing
 ///   expanded as the shell would).
 /// - An HTML comment `<!-- setup` … `-->` before a block holds a script (bash; a here-document
 ///   may write a file) run before it, whose output is not shown; it must exit 0.
+/// - A session at a terminal (`sectionctl edit` typed into line by line) is a ```` ```text ````
+///   block after the comment `<!-- doc-test terminal: sectionctl edit -->`: what the terminal
+///   shows, where the text after each prompt (`edit default> `) is what was typed. It runs on a
+///   pseudo-terminal, each line typed once its prompt is shown, with `NO_COLOR` set.
 /// - A block that cannot be run here (it needs a terminal, a remote server) shows no output: a
 ///   ```` ```sh ```` block of commands only. A `$ ` line in any block but a console block fails
 ///   this test, so output cannot be shown without being checked.
@@ -55,6 +59,9 @@ struct DocExampleTests {
         var line: Int
         var setup: [String]
         var commands: [Command]
+        /// For a terminal session: the `sectionctl` command run at a terminal, and what the
+        /// terminal shows (the lines typed after each prompt included); `commands` is empty.
+        var terminal: (command: String, screen: [String])? = nil
     }
 
     /// A document's console blocks, and the lines of other blocks that look like a shown command.
@@ -63,6 +70,7 @@ struct DocExampleTests {
         var blocks: [Block] = []
         var strays: [(Int, String)] = []
         var pendingSetup: [String] = []
+        var pendingTerminal: String?
         var index = 0
         while index < lines.count {
             let line = lines[index]
@@ -72,6 +80,11 @@ struct DocExampleTests {
                     pendingSetup.append(lines[index])
                     index += 1
                 }
+                index += 1
+                continue
+            }
+            if let declared = line.wholeMatch(of: /<!-- doc-test terminal: (.+) -->/) {
+                pendingTerminal = String(declared.1)
                 index += 1
                 continue
             }
@@ -88,6 +101,11 @@ struct DocExampleTests {
                 index += 1
             }
             index += 1
+            if let command = pendingTerminal {
+                blocks.append(Block(line: open + 1, setup: pendingSetup, commands: [], terminal: (command, body.map(\.1))))
+                (pendingSetup, pendingTerminal) = ([], nil)
+                continue
+            }
             guard isConsole else {
                 strays += body.filter { $0.1.hasPrefix("$ ") }
                 pendingSetup = []
@@ -202,6 +220,10 @@ struct DocExampleTests {
                     return failures + ["\(name):\(block.line): its setup exited \(result.status): \(result.output)"]
                 }
             }
+            if let terminal = block.terminal {
+                failures += try runAtTerminal(terminal.command, showing: terminal.screen, environment: environment, normalised: normalised)
+                    .map { "\(name):\(block.line): at a terminal, $ \(terminal.command): \($0)" }
+            }
             for command in block.commands {
                 let place = "\(name):\(command.line): $ \(command.text)"
                 if let assignment = substituted(command.text).wholeMatch(of: /export ([A-Za-z_][A-Za-z0-9_]*)=(.*)/) {
@@ -225,6 +247,37 @@ struct DocExampleTests {
                 }
             }
         }
+        return failures
+    }
+
+    /// Runs `command` (`sectionctl` and its words, split at spaces) at a pseudo-terminal, typing
+    /// the text after each prompt of `screen` once the program has shown that prompt, and
+    /// compares what the terminal shows with `screen`. Returns what differs.
+    static func runAtTerminal(
+        _ command: String, showing screen: [String], environment: [String: String], normalised: (String) -> [String]
+    ) throws -> [String] {
+        let words = command.split(separator: " ").map(String.init)
+        guard words.first == "sectionctl" else { return ["a terminal session runs sectionctl, not \(command)"] }
+        // A terminal gets colour; the documents show the listing without it.
+        var environment = environment
+        environment["NO_COLOR"] = "1"
+        let terminal = try PseudoTerminal(Array(words.dropFirst()), environment: environment)
+        for (index, line) in screen.enumerated() {
+            guard let typed = line.firstMatch(of: /^(edit \S+> )(.*)$/) else { continue }
+            let prompt = String(typed.1)
+            let shownSoFar = screen[...index].joined(separator: "\n").components(separatedBy: prompt).count - 1
+            guard terminal.waitFor(prompt, count: shownSoFar) else {
+                return ["the prompt of line \(index + 1) never came:\n\(terminal.transcript)"]
+            }
+            terminal.type(String(typed.2) + "\n")
+        }
+        let status = terminal.finish()
+        let shown = normalised(terminal.transcript.replacingOccurrences(of: "\r\n", with: "\n"))
+        var failures: [String] = []
+        if shown != screen {
+            failures.append("\n--- shown:\n\(screen.joined(separator: "\n"))\n--- printed:\n\(shown.joined(separator: "\n"))")
+        }
+        if status != 0 { failures.append("exited \(status)") }
         return failures
     }
 
