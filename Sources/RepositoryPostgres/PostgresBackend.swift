@@ -39,25 +39,25 @@ struct PostgresServerBackend: ServerBackend {
         connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> any Database {
-        let db = try PostgresDatabase(connectionString: connectionString)
+        let db = try PostgresEngine(connectionString: connectionString)
         // A schema the user may not use drops out of the search path without a word, and its
         // tables would seem missing: say what is missing instead.
         let unusable = try db.scalarInt(
-            "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresDatabase.schema)
+            "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresEngine.schema)
         if unusable == 1 {
-            throw RepositoryError.permissionDenied(server: location.description, reason: "permission denied for schema \(PostgresDatabase.schema)")
+            throw RepositoryError.permissionDenied(server: location.description, reason: "permission denied for schema \(PostgresEngine.schema)")
         }
         do {
             try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
         } catch RepositoryError.notOurDatabase {
-            throw RepositoryError.notOurSchema(server: location.description, schema: PostgresDatabase.schema)
+            throw RepositoryError.notOurSchema(server: location.description, schema: PostgresEngine.schema)
         }
         db.schemaRecordsWrites = !readOnly
         return db
     }
 
     func openReaderConnection(connectionString: String) throws -> any Database {
-        try PostgresDatabase(connectionString: connectionString)
+        try PostgresEngine(connectionString: connectionString)
     }
 
     func masked(_ connectionString: String) -> String {

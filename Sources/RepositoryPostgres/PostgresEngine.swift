@@ -17,7 +17,7 @@ import Darwin
 /// as text, and rows are read as they arrive. Write transactions run at READ COMMITTED and
 /// lock the lists they read (`locksListRows`): writes to one list are serialized by its row
 /// lock, writes to different lists run side by side.
-package final class PostgresDatabase: Database {
+package final class PostgresEngine: Database {
     /// The schema that holds sectionctl's tables on a server.
     package static let schema = "sectionctl"
     /// The channel every committed change (and every plain-SQL write) notifies, with the list's
@@ -179,9 +179,15 @@ package final class PostgresDatabase: Database {
         try connection.copy(sql, lines: lines)
     }
 
-    // MARK: - The semantic half
+    // MARK: - Dialect
 
     package var listLockClause: String { inWrite ? " FOR UPDATE" : "" }
+
+    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
+        ("\(column) = ANY(CAST(? AS bigint[]))", "{" + ids.map(String.init).joined(separator: ",") + "}")
+    }
+
+    // MARK: - The domain operations
 
     package func lockList(holding owner: Int64, in space: RankSpace) throws {
         if space == .sections {
@@ -193,9 +199,13 @@ package final class PostgresDatabase: Database {
 
     /// The walks are server functions (`Migrations/postgres/0002_rank_walk.sql`): one round trip
     /// instead of one a level.
-    package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
+    package func rankedItem(at index: Int, of owner: Int64, in space: RankSpace) throws -> (id: Int64, position: Int64)? {
         guard index >= 0 else { return nil }
-        return try queryFirst("SELECT row_id, row_position FROM sectionctl.rank_row_at(?, ?)", section, index) { row in
+        let sql =
+            space == .rows
+            ? "SELECT row_id, row_position FROM sectionctl.rank_row_at(?, ?)"
+            : "SELECT section_id, section_position FROM sectionctl.section_rank_at(?, ?)"
+        return try queryFirst(sql, owner, index) { row in
             row.isNull(0) ? nil : (row.int64(0), row.int64(1))
         } ?? nil
     }
@@ -209,28 +219,17 @@ package final class PostgresDatabase: Database {
             """, section, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
     }
 
-    package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
-        Int(try scalarInt("SELECT sectionctl.rank_index_of(?, ?)", section, position) ?? 0)
-    }
-
-    package func rankedSection(at index: Int, inList list: Int64) throws -> (id: Int64, position: Int64)? {
-        guard index >= 0 else { return nil }
-        return try queryFirst("SELECT section_id, section_position FROM sectionctl.section_rank_at(?, ?)", list, index) { row in
-            row.isNull(0) ? nil : (row.int64(0), row.int64(1))
-        } ?? nil
-    }
-
-    package func rankedSectionIndex(ofPosition position: Int64, inList list: Int64) throws -> Int {
-        Int(try scalarInt("SELECT sectionctl.section_rank_index_of(?, ?)", list, position) ?? 0)
+    package func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
+        let sql = space == .rows ? "SELECT sectionctl.rank_index_of(?, ?)" : "SELECT sectionctl.section_rank_index_of(?, ?)"
+        return Int(try scalarInt(sql, owner, position) ?? 0)
     }
 
     /// Writers to different lists run at once, so the mark is a setting local to the
-    /// transaction (`sectionctl.writer_begin()`), which ends with it.
-    package func beginWriterMark() throws {
+    /// transaction (`sectionctl.writer_begin()`), which ends with it: nothing to clear.
+    package func setWriterMark(active: Bool) throws {
+        guard active else { return }
         _ = try scalarInt("SELECT sectionctl.writer_begin()")
     }
-
-    package func endWriterMark() throws {}
 
     /// One call of `sectionctl.commit_change` (`Migrations/postgres/0003_commit_change.sql`):
     /// one round trip instead of about ten.
@@ -249,11 +248,9 @@ package final class PostgresDatabase: Database {
     /// nothing here is the client's to check.
     package func engineIntegrity() throws -> EngineIntegrity { EngineIntegrity() }
 
-    /// The mark is the transaction's own (`sectionctl.writer_begin()`): nothing to put back.
-    package func restoreWriterMark(pastStep highestStepInUse: Int64?) throws -> [String] { [] }
-
-    /// `engineIntegrity()` finds no schema differences on a server.
-    package func mendSchema(_ differences: [SchemaDifference], phase: SchemaMendPhase) throws -> [String] { [] }
+    /// The writer mark is the transaction's own (`sectionctl.writer_begin()`), and
+    /// `engineIntegrity()` finds no schema differences on a server: nothing to mend.
+    package func mend(_ mend: EngineMend) throws -> [String] { [] }
 
     package func writerStep() throws -> Int64? {
         try scalarInt("SELECT sectionctl.writer_step()")
@@ -280,10 +277,6 @@ package final class PostgresDatabase: Database {
 
     package func pushReplicaAtOnce(_ request: String) throws -> String? {
         try queryFirst("SELECT CAST(sectionctl.replica_push(CAST(? AS jsonb)) AS text)", request) { $0.string(0) }
-    }
-
-    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
-        ("\(column) = ANY(CAST(? AS bigint[]))", "{" + ids.map(String.init).joined(separator: ",") + "}")
     }
 
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.
@@ -340,7 +333,7 @@ package final class PostgresDatabase: Database {
 
 extension PostgresRow: ResultRow {}
 
-extension PostgresDatabase {
+extension PostgresEngine {
     package func makeRowAppender() throws -> any RowAppender {
         PostgresRowAppender(db: self)
     }
@@ -355,24 +348,21 @@ extension PostgresDatabase {
     /// A server's delete triggers run once per statement already.
     package func emptySectionsInBulk(list: Int64, where condition: String, _ arguments: [(any SQLArgument)?]) throws -> Bool { false }
 
-    package func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
-
-    package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
+    /// A server's triggers run once per statement already; row by row is as fast.
+    package func takeBackLoggedRowsInBulk(_ write: LoggedRowWrite, list: Int64, logIDs: [Int64]) throws -> BulkReversal { .unsupported }
 
     /// A server's triggers log every row it puts back.
-    package func noteSectionsPutBack(_ ids: [Int64]) throws {}
-
-    package func forgetSectionsPutBack() throws {}
+    package func noteSectionsPutBack(_ note: SectionsPutBack) throws {}
 }
 
 /// Appends rows to a server through `COPY rows FROM STDIN`, `batchSize` rows a copy: the
 /// server's fastest way in, with every trigger (row counts, rank, undo) firing as for an insert.
 private final class PostgresRowAppender: RowAppender {
     static let batchSize = 10_000
-    private let db: PostgresDatabase
+    private let db: PostgresEngine
     private var lines: [String] = []
 
-    init(db: PostgresDatabase) {
+    init(db: PostgresEngine) {
         self.db = db
         lines.reserveCapacity(Self.batchSize)
     }
@@ -394,18 +384,18 @@ private final class PostgresRowAppender: RowAppender {
     }
 }
 
-/// A commit seen on a server: a notification on `PostgresDatabase.notificationChannel` naming
+/// A commit seen on a server: a notification on `PostgresEngine.notificationChannel` naming
 /// the list (or naming none: plain SQL whose list the trigger could not tell). Listening starts
 /// when the signal is made, so nothing committed after the observer's first read is missed.
 private final class NotificationSignal: CommitSignal {
-    private let database: PostgresDatabase
+    private let database: PostgresEngine
     private let payload: String
     private var first = true
 
-    init(database: PostgresDatabase, listID: Int64) throws {
+    init(database: PostgresEngine, listID: Int64) throws {
         self.database = database
         self.payload = String(listID)
-        try database.execute(script: "LISTEN \(PostgresDatabase.notificationChannel)")
+        try database.execute(script: "LISTEN \(PostgresEngine.notificationChannel)")
     }
 
     func wait(upTo seconds: Double) throws -> Bool {
@@ -416,7 +406,7 @@ private final class NotificationSignal: CommitSignal {
 }
 
 /// A write whose connection was lost while it committed, and which the server says did not
-/// commit (`PostgresDatabase.settleLostCommit`): nothing of it was saved, so it may run again
+/// commit (`PostgresEngine.settleLostCommit`): nothing of it was saved, so it may run again
 /// on the new connection, and `SectionStore.write` runs it again once.
 struct WriteNotCommitted: EngineError {
     /// The loss, as libpq reported it.

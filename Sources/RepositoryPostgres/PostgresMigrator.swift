@@ -15,12 +15,12 @@ enum PostgresMigrator {
 
     /// Refuses a schema that is not ours or is newer, creates it with `create`, and migrates it.
     static func prepare(
-        _ db: PostgresDatabase, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+        _ db: PostgresEngine, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws {
         let location = db.maskedTarget
         let version = try inspect(db)
         if version == nil && !create {
-            throw RepositoryError.databaseMissing(path: "\(location) (no \(PostgresDatabase.schema) schema)")
+            throw RepositoryError.databaseMissing(path: "\(location) (no \(PostgresEngine.schema) schema)")
         }
         if version != latestVersion {
             if readOnly { throw RepositoryError.readOnly(path: location) }
@@ -32,8 +32,8 @@ enum PostgresMigrator {
     }
 
     /// The schema's version; `nil` when there is no `sectionctl` schema, or an empty one.
-    static func inspect(_ db: PostgresDatabase) throws -> Int? {
-        let schema = PostgresDatabase.schema
+    static func inspect(_ db: PostgresEngine) throws -> Int? {
+        let schema = PostgresEngine.schema
         guard try db.scalarInt("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema) == 1 else { return nil }
         let hasLedger = try db.scalarInt("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'sectionctl_migrations'", schema) == 1
         if !hasLedger {
@@ -49,8 +49,8 @@ enum PostgresMigrator {
     }
 
     /// Applies every migration newer than the schema's version.
-    static func migrate(_ db: PostgresDatabase, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
-        let schema = PostgresDatabase.schema
+    static func migrate(_ db: PostgresEngine, progress: (@Sendable (MigrationProgress) -> Void)?) throws {
+        let schema = PostgresEngine.schema
         for migration in EmbeddedMigration.postgres {
             try db.inTransaction(.write) {
                 try db.run("SELECT pg_advisory_xact_lock(?)", lockKey)

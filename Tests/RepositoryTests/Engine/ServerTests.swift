@@ -241,9 +241,9 @@ final class Write<Value: Sendable>: Sendable {
 @Suite("PostgreSQL backend, without a server")
 struct ServerOfflineTests {
     @Test func placeholdersAreNumberedOutsideQuotesAndComments() {
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
-        #expect(PostgresDatabase.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
+        #expect(PostgresEngine.numberingPlaceholders("SELECT ? , ?") == "SELECT $1 , $2")
+        #expect(PostgresEngine.numberingPlaceholders("SELECT '?', \"a?\", ? -- why?\n, ?") == "SELECT '?', \"a?\", $1 -- why?\n, $2")
+        #expect(PostgresEngine.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
     }
 
     @Test func theServersFailuresMeanWhatTheyShould() {

@@ -213,7 +213,7 @@ struct SchemaCatalogTests {
     }
 
     static func postgresCatalog(uri: String) throws -> Catalog {
-        let db = try PostgresDatabase(connectionString: uri)
+        let db = try PostgresEngine(connectionString: uri)
         var catalog = Catalog()
         let schema = "sectionctl"
         for table in try db.query(

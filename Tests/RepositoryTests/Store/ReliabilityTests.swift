@@ -30,7 +30,7 @@ struct ReliabilityTests {
     @Test func aLockHeldPastTheTimeoutIsBusyAndNothingIsWritten() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        store.connection.withLock { ($0 as! Connection).setBusyTimeout(milliseconds: 100) }
+        store.connection.withLock { ($0 as! SQLiteEngine).connection.setBusyTimeout(milliseconds: 100) }
         let before = try store.snapshot()
         let other = try Connection(path: fixture.path, mode: .readWrite)
         try other.execute(script: "BEGIN IMMEDIATE")

@@ -3,7 +3,7 @@ import SQLite
 /// Bulk appends and deletes on SQLite (`Migrations/0007_bulk_append.sql`): with
 /// `journal_writer.bulk` set, the row insert and delete triggers (and the section insert ones)
 /// are off, and what they would have written is written here, set-based.
-extension Connection {
+extension SQLiteEngine {
     package func beginBulkAppend() throws -> Bool {
         try run("UPDATE journal_writer SET bulk = 1 WHERE id = 1") == 1
     }

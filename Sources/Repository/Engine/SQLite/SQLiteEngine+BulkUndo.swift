@@ -7,7 +7,7 @@ import SQLite
 /// sections' row counts, the rank nodes' counts (and `rank_pending` for a level-1 node out of
 /// bounds), and the undo log's entries of the step being written, in the order the rows are
 /// taken back.
-extension Connection {
+extension SQLiteEngine {
     /// The rows the entries name, in the order given (`ord`), as `temp.bulk_rows`: for a
     /// deletion, the rows as they are; for a restoration, as the log kept them.
     private func stageBulkRows(logIDs: [Int64], fromLog: Bool) throws {
@@ -98,9 +98,16 @@ extension Connection {
             """)
     }
 
+    package func takeBackLoggedRowsInBulk(_ write: LoggedRowWrite, list: Int64, logIDs: [Int64]) throws -> BulkReversal {
+        switch write {
+        case .insert: return try deleteLoggedRows(list: list, logIDs: logIDs)
+        case .delete: return try restoreLoggedRows(list: list, logIDs: logIDs)
+        }
+    }
+
     /// Takes back logged row inserts: deletes the rows the `undo_log` entries `logIDs` name
     /// (in that order), where each still is in a section of `list`.
-    package func deleteLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
+    private func deleteLoggedRows(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: false)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
         if let misplaced = try misplacedStagedRows(list: list, count: logIDs.count) { return misplaced }
@@ -121,7 +128,7 @@ extension Connection {
     /// again (in that order), with their ids, into their sections, which must be `list`'s. Rows
     /// put back into a section noted by `noteSectionsPutBack` get no entry of their own; when
     /// any row gets one, the noted sections are forgotten.
-    package func restoreLoggedRowsInBulk(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
+    private func restoreLoggedRows(list: Int64, logIDs: [Int64]) throws -> BulkReversal {
         try stageBulkRows(logIDs: logIDs, fromLog: true)
         guard try scalarInt("SELECT count(*) FROM temp.bulk_rows") == Int64(logIDs.count) else { return .missing }
         if let misplaced = try misplacedStagedRows(list: list, count: logIDs.count) { return misplaced }
@@ -155,16 +162,17 @@ extension Connection {
         try execute(script: "CREATE TEMP TABLE IF NOT EXISTS put_back_sections (id INTEGER PRIMARY KEY)")
     }
 
-    package func noteSectionsPutBack(_ ids: [Int64]) throws {
-        guard !ids.isEmpty else { return }
-        try createPutBackSections()
-        try run(
-            "INSERT OR IGNORE INTO temp.put_back_sections SELECT value FROM json_each(?)",
-            "[" + ids.map(String.init).joined(separator: ",") + "]")
-    }
-
-    package func forgetSectionsPutBack() throws {
-        try createPutBackSections()
-        try run("DELETE FROM temp.put_back_sections")
+    package func noteSectionsPutBack(_ note: SectionsPutBack) throws {
+        switch note {
+        case .noted(let ids):
+            guard !ids.isEmpty else { return }
+            try createPutBackSections()
+            try run(
+                "INSERT OR IGNORE INTO temp.put_back_sections SELECT value FROM json_each(?)",
+                "[" + ids.map(String.init).joined(separator: ",") + "]")
+        case .forgotten:
+            try createPutBackSections()
+            try run("DELETE FROM temp.put_back_sections")
+        }
     }
 }

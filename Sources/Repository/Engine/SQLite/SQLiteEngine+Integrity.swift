@@ -5,7 +5,7 @@ import SQLite
 /// of a new database of the same version (built in memory by the migrator), the foreign keys
 /// `PRAGMA foreign_key_check` finds broken (it reads them with foreign keys off too), and
 /// `journal_writer`, the writer mark.
-extension Connection {
+extension SQLiteEngine {
     package func engineIntegrity() throws -> EngineIntegrity {
         var found = EngineIntegrity()
         do {
@@ -13,7 +13,7 @@ extension Connection {
             found.pages = try query("PRAGMA quick_check") { $0.string(0) }.flatMap { $0.split(separator: "\n") }
                 .filter { $0 != "ok" && !$0.hasPrefix("*** in database ") }.map { "quick_check: \($0)" }
             found.schemaVersion = try schemaVersion()
-            found.schema = try SchemaCatalog(reading: self).differences(from: SchemaCatalog.pristine(version: found.schemaVersion))
+            found.schema = try SchemaCatalog(reading: connection).differences(from: SchemaCatalog.pristine(version: found.schemaVersion))
             // The rest reads the tables: only where they are the schema's.
             guard found.schema.allSatisfy(\.isRepairable) else { return found }
             found.otherOrphans = try brokenForeignKeys(outside: Integrity.tablesWithNamedOrphanChecks)
@@ -27,7 +27,15 @@ extension Connection {
         return found
     }
 
-    package func restoreWriterMark(pastStep highestStepInUse: Int64?) throws -> [String] {
+    package func mend(_ mend: EngineMend) throws -> [String] {
+        switch mend {
+        case .writerMark(let highestStepInUse): return try restoreWriterMarkRow(pastStep: highestStepInUse)
+        case .schema(let differences, let phase): return try mendSchemaObjects(differences, phase: phase)
+        }
+    }
+
+    /// `EngineMend.writerMark`: the row of `journal_writer`.
+    private func restoreWriterMarkRow(pastStep highestStepInUse: Int64?) throws -> [String] {
         let highest = highestStepInUse ?? 0
         guard highest < Int64.max else {
             throw RepositoryError.cannotRepair(
@@ -42,7 +50,8 @@ extension Connection {
         return ["journal_writer: moved its step counter from \(step - 1), behind step \(highest) of the undo history, past it"]
     }
 
-    package func mendSchema(_ differences: [SchemaDifference], phase: SchemaMendPhase) throws -> [String] {
+    /// `EngineMend.schema`: each object dropped or made again from the pristine SQL.
+    private func mendSchemaObjects(_ differences: [SchemaDifference], phase: SchemaMendPhase) throws -> [String] {
         var lines: [String] = []
         for difference in differences where difference.isRepairable {
             let name = "\"" + difference.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""

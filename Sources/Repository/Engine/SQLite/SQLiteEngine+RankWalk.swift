@@ -2,33 +2,17 @@ import SQLite
 
 /// SQLite's rank walks: down the levels of a rank structure from the top, a few seeks a level
 /// (see `RankTree`). A server runs the same walks as functions of its own, in one round trip.
-extension Connection {
-    package func rankedRow(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64)? {
-        // Only the id and position: the (section_id, position) index holds both, so the row
-        // itself is not read.
-        try rankedItem(at: index, of: section, in: .rows)
+extension SQLiteEngine {
+    package func rankedItem(at index: Int, of owner: Int64, in space: RankSpace) throws -> (id: Int64, position: Int64)? {
+        // Only the id and position: the (owner, position) index holds both, so the item itself
+        // is not read.
+        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, of: owner, in: space) else { return nil }
+        return try rankedItemPlace(in: space, owner: owner, from: low, to: high, offset: remaining)
     }
 
     package func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)? {
         guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, of: section, in: .rows) else { return nil }
         return try row(ofSection: section, from: low, to: high, offset: remaining)
-    }
-
-    package func rankedIndex(ofPosition position: Int64, inSection section: Int64) throws -> Int {
-        try rankedIndex(ofPosition: position, of: section, in: .rows)
-    }
-
-    package func rankedSection(at index: Int, inList list: Int64) throws -> (id: Int64, position: Int64)? {
-        try rankedItem(at: index, of: list, in: .sections)
-    }
-
-    package func rankedSectionIndex(ofPosition position: Int64, inList list: Int64) throws -> Int {
-        try rankedIndex(ofPosition: position, of: list, in: .sections)
-    }
-
-    private func rankedItem(at index: Int, of owner: Int64, in space: RankSpace) throws -> (id: Int64, position: Int64)? {
-        guard index >= 0, let (low, high, remaining) = try rankLeaf(holding: index, of: owner, in: space) else { return nil }
-        return try rankedItemPlace(in: space, owner: owner, from: low, to: high, offset: remaining)
     }
 
     /// The range of positions of the level-1 node holding the item at `index`, and that item's
@@ -57,7 +41,7 @@ extension Connection {
         return (low, high, remaining)
     }
 
-    private func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
+    package func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
         var low = RankTree.origin
         var index = 0
         for level in RankTree.levels.reversed() {

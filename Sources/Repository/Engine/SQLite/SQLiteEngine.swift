@@ -1,19 +1,37 @@
 import Foundation
 import SQLite
 
-/// SQLite's side of the storage seam: a `Connection` on a database file.
-extension Connection: Database {
+/// SQLite's side of the storage seam (see `Database`): the engine of a database file. It wraps
+/// one `SQLite.Connection`, the thin layer over SQLite's C API, which knows nothing of lists;
+/// what sectionctl asks of a file is here and in the `SQLiteEngine+…` files beside it.
+package final class SQLiteEngine: Database {
+    /// The connection to the file.
+    package let connection: Connection
+
+    /// The engine of the file `connection` has open.
+    init(_ connection: Connection) {
+        self.connection = connection
+    }
+
+    /// The path of the file, as it was opened.
+    var path: String { connection.path }
+
+    /// Whether the connection can only read.
+    var isReadOnly: Bool { connection.isReadOnly }
+
+    // MARK: - Running SQL
+
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
-        let statement = try statement(sql)
+        let statement = try connection.statement(sql)
         try statement.bind(arguments.map { $0?.sqliteValue })
         defer { statement.reset() }
         while try statement.step() {}
-        return changes
+        return connection.changes
     }
 
     package func forEachRow(_ sql: String, arguments: [(any SQLArgument)?], _ body: (any ResultRow) throws -> Bool) throws {
-        let statement = try statement(sql)
+        let statement = try connection.statement(sql)
         try statement.bind(arguments.map { $0?.sqliteValue })
         defer { statement.reset() }
         while try statement.step() {
@@ -21,10 +39,26 @@ extension Connection: Database {
         }
     }
 
-    package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
-        try inTransaction(mode == .write ? TransactionKind.immediate : .deferred, body)
+    package func execute(script sql: String) throws {
+        try connection.execute(script: sql)
     }
 
+    package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        try connection.inTransaction(mode == .write ? TransactionKind.immediate : .deferred, body)
+    }
+
+    package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try connection.inSavepoint(body)
+    }
+
+    package var isAutocommit: Bool { connection.isAutocommit }
+
+    /// Writers take turns on the whole file (`BEGIN IMMEDIATE`): a list needs no lock of its own.
+    package var listLockClause: String { "" }
+
+    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
+        ("\(column) IN (SELECT value FROM json_each(?))", "[" + ids.map(String.init).joined(separator: ",") + "]")
+    }
 }
 
 extension Statement: ResultRow {}
@@ -40,24 +74,21 @@ extension SQLArgument {
     }
 }
 
-// MARK: - The semantic half
+// MARK: - The domain operations
 
-extension Connection {
-    /// Writers take turns on the whole file (`BEGIN IMMEDIATE`): a list needs no lock of its own.
-    package var listLockClause: String { "" }
-
+extension SQLiteEngine {
     package func lockList(holding owner: Int64, in space: RankSpace) throws {}
 
     /// The mark is the one row of `journal_writer`: writers take turns, so no other connection
     /// ever sees it set. Its `step` numbers the transaction's entries in `undo_log`.
-    package func beginWriterMark() throws {
-        // Without its row (plain SQL with the guards dropped), nothing is marked: a commit then
-        // fails on the missing step, and `repair` puts the row back.
-        try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
-    }
-
-    package func endWriterMark() throws {
-        try run("UPDATE journal_writer SET active = 0, bulk = 0 WHERE id = 1")
+    package func setWriterMark(active: Bool) throws {
+        if active {
+            // Without its row (plain SQL with the guards dropped), nothing is marked: a commit
+            // then fails on the missing step, and `repair` puts the row back.
+            try run("UPDATE journal_writer SET active = 1, step = step + 1 WHERE id = 1")
+        } else {
+            try run("UPDATE journal_writer SET active = 0, bulk = 0 WHERE id = 1")
+        }
     }
 
     package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
@@ -69,7 +100,7 @@ extension Connection {
     }
 
     package func makeCommitSignal(listID: Int64) throws -> any CommitSignal {
-        DataVersionSignal(connection: self)
+        DataVersionSignal(connection: connection)
     }
 
     package func makeRowAppender() throws -> any RowAppender {
@@ -110,10 +141,6 @@ extension Connection {
 
     package func pushReplicaAtOnce(_ request: String) throws -> String? { nil }
 
-    package func oneOf(_ column: String, _ ids: [Int64]) -> (sql: String, argument: String) {
-        ("\(column) IN (SELECT value FROM json_each(?))", "[" + ids.map(String.init).joined(separator: ",") + "]")
-    }
-
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
     private func spaceInUse() throws -> (bytes: Int64, freePages: Int64) {
         let pages = try scalarInt("PRAGMA page_count") ?? 0
@@ -124,7 +151,7 @@ extension Connection {
     }
 }
 
-extension Connection {
+extension SQLiteEngine {
     /// Files the committed version (made by the current write transaction's step) in the list's
     /// undo or redo history, and drops the logs nothing can use any more. A server does the same
     /// in `sectionctl.commit_change`.
@@ -188,9 +215,9 @@ private final class SQLiteRowAppender: RowAppender {
     private let insertRowBatch: Statement
     private var pending: [(any SQLiteBindable)?] = []
 
-    init(db: Connection) throws {
-        insertRow = try db.statement(RowRecord.insertSQL(rows: 1))
-        insertRowBatch = try db.statement(RowRecord.insertSQL(rows: Self.batchSize))
+    init(db: SQLiteEngine) throws {
+        insertRow = try db.connection.statement(RowRecord.insertSQL(rows: 1))
+        insertRowBatch = try db.connection.statement(RowRecord.insertSQL(rows: Self.batchSize))
         pending.reserveCapacity(Self.batchSize * 5)
     }
 

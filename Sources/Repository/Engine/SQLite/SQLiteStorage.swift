@@ -16,8 +16,8 @@ extension StoreLocation {
         do {
             switch self {
             case .file(let path):
-                let db = try SQLiteStorage.openStore(path: path, create: create, readOnly: readOnly, progress: progress)
-                return (db, db.isReadOnly, SQLiteStorage.sharesWriteAheadLog(db))
+                let connection = try SQLiteStorage.openStore(path: path, create: create, readOnly: readOnly, progress: progress)
+                return (SQLiteEngine(connection), connection.isReadOnly, SQLiteStorage.sharesWriteAheadLog(connection))
             case .server(let connectionString):
                 let db = try ServerBackends.required(for: self).openStoreConnection(
                     connectionString: connectionString, location: self, create: create, readOnly: readOnly, progress: progress)
@@ -34,7 +34,7 @@ extension StoreLocation {
         do {
             switch self {
             case .file(let path):
-                return try SQLiteStorage.openReader(path: path, readOnly: readOnly)
+                return SQLiteEngine(try SQLiteStorage.openReader(path: path, readOnly: readOnly))
             case .server(let connectionString):
                 return try ServerBackends.required(for: self).openReaderConnection(connectionString: connectionString)
             }
