@@ -49,8 +49,8 @@ let package = Package(
         // What an app links: SQLite files only, so that nothing in its closure needs libpq
         // (the iOS SDK has none).
         .library(name: "Repository", targets: ["Repository", "Transfer"]),
-        // Lists on a PostgreSQL server, through libpq: an app adds it and calls
-        // `PostgreSQLBackend.register()`; the command line always does.
+        // Lists on a PostgreSQL server, through libpq: an app adds it and
+        // opens server stores with `server: .postgres`; the command line always does.
         .library(name: "RepositoryPostgres", targets: ["RepositoryPostgres"]),
         .executable(name: "sectionctl", targets: ["sectionctl"]),
         // For the benchmark package (Benchmarks/), which measures against raw libpq on a
@@ -93,7 +93,8 @@ let package = Package(
             dependencies: ["SQLite"],
             plugins: ["EmbedMigrations"]
         ),
-        // The PostgreSQL side of the storage seam, registered as the backend of server locations.
+        // The PostgreSQL side of the storage seam: `ServerSupport.postgres`, which opens server
+        // locations for the stores it is passed to.
         .target(name: "RepositoryPostgres", dependencies: ["Repository", "Postgres"]),
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),

@@ -1,27 +1,22 @@
 import Postgres
 import Repository
 
-/// The PostgreSQL backend: lists kept on a server and shared between machines (a
-/// `StoreLocation.server`, a `postgresql://` URI or `key=value` connection string). It reaches
-/// the server through libpq, which is why it is a product of its own: an app that links only
-/// `Repository` carries no server client.
-///
-/// Register it once, before the first server location is opened; opening one without it throws
-/// `RepositoryError.serverSupportMissing`:
-///
-/// ```swift
-/// import Repository
-/// import RepositoryPostgres
-///
-/// PostgreSQLBackend.register()
-/// let store = try SectionStore(location: StoreLocation("postgresql://localhost/tasks"), create: true)
-/// ```
-public enum PostgreSQLBackend {
-    /// Makes this process open `StoreLocation.server` locations on PostgreSQL. Calling it again
-    /// does nothing more.
-    public static func register() {
-        ServerBackends.register(PostgresServerBackend())
-    }
+extension ServerSupport {
+    /// The PostgreSQL backend: lists kept on a server and shared between machines (a
+    /// `StoreLocation.server`, a `postgresql://` URI or `key=value` connection string). It
+    /// reaches the server through libpq, which is why it is a product of its own: an app that
+    /// links only `Repository` carries no server client.
+    ///
+    /// Pass it where a store is opened; a server location opened without it throws
+    /// `RepositoryError.serverSupportMissing`:
+    ///
+    /// ```swift
+    /// import Repository
+    /// import RepositoryPostgres
+    ///
+    /// let store = try SectionStore(location: StoreLocation("postgresql://localhost/tasks"), server: .postgres, create: true)
+    /// ```
+    public static let postgres = ServerSupport(PostgresBackend())
 }
 
 extension SectionStore {
@@ -31,8 +26,9 @@ extension SectionStore {
     public static var serverSchemaVersion: Int { PostgresMigrator.latestVersion }
 }
 
-/// Opens server locations for `SectionStore` (see `ServerBackend`).
-struct PostgresServerBackend: ServerBackend {
+/// Opens server locations for `SectionStore` (see `ServerBackend`): what `ServerSupport.postgres`
+/// holds.
+struct PostgresBackend: ServerBackend {
     var schemaVersion: Int { PostgresMigrator.latestVersion }
 
     func openStoreConnection(
@@ -40,17 +36,18 @@ struct PostgresServerBackend: ServerBackend {
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> any Database {
         let db = try PostgresEngine(connectionString: connectionString)
+        let shown = location.shownByPostgres
         // A schema the user may not use drops out of the search path without a word, and its
         // tables would seem missing: say what is missing instead.
         let unusable = try db.scalarInt(
             "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresEngine.schema)
         if unusable == 1 {
-            throw RepositoryError.permissionDenied(server: location.description, reason: "permission denied for schema \(PostgresEngine.schema)")
+            throw RepositoryError.permissionDenied(server: shown, reason: "permission denied for schema \(PostgresEngine.schema)")
         }
         do {
             try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
         } catch RepositoryError.notOurDatabase {
-            throw RepositoryError.notOurSchema(server: location.description, schema: PostgresEngine.schema)
+            throw RepositoryError.notOurSchema(server: shown, schema: PostgresEngine.schema)
         }
         db.schemaRecordsWrites = !readOnly
         return db
@@ -67,7 +64,7 @@ struct PostgresServerBackend: ServerBackend {
 
 extension PostgresError: EngineError {
     package func repositoryError(at location: StoreLocation) -> any Error {
-        let path = location.description
+        let path = location.shownByPostgres
         // libpq's and the server's messages may echo parts of the connection string: mask
         // every secret value libpq parsed from it.
         let secrets = location.serverConnectionString.flatMap { try? ConnectionString(parsing: $0) }
@@ -107,11 +104,17 @@ extension MalformedConnectionString: EngineError {
 
 extension LibPQUnavailable: EngineError {
     package func repositoryError(at location: StoreLocation) -> any Error {
-        RepositoryError.serverClientMissing(location: location.description, reason: reason)
+        RepositoryError.serverClientMissing(location: location.shownByPostgres, reason: reason)
     }
 
     package var isRetryableConflict: Bool { false }
     package var isConstraintViolation: Bool { false }
+}
+
+extension StoreLocation {
+    /// The location as messages show it: a connection string rebuilt by libpq with every
+    /// password masked (`ServerSupport.describe(_:)`), which `description` cannot do without it.
+    var shownByPostgres: String { ServerSupport.postgres.describe(self) }
 }
 
 /// The SQLSTATEs of a server that may take the same request a moment later: shutting down,

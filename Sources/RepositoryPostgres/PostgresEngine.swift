@@ -414,7 +414,7 @@ struct WriteNotCommitted: EngineError {
 
     func repositoryError(at location: StoreLocation) -> any Error {
         RepositoryError.unavailable(
-            server: location.description,
+            server: location.shownByPostgres,
             reason: "the connection was lost while a change was being committed, and the server did not commit it (\(cause.message)); nothing was saved")
     }
 

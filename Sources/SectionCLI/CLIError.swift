@@ -56,7 +56,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     /// foreign schema included.
     static func from(_ error: RepositoryError, databaseOption: String? = nil) -> CLIError {
         // A server's connection string may hold a password: hints show it masked.
-        let option = databaseOption.map { " --db \(ShellWords.quote(StoreLocation($0).description))" } ?? ""
+        let option = databaseOption.map { " --db \(ShellWords.quote(Context.shown(StoreLocation($0))))" } ?? ""
         switch error {
         case .invalidData:
             return CLIError(error.description, exitCode: .dataError)

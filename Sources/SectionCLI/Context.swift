@@ -1,4 +1,5 @@
 import Repository
+import RepositoryPostgres
 
 /// The global options, read from anywhere on the command line.
 struct GlobalOptions: Sendable {
@@ -55,6 +56,15 @@ final class Context {
         try DatabaseLocation.resolve(option: options.databasePath, environment: environment)
     }
 
+    /// What opens server locations: the command line opens them as readily as files (a
+    /// replica file's server too).
+    static let server: ServerSupport = .postgres
+
+    /// `location` as messages show it: a server's connection string with every password masked.
+    static func shown(_ location: StoreLocation) -> String {
+        server.describe(location)
+    }
+
     /// Where the database is: a file, or a PostgreSQL server for a `postgresql://` URI.
     func databaseLocation() throws(CLIError) -> StoreLocation {
         StoreLocation(try databasePath())
@@ -70,7 +80,7 @@ final class Context {
             if let line { progress = { line.update($0) } }
             // A command reads and writes on one thread: one connection serves both, and the
             // schema is read once (a second connection's reading it was a fifth of `row get`).
-            return try SectionStore(location: location, migrationProgress: progress, readsBesideWrites: false)
+            return try SectionStore(location: location, server: Self.server, migrationProgress: progress, readsBesideWrites: false)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
         }

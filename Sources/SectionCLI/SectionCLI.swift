@@ -32,8 +32,6 @@ public enum SectionCLI {
     /// `hint: …` line.
     public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         defer { console.flush() }
-        // The command line opens server locations as readily as files.
-        PostgreSQLBackend.register()
         var databaseOption: String?
         do {
             let parsed = try Catalog.parser.parse(arguments)

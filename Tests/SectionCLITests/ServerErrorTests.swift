@@ -3,6 +3,7 @@ import PostgresCluster
 import Repository
 import TestSupport
 import Testing
+import RepositoryPostgres
 
 /// The error line of a failed run: `sectionctl: error: …`, the first line of standard error.
 private func errorLine(_ result: RunResult) -> String {
@@ -134,7 +135,7 @@ struct ServerErrorCLITests {
         let cluster = try cluster()
         let cli = try Sectionctl()
         let database = ThrowawayCluster.databaseName(
-            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) })
+            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) })
         let role = try cluster.newRole()
         let uri = cluster.uri(database: database, user: role)
         for arguments in [["show"], ["section", "add", "A"]] {

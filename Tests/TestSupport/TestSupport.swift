@@ -26,12 +26,9 @@ package final class TemporaryDirectory {
 }
 
 extension ThrowawayCluster {
-    /// The test process's cluster (`shared`), with this process opening server locations on
-    /// PostgreSQL (`PostgreSQLBackend.register()`), as the command line does.
-    package static var forStores: ThrowawayCluster? {
-        PostgreSQLBackend.register()
-        return shared
-    }
+    /// The test process's cluster (`shared`), for stores opened with `server: .postgres`, as the
+    /// command line opens them.
+    package static var forStores: ThrowawayCluster? { shared }
 }
 
 /// The storage backends the conformance suite runs against.
@@ -67,13 +64,13 @@ package struct StoreFixture {
             store = try SectionStore(path: directory.path(name), create: true)
         case .postgres:
             guard let cluster = ThrowawayCluster.forStores else { throw ClusterError("no PostgreSQL cluster for this test") }
-            let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
-            store = try SectionStore(location: .server(connectionString: uri))
+            let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) }
+            store = try SectionStore(location: .server(connectionString: uri), server: .postgres)
         }
     }
 
     /// Opens a second store on the same database, as another part of a program would.
-    package func reopen() throws -> SectionStore { try SectionStore(location: location) }
+    package func reopen() throws -> SectionStore { try SectionStore(location: location, server: .postgres) }
 
     /// Runs `sql` on the database as a user of the `sqlite3` shell or `psql` would, outside
     /// sectionctl (on a server, with the `sectionctl` schema first in the search path).

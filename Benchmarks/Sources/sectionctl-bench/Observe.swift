@@ -1,5 +1,6 @@
 import Foundation
 import Repository
+import RepositoryPostgres
 
 /// The child mode `sectionctl-bench --child-writer DB COUNT MILLISECONDS`: adds COUNT sections to
 /// the default list of DB (a file, or a `postgresql://` URI), one committed change every
@@ -14,7 +15,7 @@ enum ChildWriter {
             return 2
         }
         do {
-            let store = try SectionStore(location: StoreLocation(arguments[0]))
+            let store = try SectionStore(location: StoreLocation(arguments[0]), server: .postgres)
             for _ in 0..<count {
                 Thread.sleep(forTimeInterval: interval / 1000 * Double.random(in: 0.67...1.33))
                 try store.list("default").apply(.addSection(title: String(wallClockNanoseconds())))

@@ -2,6 +2,7 @@ import Foundation
 import PostgresCluster
 import Repository
 import Transfer
+import RepositoryPostgres
 
 extension Benchmark {
     /// Scenario 20: replicas (docs/replicas.md). A sync's cost against the list's size (one move
@@ -41,7 +42,7 @@ extension Benchmark {
         throws -> (server: SectionStore, replica: SectionStore, cloneSeconds: Double)
     {
         let uri = try cluster.newDatabase()
-        let server = try SectionStore(location: .server(connectionString: uri), create: true)
+        let server = try SectionStore(location: .server(connectionString: uri), server: .postgres, create: true)
         Log.progress("  \(name): importing \(Format.count(rows)) rows on the server…")
         try server.importJSON(Data(NativeDocument(sections: 1, rowsPerSection: rows).json.utf8))
         var location = StoreLocation.server(connectionString: uri)
@@ -50,8 +51,8 @@ extension Benchmark {
         }
         let path = scratch.path + "/\(name).db"
         Log.progress("  \(name): cloning…")
-        let seconds = try Measurement.time { try SectionStore.clone(list: "default", from: location, to: path) }
-        return (server, try SectionStore(path: path), seconds)
+        let seconds = try Measurement.time { try SectionStore.clone(list: "default", from: location, to: path, server: .postgres) }
+        return (server, try SectionStore(path: path, server: .postgres), seconds)
     }
 
     /// One random move made on the replica, then `sync()` timed (push and pull, connecting

@@ -4,6 +4,7 @@ import PostgresCluster
 import Repository
 import Synchronization
 import Transfer
+import RepositoryPostgres
 
 /// A native document of the list `default`: `sections` sections ("Section 1", …) of
 /// `rowsPerSection` field rows each ("Label r" = "Value s.r").
@@ -101,7 +102,7 @@ extension Benchmark {
     /// store open on it.
     private func newServerStore(_ cluster: ThrowawayCluster) throws -> (uri: String, store: SectionStore) {
         let uri = try cluster.newDatabase()
-        return (uri, try SectionStore(location: .server(connectionString: uri), create: true))
+        return (uri, try SectionStore(location: .server(connectionString: uri), server: .postgres, create: true))
     }
 
     // MARK: - One move
@@ -495,7 +496,7 @@ extension Benchmark {
     private func serverObserveRows(_ cluster: ThrowawayCluster) throws -> [ResultRow] {
         let count = plan.serverObservedChanges
         let (uri, store) = try newServerStore(cluster)
-        let watcher = try ListWatcher(location: .server(connectionString: uri), list: SectionStore.defaultList)
+        let watcher = try ListWatcher(location: .server(connectionString: uri), server: .postgres, list: SectionStore.defaultList)
         _ = try watcher.poll()
         Log.progress("  observer: \(count) changes by another process, one every 60 ms or so…")
         let writer = Process()
@@ -655,7 +656,7 @@ enum ChildServerMover {
             return 2
         }
         do {
-            let store = try SectionStore(location: .server(connectionString: arguments[0]))
+            let store = try SectionStore(location: .server(connectionString: arguments[0]), server: .postgres)
             let ids = try store.list("default").snapshot().sections.flatMap { $0.rows.map(\.id) }
             guard ids.count >= 2 else { throw BenchmarkError("the list has fewer than 2 rows") }
             var generator = SeededGenerator(seed: seed)

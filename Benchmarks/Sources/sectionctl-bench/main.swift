@@ -4,8 +4,6 @@ import RepositoryPostgres
 // sectionctl-bench: the performance targets of the product (docs/benchmarks.md), measured as
 // ratios against a C baseline in the same run.
 
-// The benchmark opens server locations as the command line does.
-PostgreSQLBackend.register()
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == ChildProcess.peakMemoryOption {
     exit(ChildProcess.runAsIntermediary(Array(arguments.dropFirst())))

@@ -2,7 +2,7 @@ import SQLite
 
 extension SectionStore {
     /// The one place where an engine's failures get their meaning: an `EngineError` (a
-    /// `SQLiteError`, or a failure of a registered server backend) becomes the `RepositoryError`
+    /// `SQLiteError`, or a failure of the server backend) becomes the `RepositoryError`
     /// that says what happened; any other error passes through.
     static func repositoryError(_ error: any Error, location: StoreLocation) -> any Error {
         (error as? any EngineError)?.repositoryError(at: location) ?? error

@@ -1,8 +1,35 @@
-import Synchronization
+/// What opens `StoreLocation.server` locations: the PostgreSQL engine, `.postgres`, from the
+/// product `RepositoryPostgres`. The `Repository` product reaches SQLite alone, so that an app
+/// links no server client it does not use; an app that opens servers adds the product and
+/// passes this value where it opens a store:
+///
+/// ```swift
+/// import Repository
+/// import RepositoryPostgres
+///
+/// let store = try SectionStore(location: StoreLocation("postgresql://localhost/tasks"), server: .postgres, create: true)
+/// ```
+///
+/// Nothing is looked up in a global: a store opened without it refuses a server location with
+/// `RepositoryError.serverSupportMissing`, before any connection.
+public struct ServerSupport: Sendable {
+    /// The backend that opens the connections.
+    package let backend: any ServerBackend
 
-/// What opens `StoreLocation.server` locations. The `Repository` product reaches SQLite alone, so
-/// that an app links no server client it does not use; the PostgreSQL backend is the product
-/// `RepositoryPostgres`, which registers itself with `PostgreSQLBackend.register()`.
+    /// Server support through `backend` (what `RepositoryPostgres` makes `.postgres` of).
+    package init(_ backend: any ServerBackend) {
+        self.backend = backend
+    }
+
+    /// `location` as messages show it: a server's connection string rebuilt with every
+    /// password masked (`***`), as only the server client can read it; a file's path.
+    public func describe(_ location: StoreLocation) -> String {
+        guard case .server(let connectionString) = location else { return location.description }
+        return backend.masked(connectionString)
+    }
+}
+
+/// The server side of `ServerSupport`, which `RepositoryPostgres` implements.
 package protocol ServerBackend: Sendable {
     /// The newest server schema version this build knows.
     var schemaVersion: Int { get }
@@ -21,6 +48,27 @@ package protocol ServerBackend: Sendable {
     func masked(_ connectionString: String) -> String
 }
 
+extension Optional where Wrapped == ServerSupport {
+    /// The support, or the error that says which product to add for `location`.
+    package func required(for location: StoreLocation) throws -> ServerSupport {
+        guard let self else {
+            throw RepositoryError.serverSupportMissing(location: location.description, product: ServerSupport.productName)
+        }
+        return self
+    }
+
+    /// `location` as messages show it: masked by the support (`ServerSupport.describe(_:)`), or
+    /// without one, a server's scheme alone (`StoreLocation.description`).
+    package func describe(_ location: StoreLocation) -> String {
+        self?.describe(location) ?? location.description
+    }
+}
+
+extension ServerSupport {
+    /// The product that provides the PostgreSQL backend.
+    package static let productName = "RepositoryPostgres"
+}
+
 /// A failure of an engine, which knows the `RepositoryError` it means.
 package protocol EngineError: Error {
     /// The error a caller sees for this one at `location`.
@@ -30,34 +78,4 @@ package protocol EngineError: Error {
     var isRetryableConflict: Bool { get }
     /// Whether the engine refused a statement for a constraint (unique, foreign key, check).
     var isConstraintViolation: Bool { get }
-}
-
-/// The server backend this process registered, if any.
-package enum ServerBackends {
-    private static let registered = Mutex<(any ServerBackend)?>(nil)
-
-    /// Makes `backend` the one that opens server locations in this process (a later call
-    /// replaces an earlier one).
-    package static func register(_ backend: any ServerBackend) {
-        registered.withLock { $0 = backend }
-    }
-
-    /// The registered backend; `nil` when this process registered none.
-    package static var current: (any ServerBackend)? {
-        registered.withLock { $0 }
-    }
-
-    /// The registered backend (`registered`, by default this process's), or the error that
-    /// says which product to add.
-    package static func required(
-        for location: StoreLocation, registered: (any ServerBackend)? = current
-    ) throws -> any ServerBackend {
-        guard let backend = registered else {
-            throw RepositoryError.serverSupportMissing(location: location.description, product: productName)
-        }
-        return backend
-    }
-
-    /// The product that provides the PostgreSQL backend.
-    package static let productName = "RepositoryPostgres"
 }

@@ -34,15 +34,14 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The path, or the connection string as messages show it: rebuilt from what libpq parses,
-    /// with every password (every option libpq marks secret) `***`; for a string libpq cannot
-    /// read, or where no server backend is registered to read it, a placeholder that shows
-    /// nothing of it but its scheme.
+    /// The path; for a server, a placeholder that shows nothing of the connection string but
+    /// its scheme, since only the server client can read it to mask its passwords. What a store
+    /// shows (`SectionStore.path`) is the string rebuilt with every password `***`, by the
+    /// `ServerSupport` it was opened with (`ServerSupport.describe(_:)`).
     public var description: String {
         switch self {
         case .file(let path): return path
-        case .server(let connectionString):
-            return ServerBackends.current?.masked(connectionString) ?? Self.placeholder(for: connectionString)
+        case .server(let connectionString): return Self.placeholder(for: connectionString)
         }
     }
 
@@ -59,7 +58,7 @@ public enum StoreLocation: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// What a server's connection string shows where no backend can read it to mask its
+    /// What a server's connection string shows where no server client reads it to mask its
     /// secrets: its scheme and nothing else.
     static func placeholder(for connectionString: String) -> String {
         serverURIScheme(of: connectionString).map { $0.lowercased() + "://… (not shown)" } ?? "a connection string (not shown)"

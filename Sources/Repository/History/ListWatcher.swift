@@ -61,10 +61,11 @@ public final class ListWatcher {
     }
 
     /// Starts watching `list` at `location`, from its current version (or from `version`, to
-    /// catch up on what came after it first).
-    public init(location: StoreLocation, list: String, from version: Int64? = nil) throws {
+    /// catch up on what came after it first). A server is reached through `server` (see
+    /// `SectionStore.server`).
+    public init(location: StoreLocation, server: ServerSupport? = nil, list: String, from version: Int64? = nil) throws {
         self.location = location
-        let connection = try location.openObserverConnection()
+        let connection = try location.openObserverConnection(server: server)
         do {
             let record = try connection.inTransaction(.read) { try connection.listRecord(named: list) }
             // The first look at the signal always says yes, so whatever was committed between
@@ -164,6 +165,6 @@ extension SectionStore {
     ) -> ListFeed {
         // A missing list is left to the loop, which reports it as the sequence's error.
         let start = version ?? (try? header(of: list).version)
-        return ListFeed(location: location, list: list, version: start, bufferLimit: max(1, bufferLimit))
+        return ListFeed(location: location, server: server, list: list, version: start, bufferLimit: max(1, bufferLimit))
     }
 }

@@ -59,14 +59,18 @@ extension SectionStore {
     ///   `.replica(.passwordInConnectionString)` for a connection string with a password (the
     ///   file would keep it in the clear), `.listNotFound` when the server has no such list, and
     ///   what opening either database throws. Nothing is left at `path` when it throws.
+    ///   `support` opens the server (`.postgres`, from `RepositoryPostgres`), and the replica
+    ///   file is opened with it, to sync.
     @discardableResult
-    public static func clone(list: String, from server: StoreLocation, to path: String) throws -> ReplicaStatus {
+    public static func clone(
+        list: String, from server: StoreLocation, to path: String, server support: ServerSupport? = nil
+    ) throws -> ReplicaStatus {
         guard case .server(let connectionString) = server else {
             throw RepositoryError.replica(.cloneFromFile(path: server.description))
         }
-        if server.description.contains("***") { throw RepositoryError.replica(.passwordInConnectionString) }
+        if support.describe(server).contains("***") { throw RepositoryError.replica(.passwordInConnectionString) }
         if FileManager.default.fileExists(atPath: path) { throw RepositoryError.replica(.fileExists(path: path)) }
-        let remote = try SectionStore(location: server, readsBesideWrites: false)
+        let remote = try SectionStore(location: server, server: support, readsBesideWrites: false)
         let serverList = try remote.read { db in try db.listRecord(named: list) }
         let replicaID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
         let request = PushRequest(
@@ -77,7 +81,7 @@ extension SectionStore {
             try PullFacts.whole(list: try db.listRecordIfAny(id: serverList.id) ?? db.listRecord(named: list), db: db)
         }
         do {
-            let local = try SectionStore(path: path, create: true)
+            let local = try SectionStore(path: path, server: support, create: true)
             try local.write { db in
                 let record = try db.listRecordIfAny(named: list) ?? db.createListRecord(named: list)
                 try db.insertReplicaRecord(
@@ -106,7 +110,7 @@ extension SectionStore {
         try read { db in
             guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
             return ReplicaStatus(
-                server: StoreLocation.server(connectionString: record.server).description, serverList: record.serverList,
+                server: server.describe(.server(connectionString: record.server)), serverList: record.serverList,
                 list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
                 sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
@@ -164,11 +168,12 @@ extension SectionStore {
         let local = Task.detached { [self] in
             for try await _ in updates(of: localList) { poke.yield() }
         }
+        let support = server
         let remote = Task.detached {
             // The server may be out of reach: try again every few seconds until it answers.
             while !Task.isCancelled {
                 do {
-                    let server = try SectionStore(location: .server(connectionString: record.server))
+                    let server = try SectionStore(location: .server(connectionString: record.server), server: support)
                     for try await _ in server.updates(of: record.serverList) { poke.yield() }
                 } catch {}
                 try? await Task.sleep(for: .seconds(3))

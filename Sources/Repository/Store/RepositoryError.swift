@@ -131,7 +131,7 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     case server(sqlState: String, message: String)
     /// `location` names a PostgreSQL server, and this program has no server backend: the
     /// `Repository` product reaches SQLite files alone. Add the product `product`
-    /// (`RepositoryPostgres`) and call `PostgreSQLBackend.register()` once before opening one.
+    /// (`RepositoryPostgres`) and open the store with `server: .postgres`.
     case serverSupportMissing(location: String, product: String)
     /// `location` names a PostgreSQL server, and libpq, the PostgreSQL client library this
     /// program loads for servers, could not be loaded: `reason` says what was looked for and
@@ -264,7 +264,7 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             return "PostgreSQL error \(state): \(message)"
         case .serverSupportMissing(let location, let product):
             return "\(location) names a PostgreSQL server, and this program was built without server support: "
-                + "link the \(product) product and call PostgreSQLBackend.register() before opening it, or use a SQLite file"
+                + "link the \(product) product and open the store with server: .postgres, or use a SQLite file"
         case .serverClientMissing(let location, let reason):
             return "cannot open \(location): \(reason)"
         case .inconsistent(let detail):

@@ -29,6 +29,9 @@ public final class SectionStore: Sendable {
 
     /// Where the lists are kept.
     public let location: StoreLocation
+    /// What opens server locations for this store: its own location when that is a server, and
+    /// a replica's server (`.postgres`, from `RepositoryPostgres`); `nil` for files alone.
+    public let server: ServerSupport?
     /// The path of the database file; for a server, its connection string with any password
     /// masked (what messages show).
     public let path: String
@@ -54,26 +57,30 @@ public final class SectionStore: Sendable {
     /// (`.notOurDatabase`), and a schema newer than this build (`.newerSchema`).
     /// - Parameters:
     ///   - path: the database file.
+    ///   - server: what opens the server of a replica file (see `ServerSupport`); files alone
+    ///     need none.
     ///   - create: whether to create the file, and the schema in an empty file.
     ///   - readOnly: open for reading only, even when the file could be written.
     ///   - migrationProgress: called while migrations run (see `MigrationProgress`), for a caller
     ///     that shows long work; never called when the schema is up to date.
     public convenience init(
-        path: String, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+        path: String, server: ServerSupport? = nil, create: Bool = false, readOnly: Bool = false,
+        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
-        try self.init(location: .file(path: path), create: create, readOnly: readOnly, migrationProgress: migrationProgress)
+        try self.init(location: .file(path: path), server: server, create: create, readOnly: readOnly, migrationProgress: migrationProgress)
     }
 
     /// Opens the database `url` names: a `file:` URL, or a `postgresql://` URI of a server (see
-    /// `init(location:create:readOnly:migrationProgress:)`).
+    /// `init(location:server:create:readOnly:migrationProgress:)`).
     /// - Throws: `RepositoryError.unsupportedURL` for a URL of any other scheme.
     public convenience init(
-        url: URL, create: Bool = false, readOnly: Bool = false, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+        url: URL, server: ServerSupport? = nil, create: Bool = false, readOnly: Bool = false,
+        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
         guard let location = StoreLocation(url: url) else {
             throw RepositoryError.unsupportedURL(scheme: url.scheme)
         }
-        try self.init(location: location, create: create, readOnly: readOnly, migrationProgress: migrationProgress)
+        try self.init(location: location, server: server, create: create, readOnly: readOnly, migrationProgress: migrationProgress)
     }
 
     /// Opens the lists at `location`, creating and migrating the schema when `create` is true.
@@ -82,12 +89,16 @@ public final class SectionStore: Sendable {
     /// (beside any other application's); `create` makes that schema. The same refusals hold:
     /// no schema unless `create` (`.databaseMissing`), a `sectionctl` schema that is not ours
     /// (`.notOurDatabase`), a newer one (`.newerSchema`); a server that cannot be reached is
-    /// `.unavailable`, whose message masks any password.
+    /// `.unavailable`, whose message masks any password. A server is opened by `server`
+    /// (`.postgres`, from the product `RepositoryPostgres`); without it, a server location is
+    /// refused with `.serverSupportMissing` before any connection.
     public convenience init(
-        location: StoreLocation, create: Bool = false, readOnly: Bool = false,
+        location: StoreLocation, server: ServerSupport? = nil, create: Bool = false, readOnly: Bool = false,
         migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws {
-        try self.init(location: location, create: create, readOnly: readOnly, migrationProgress: migrationProgress, readsBesideWrites: true)
+        try self.init(
+            location: location, server: server, create: create, readOnly: readOnly, migrationProgress: migrationProgress,
+            readsBesideWrites: true)
     }
 
     /// Opens the lists at `location`, as the public initializer does; `readsBesideWrites: false`
@@ -95,17 +106,18 @@ public final class SectionStore: Sendable {
     /// writes (a command-line process): it then opens one connection rather than two, and
     /// SQLite reads the schema once.
     package init(
-        location: StoreLocation, create: Bool = false, readOnly: Bool = false,
+        location: StoreLocation, server: ServerSupport? = nil, create: Bool = false, readOnly: Bool = false,
         migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil, readsBesideWrites: Bool
     ) throws {
         self.location = location
-        self.path = location.description
-        let opened = try location.openStoreConnection(create: create, readOnly: readOnly, progress: migrationProgress)
+        self.server = server
+        self.path = server.describe(location)
+        let opened = try location.openStoreConnection(server: server, create: create, readOnly: readOnly, progress: migrationProgress)
         self.isReadOnly = opened.isReadOnly
         self.connection = Mutex(opened.db)
         if opened.readsBeside && readsBesideWrites {
             let readOnly = opened.isReadOnly
-            readers = ReaderPool { try location.openReaderConnection(readOnly: readOnly) }
+            readers = ReaderPool { try location.openReaderConnection(server: server, readOnly: readOnly) }
         } else {
             readers = nil
         }
@@ -117,10 +129,10 @@ public final class SectionStore: Sendable {
 
     /// The schema version of this build at `location`: the newest of `Migrations/` for a file,
     /// of `Migrations/postgres/` for a server (the two schemas are numbered apart: each counts
-    /// its own migrations); `nil` for a server when no server backend is registered
-    /// (`PostgreSQLBackend.register()`, in the product `RepositoryPostgres`).
-    public static func schemaVersion(at location: StoreLocation) -> Int? {
-        location.schemaVersion
+    /// its own migrations); `nil` for a server without `server` (`.postgres`, in the product
+    /// `RepositoryPostgres`).
+    public static func schemaVersion(at location: StoreLocation, server: ServerSupport? = nil) -> Int? {
+        location.schemaVersion(server: server)
     }
 
     /// How many times a row's or section's position was written since this store was opened:

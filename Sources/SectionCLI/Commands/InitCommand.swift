@@ -14,7 +14,7 @@ enum InitCommand {
 
     static func run(context: Context) throws {
         let location = try context.databaseLocation()
-        let path = location.description  // a server's URI with any password masked
+        let path = Context.shown(location)  // a server's URI with any password masked
         let existed: Bool
         let store: SectionStore
         do {
@@ -23,15 +23,15 @@ enum InitCommand {
                 existed = FileManager.default.fileExists(atPath: file)
                 if !existed { try DatabaseLocation.createParentDirectories(of: file) }
             case .server:
-                existed = (try? SectionStore(location: location)) != nil
+                existed = (try? SectionStore(location: location, server: Context.server)) != nil
             }
-            store = try SectionStore(location: location, create: true)
+            store = try SectionStore(location: location, server: Context.server, create: true)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: context.options.databasePath)
         }
         let lists = try store.lists()
         // The store just opened, so its backend is present and its version is known.
-        let schemaVersion = SectionStore.schemaVersion(at: location) ?? SectionStore.schemaVersion
+        let schemaVersion = SectionStore.schemaVersion(at: location, server: Context.server) ?? SectionStore.schemaVersion
         if context.json {
             context.printJSON(
                 .object([

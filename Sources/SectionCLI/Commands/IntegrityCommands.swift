@@ -36,7 +36,7 @@ enum CheckCommand {
     /// What to do about `problems`: `repair` when it mends them all; else, since it refuses
     /// what it cannot mend, a copy into a new database.
     static func advice(_ problems: [IntegrityProblem], context: Context) -> String {
-        let database = context.options.databasePath.map { " --db " + ShellWords.quote(StoreLocation($0).description) } ?? ""
+        let database = context.options.databasePath.map { " --db " + ShellWords.quote(Context.shown(StoreLocation($0))) } ?? ""
         let refused = problems.filter { !$0.isRepairable }
         guard !refused.isEmpty else {
             return "to mend \(problems.count == 1 ? "it" : "them"), keeping ids, titles and order: sectionctl\(database) repair"

@@ -36,7 +36,7 @@ enum ReplicaCommands {
         let status: ReplicaStatus
         do {
             try DatabaseLocation.createParentDirectories(of: arguments.file)
-            status = try SectionStore.clone(list: context.listName, from: location, to: arguments.file)
+            status = try SectionStore.clone(list: context.listName, from: location, to: arguments.file, server: Context.server)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: nil)
         }

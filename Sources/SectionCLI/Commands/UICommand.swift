@@ -43,7 +43,7 @@ enum UICommand {
         let terminal = try Terminal()
         var size = terminal.size
         let browser = try ListBrowser(store: store, list: context.listName, pageHeight: size.rows - 2)
-        let watcher = try ListWatcher(location: store.location, list: context.listName, from: browser.outline.version)
+        let watcher = try ListWatcher(location: store.location, server: store.server, list: context.listName, from: browser.outline.version)
         let style = Style.forStream(isTerminal: true, environment: context.environment)
         try terminal.enter()
         var interrupted = false

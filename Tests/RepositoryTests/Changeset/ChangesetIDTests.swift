@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 import Repository
+import RepositoryPostgres
 
 /// The ids in changesets: every changeset the store makes names the ids of the sections and rows
 /// its entries refer to, in the library, in the journal, composed and inverted; and
@@ -60,7 +61,7 @@ struct ChangesetIDTests {
 
         // (c) The journal holds the same ids: one version at a time, as an observer reads them, and
         // the last one as `changes(since:)` gives it.
-        let watcher = try ListWatcher(location: store.location, list: SectionStore.defaultList, from: changes[0].version - 1)
+        let watcher = try ListWatcher(location: store.location, server: .postgres, list: SectionStore.defaultList, from: changes[0].version - 1)
         let updates = try watcher.poll()
         let committed = Dictionary(uniqueKeysWithValues: changes.map { ($0.version, $0.changeset) })
         #expect(updates.count == changes.count, "seed \(seed): one update per committed version")

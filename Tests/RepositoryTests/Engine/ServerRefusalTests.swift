@@ -16,7 +16,7 @@ struct ServerRefusalTests {
     /// The error opening `uri` throws, or `nil` when it opens.
     func refusal(_ uri: String, create: Bool = false) -> RepositoryError? {
         do {
-            _ = try SectionStore(location: .server(connectionString: uri), create: create)
+            _ = try SectionStore(location: .server(connectionString: uri), server: .postgres, create: create)
             return nil
         } catch {
             return error as? RepositoryError
@@ -34,7 +34,7 @@ struct ServerRefusalTests {
             Issue.record("a wrong password: \(refused)")
             return
         }
-        #expect(server == StoreLocation(wrong).description && reason.contains("password authentication failed"), "\(refused)")
+        #expect(server == ServerSupport.postgres.describe(StoreLocation(wrong)) && reason.contains("password authentication failed"), "\(refused)")
         #expect(!refused.description.contains("Wr0ngBattery"))
         let none = try #require(refusal(cluster.uri(database: database, user: role), create: true))
         guard case .authenticationFailed(_, let why) = none else {
@@ -53,13 +53,13 @@ struct ServerRefusalTests {
             Issue.record("\(refused)")
             return
         }
-        #expect(server == StoreLocation(uri).description && reason.contains("does not exist"), "\(refused)")
+        #expect(server == ServerSupport.postgres.describe(StoreLocation(uri)) && reason.contains("does not exist"), "\(refused)")
     }
 
     @Test func aMissingPrivilegeIsPermissionDenied() throws {
         let cluster = try cluster()
         let database = ThrowawayCluster.databaseName(
-            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) })
+            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) })
         let role = try cluster.newRole()
         let uri = cluster.uri(database: database, user: role)
         // Connected, but without the use of the schema…
@@ -97,7 +97,7 @@ struct ServerRefusalTests {
     @Test func aRoleWithoutTheUseOfAppliedWritesStillWrites() throws {
         let cluster = try cluster()
         let database = ThrowawayCluster.databaseName(
-            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) })
+            of: try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) })
         let role = try cluster.newRole()
         // Granted every table as an administrator would have before the table was added.
         let admin = try PostgresConnection(connectionString: cluster.uri(of: database))
@@ -108,13 +108,13 @@ struct ServerRefusalTests {
                 GRANT ALL ON ALL SEQUENCES IN SCHEMA sectionctl TO \(role);
                 REVOKE ALL ON sectionctl.applied_writes FROM \(role);
                 """)
-        let store = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)))
+        let store = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)), server: .postgres)
         try store.apply(.addSection(title: "A"))
         #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"])
         #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 0, "nothing recorded")
         // With the table granted too, a write records itself.
         try admin.execute(script: "GRANT ALL ON sectionctl.applied_writes TO \(role)")
-        let granted = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)))
+        let granted = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)), server: .postgres)
         try granted.apply(.addSection(title: "B"))
         #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 1)
     }
@@ -176,7 +176,7 @@ struct ServerRefusalTests {
         // The store reaches the server through a proxy, which the test cuts while the server
         // commits: the server finishes the commit, and its answer has nowhere to go.
         let proxy = try SocketProxy(serverDirectory: try cluster().directory.url.path)
-        let store = try SectionStore(location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"))
+        let store = try SectionStore(location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"), server: .postgres)
         let before = try store.list(SectionStore.defaultList).outline().version
         let write = Write { try store.apply(.addSection(title: "A")) }
         #expect(try waitUntil { try holder.execute(Self.committing).rowCount == 1 }, "the commit was held up")
@@ -207,11 +207,11 @@ struct ServerRefusalTests {
             _ = try write.result()
         } throws: { error in
             guard case RepositoryError.commitOutcomeUnknown(let server, _) = error else { return false }
-            return server == StoreLocation(uri).description && "\(error)".contains("may or may not have been saved")
+            return server == ServerSupport.postgres.describe(StoreLocation(uri)) && "\(error)".contains("may or may not have been saved")
         }
         try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
-        let again = try SectionStore(location: .server(connectionString: uri))
+        let again = try SectionStore(location: .server(connectionString: uri), server: .postgres)
         #expect(try again.list(SectionStore.defaultList).outline().sections.isEmpty, "cut before it committed: nothing saved")
         #expect(try again.check().isEmpty)
     }
@@ -236,6 +236,8 @@ struct ServerRefusalTests {
             let location = StoreLocation(text)
             #expect(location.isServer, "\(text)")
             #expect(!location.description.contains(password), "\(text) → \(location.description)")
+            let shown = ServerSupport.postgres.describe(location)
+            #expect(!shown.contains(password), "\(text) → \(shown)")
             for error in [
                 PostgresError(sqlState: "28P01", message: "FATAL: \(text)", context: "c", stage: .connecting),
                 PostgresError(sqlState: nil, message: "could not connect: \(password)", context: "c", stage: .connecting),
@@ -251,9 +253,6 @@ struct ServerRefusalTests {
     }
 
     @Test func theServersRefusalsMeanWhatTheyShould() {
-        // A location shows its connection string masked by the server backend, once registered
-        // (every other test here registers it too, through `forStores`).
-        PostgreSQLBackend.register()
         let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
         let server = "postgresql://ada:***@db.example/lists"
         func mapped(_ state: String?, stage: PostgresError.Stage = .connecting, needsPassword: Bool = false) -> RepositoryError? {

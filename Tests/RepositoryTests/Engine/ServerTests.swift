@@ -20,25 +20,25 @@ struct ServerTests {
         // Someone else's schema called sectionctl.
         let foreign = try cluster.newDatabase()
         try PostgresConnection(connectionString: foreign).execute(script: "CREATE SCHEMA sectionctl; CREATE TABLE sectionctl.notes (t text)")
-        #expect(throws: RepositoryError.notOurSchema(server: StoreLocation(foreign).description, schema: "sectionctl")) {
-            try SectionStore(location: .server(connectionString: foreign), create: true)
+        #expect(throws: RepositoryError.notOurSchema(server: ServerSupport.postgres.describe(StoreLocation(foreign)), schema: "sectionctl")) {
+            try SectionStore(location: .server(connectionString: foreign), server: .postgres, create: true)
         }
         let tables = try PostgresConnection(connectionString: foreign).execute(
             "SELECT count(*) FROM pg_tables WHERE schemaname = 'sectionctl'")
         #expect(tables.int64(0, 0) == 1, "nothing was added to it")
         // One migrated by a newer sectionctl.
         let newer = try cluster.newDatabase()
-        _ = try SectionStore(location: .server(connectionString: newer), create: true)
+        _ = try SectionStore(location: .server(connectionString: newer), server: .postgres, create: true)
         let next = PostgresMigrator.latestVersion + 1
         try PostgresConnection(connectionString: newer).execute(
             "INSERT INTO sectionctl.sectionctl_migrations (version, name) VALUES ($1, 'future')", [String(next)])
-        #expect(throws: RepositoryError.newerSchema(path: StoreLocation(newer).description, found: next, known: next - 1)) {
-            try SectionStore(location: .server(connectionString: newer))
+        #expect(throws: RepositoryError.newerSchema(path: ServerSupport.postgres.describe(StoreLocation(newer)), found: next, known: next - 1)) {
+            try SectionStore(location: .server(connectionString: newer), server: .postgres)
         }
         // An empty database without create.
         let empty = try cluster.newDatabase()
         #expect {
-            try SectionStore(location: .server(connectionString: empty))
+            try SectionStore(location: .server(connectionString: empty), server: .postgres)
         } throws: { error in
             guard case RepositoryError.databaseMissing = error else { return false }
             return true
@@ -49,7 +49,7 @@ struct ServerTests {
         let database = try cluster().newDatabase()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<6 {
-                group.addTask { _ = try SectionStore(location: .server(connectionString: database), create: true) }
+                group.addTask { _ = try SectionStore(location: .server(connectionString: database), server: .postgres, create: true) }
             }
             try await group.waitForAll()
         }
@@ -63,14 +63,14 @@ struct ServerTests {
         let script = try String(
             contentsOf: packageRoot.appending(path: "Tests/postgres-schema-check.sql"), encoding: .utf8)
         let sql = script.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("\\") }.joined(separator: "\n")
-        let database = try cluster().newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), create: true) }
+        let database = try cluster().newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) }
         try PostgresConnection(connectionString: database).execute(script: sql)
     }
 
     @Test func aURLPicksTheBackend() throws {
         let fixture = try StoreFixture(.postgres)
         let uri = try #require(fixture.location.connectionString)
-        let server = try SectionStore(url: try #require(URL(string: uri)))
+        let server = try SectionStore(url: try #require(URL(string: uri)), server: .postgres)
         #expect(server.location == .server(connectionString: uri))
         #expect(try server.lists().map(\.name) == ["default"])
         let directory = try TemporaryDirectory()
@@ -81,7 +81,8 @@ struct ServerTests {
         }
         #expect(StoreLocation("postgres://h/db").isServer && StoreLocation("POSTGRESQL://h/db").isServer)
         #expect(StoreLocation("./postgresql.db") == .file(path: "./postgresql.db"))
-        #expect(StoreLocation("postgresql://ada:pw@h/db").description == "postgresql://ada:***@h/db")
+        #expect(ServerSupport.postgres.describe(StoreLocation("postgresql://ada:pw@h/db")) == "postgresql://ada:***@h/db")
+        #expect(server.path == ServerSupport.postgres.describe(server.location))
     }
 
     @Test func aSerializationFailureIsRetriedAndPastItsRetriesIsUnavailable() throws {
@@ -168,7 +169,7 @@ struct ServerTests {
         let admin = try cluster.connect()
         try admin.execute(script: "CREATE DATABASE crash")
         let uri = cluster.uri(of: "crash")
-        let store = try SectionStore(location: .server(connectionString: uri), create: true)
+        let store = try SectionStore(location: .server(connectionString: uri), server: .postgres, create: true)
         try store.apply(.addSection(title: "A"))
         try store.apply(.addSection(title: "B"))
         let before = try store.snapshot()
@@ -202,15 +203,15 @@ struct ServerTests {
             try session.save()
         } throws: { error in
             guard case RepositoryError.unavailable(let server, _) = error else { return false }
-            return server == StoreLocation(uri).description
+            return server == ServerSupport.postgres.describe(StoreLocation(uri))
         }
         #expect(stopper.finished())
         _ = try stopper.result()
         #expect(held.wait(timeout: .now()) == .success, "the server was stopped while the save was held up inside it")
         try cluster.start()
-        let after = try SectionStore(location: .server(connectionString: uri)).snapshot()
+        let after = try SectionStore(location: .server(connectionString: uri), server: .postgres).snapshot()
         #expect(after == before, "the save never committed: the old state, whole, after the restart")
-        #expect(try SectionStore(location: .server(connectionString: uri)).check().isEmpty)
+        #expect(try SectionStore(location: .server(connectionString: uri), server: .postgres).check().isEmpty)
     }
 }
 
@@ -247,9 +248,6 @@ struct ServerOfflineTests {
     }
 
     @Test func theServersFailuresMeanWhatTheyShould() {
-        // The location is shown masked only once the server backend is registered; this test
-        // must not depend on another having registered it first.
-        PostgreSQLBackend.register()
         let location = StoreLocation("postgresql://ada:s3cret@db.example/lists")
         func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
             SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Repository
+import RepositoryPostgres
 
 /// Observers get one update per committed version, in order, from any connection; applying each
 /// changeset to the snapshot they hold gives the list at that version, as a table view would.
@@ -151,7 +152,7 @@ struct ObservationTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         try await store.apply(.addSection(title: "A"))
-        let watcher = try ListWatcher(location: fixture.location, list: "default")
+        let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default")
         // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
         try fixture.plainSQL("UPDATE sections SET title = 'B'")
@@ -178,7 +179,7 @@ struct ObservationTests {
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         for index in 0..<5 { try store.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
-        let watcher = try ListWatcher(location: fixture.location, list: "default")
+        let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default")
         #expect(try watcher.poll().isEmpty)
         try fixture.plainSQL("UPDATE rows SET title = title || '!'")
         try store.apply(.addRow(.text("after"), to: .at(0, 0)))
@@ -196,11 +197,11 @@ struct ObservationTests {
         let store = fixture.store
         try store.apply(.addSection(title: "A"))
         for index in 0..<1_005 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
-        let watcher = try ListWatcher(location: fixture.location, list: "default", from: 2)
+        let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default", from: 2)
         let updates = try watcher.poll()
         #expect(updates.count == 1)
         #expect(updates.first?.isReload == true && updates.first?.version == 1_006)
-        let recent = try ListWatcher(location: fixture.location, list: "default", from: 1_000)
+        let recent = try ListWatcher(location: fixture.location, server: .postgres, list: "default", from: 1_000)
         #expect(try recent.poll().map(\.version) == Array(1_001...1_006))
     }
 }

@@ -6,8 +6,9 @@ import Testing
 
 @testable import Repository
 import SQLite
+import RepositoryPostgres
 
-/// Replicas (`SectionStore.clone(list:from:to:)`, `sync()`): files that mirror a server's list,
+/// Replicas (`SectionStore.clone(list:from:to:server:)`, `sync()`): files that mirror a server's list,
 /// edited offline, synced through the server.
 @Suite("Replicas", .serialized)
 struct ReplicaTests {
@@ -23,8 +24,8 @@ struct ReplicaTests {
         }
 
         func clone(_ name: String, list: String = SectionStore.defaultList) throws -> SectionStore {
-            try SectionStore.clone(list: list, from: server.location, to: directory.path(name))
-            return try SectionStore(path: directory.path(name))
+            try SectionStore.clone(list: list, from: server.location, to: directory.path(name), server: .postgres)
+            return try SectionStore(path: directory.path(name), server: .postgres)
         }
     }
 
@@ -150,7 +151,7 @@ extension ReplicaTests {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         try replica.apply(.addRow(.text("mine"), to: .at(1, 0)))
         try FileManager.default.copyItem(atPath: fixture.directory.path("r.db"), toPath: fixture.directory.path("copy.db"))
-        let copy = try SectionStore(path: fixture.directory.path("copy.db"))
+        let copy = try SectionStore(path: fixture.directory.path("copy.db"), server: .postgres)
         try copy.apply(.renameSection(.index(1), title: "copied"))
         try replica.sync()
         #expect(throws: RepositoryError.replica(.identityClash(replicaID: try copy.replicaStatus().replicaID, sequence: 1))) { try copy.sync() }
@@ -275,7 +276,7 @@ extension ReplicaTests {
         }
         #expect(throws: RepositoryError.replica(.notAReplica(path: fixture.server.store.path))) { try fixture.server.store.sync() }
         #expect(throws: RepositoryError.replica(.cloneFromFile(path: fixture.directory.path("r.db")))) {
-            try SectionStore.clone(list: SectionStore.defaultList, from: .file(path: fixture.directory.path("r.db")), to: fixture.directory.path("x.db"))
+            try SectionStore.clone(list: SectionStore.defaultList, from: .file(path: fixture.directory.path("r.db")), to: fixture.directory.path("x.db"), server: .postgres)
         }
     }
 }
@@ -298,8 +299,8 @@ extension ReplicaTests {
         guard let database = fixture.uri.split(separator: "?").first?.split(separator: "/").last else { return nil }
         let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
         let proxied = StoreLocation.server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres")
-        try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: fixture.directory.path("p.db"))
-        return (proxy, try SectionStore(path: fixture.directory.path("p.db")))
+        try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: fixture.directory.path("p.db"), server: .postgres)
+        return (proxy, try SectionStore(path: fixture.directory.path("p.db"), server: .postgres))
     }
 
     @Test func aSyncOfManyIntentsTakesThreeRoundTripsOnTheConnectionItKeeps() throws {
@@ -557,8 +558,8 @@ struct ReplicaConvergenceTests {
         let directory = try TemporaryDirectory()
         var replicas: [SectionStore] = []
         for index in 0..<3 {
-            try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: directory.path("r\(index).db"))
-            replicas.append(try SectionStore(path: directory.path("r\(index).db")))
+            try SectionStore.clone(list: SectionStore.defaultList, from: proxied, to: directory.path("r\(index).db"), server: .postgres)
+            replicas.append(try SectionStore(path: directory.path("r\(index).db"), server: .postgres))
         }
         var faultsMade = 0
         for step in 0..<60 {

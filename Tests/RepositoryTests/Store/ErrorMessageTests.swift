@@ -25,19 +25,24 @@ import Testing
         #expect(ambiguous == "20000 sections are titled \"Same\" (#1, #2, #3, #4, #5, #6, #7, #8, #9, #10 and 19990 more); name one by index or #ID")
     }
 
-    /// Without `RepositoryPostgres` registered, a server location is refused before any
-    /// connection, by a message that names the product to add and shows no secret.
+    /// Opened without server support (`server: .postgres`, from `RepositoryPostgres`), a server
+    /// location is refused before any connection (the host does not exist), by a message that
+    /// names the product to add and shows no secret; so are its watcher and its clone.
     @Test func aServerWithoutServerSupportNamesTheProductAndHidesTheConnectionString() throws {
-        let location = StoreLocation.server(connectionString: "postgresql://ada:s3cret@db.example.com/team")
-        #expect(throws: RepositoryError.serverSupportMissing(location: location.description, product: "RepositoryPostgres")) {
-            try ServerBackends.required(for: location, registered: nil)
-        }
+        let location = StoreLocation.server(connectionString: "postgresql://ada:s3cret@db.example.invalid/team")
+        let refusal = RepositoryError.serverSupportMissing(location: location.description, product: "RepositoryPostgres")
+        #expect(throws: refusal) { try SectionStore(location: location, create: true) }
+        #expect(throws: refusal) { try ListWatcher(location: location, list: "default") }
+        let directory = try TemporaryDirectory()
+        #expect(throws: refusal) { try SectionStore.clone(list: "default", from: .server(connectionString: "postgresql://db.example.invalid/team"), to: directory.path("r.db")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("r.db")))
+        #expect(SectionStore.schemaVersion(at: location) == nil)
         #expect(!location.description.contains("s3cret"))
         #expect(StoreLocation.placeholder(for: "postgresql://ada:s3cret@db/team") == "postgresql://… (not shown)")
         #expect(StoreLocation.placeholder(for: "host=db password=s3cret") == "a connection string (not shown)")
         let message = RepositoryError.serverSupportMissing(location: "postgresql://… (not shown)", product: "RepositoryPostgres").description
         #expect(message == "postgresql://… (not shown) names a PostgreSQL server, and this program was built without server support: "
-            + "link the RepositoryPostgres product and call PostgreSQLBackend.register() before opening it, or use a SQLite file")
+            + "link the RepositoryPostgres product and open the store with server: .postgres, or use a SQLite file")
     }
 }
 

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Repository
+import RepositoryPostgres
 
 /// A file stays proportional to what it holds: a new file gives free pages back after a large
 /// delete or undo, `vacuum()` compacts an older one and sets it to do the same, and the
@@ -97,7 +98,7 @@ struct SpaceTests {
 
     @Test func vacuumOnAReadOnlyFileIsRefused() throws {
         let fixture = try StoreFixture(.sqlite)
-        let readOnly = try SectionStore(location: fixture.location, readOnly: true)
+        let readOnly = try SectionStore(location: fixture.location, server: .postgres, readOnly: true)
         #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try readOnly.vacuum() }
     }
 

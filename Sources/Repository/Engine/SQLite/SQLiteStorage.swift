@@ -10,7 +10,10 @@ extension StoreLocation {
     /// `readsBeside` says whether reads may run on connections of their own beside it: on a
     /// server always; on a file when it is in WAL mode and the connection shares the file (not
     /// the exclusive or immutable connection of a full disk or an unwritable directory).
-    func openStoreConnection(create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?) throws
+    /// `server` opens a server location; without it, one is refused before any connection.
+    func openStoreConnection(
+        server: ServerSupport?, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws
         -> (db: any Database, isReadOnly: Bool, readsBeside: Bool)
     {
         do {
@@ -19,7 +22,7 @@ extension StoreLocation {
                 let connection = try SQLiteStorage.openStore(path: path, create: create, readOnly: readOnly, progress: progress)
                 return (SQLiteEngine(connection), connection.isReadOnly, SQLiteStorage.sharesWriteAheadLog(connection))
             case .server(let connectionString):
-                let db = try ServerBackends.required(for: self).openStoreConnection(
+                let db = try server.required(for: self).backend.openStoreConnection(
                     connectionString: connectionString, location: self, create: create, readOnly: readOnly, progress: progress)
                 return (db, readOnly, true)
             }
@@ -30,13 +33,13 @@ extension StoreLocation {
 
     /// Another connection with the store's settings, for reads beside the store's own connection
     /// (the store's reader pool, an observer).
-    func openReaderConnection(readOnly: Bool) throws -> any Database {
+    func openReaderConnection(server: ServerSupport?, readOnly: Bool) throws -> any Database {
         do {
             switch self {
             case .file(let path):
                 return SQLiteEngine(try SQLiteStorage.openReader(path: path, readOnly: readOnly))
             case .server(let connectionString):
-                return try ServerBackends.required(for: self).openReaderConnection(connectionString: connectionString)
+                return try server.required(for: self).backend.openReaderConnection(connectionString: connectionString)
             }
         } catch {
             throw SectionStore.repositoryError(error, location: self)
@@ -44,17 +47,16 @@ extension StoreLocation {
     }
 
     /// A connection for an observer, which only reads.
-    func openObserverConnection() throws -> any Database {
-        try openReaderConnection(readOnly: true)
+    func openObserverConnection(server: ServerSupport?) throws -> any Database {
+        try openReaderConnection(server: server, readOnly: true)
     }
 
     /// The schema version this build brings to databases here: the newest of `Migrations/`
-    /// for a file, of `Migrations/postgres/` for a server; `nil` for a server when no server
-    /// backend is registered.
-    var schemaVersion: Int? {
+    /// for a file, of `Migrations/postgres/` for a server; `nil` for a server without `server`.
+    func schemaVersion(server: ServerSupport?) -> Int? {
         switch self {
         case .file: return Migrator.latestVersion
-        case .server: return ServerBackends.current?.schemaVersion
+        case .server: return server?.backend.schemaVersion
         }
     }
 }

@@ -70,7 +70,7 @@ extension SectionStore {
     /// sync opened it.
     private func serverForSync(_ connectionString: String) throws -> (store: SectionStore, kept: Bool) {
         if let kept = syncServer.withLock({ $0 }), kept.connectionString == connectionString { return (kept.store, true) }
-        let store = try SectionStore(location: .server(connectionString: connectionString), readsBesideWrites: false)
+        let store = try SectionStore(location: .server(connectionString: connectionString), server: server, readsBesideWrites: false)
         syncServer.withLock { $0 = (connectionString, store) }
         return (store, false)
     }
