@@ -12,13 +12,13 @@ enum Journal {
 
     /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,
-    /// and files the version in the list's undo history (`Database.commitChange`). On a replica
-    /// file, a change to the mirrored list is also recorded as intents to push (`ReplicaLog`).
+    /// and files the version in the list's undo history (`Database.commitChange`). The store's
+    /// commit hook runs first, where it has one (`SectionStore.commitHook(db:)`).
     /// - Returns: the new version.
     static func commit(
         _ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database, store: SectionStore
     ) throws -> Int64 {
-        try ReplicaLog.record(changeset, of: list, db: db, store: store)
+        try store.commitHook(db: db)?(changeset, list, db, store)
         return try db.commitChange(changeset.json, to: list, history: history)
     }
 }

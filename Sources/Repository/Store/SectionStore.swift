@@ -49,6 +49,8 @@ public final class SectionStore: Sendable {
     /// A replica's server, opened by its first `sync()` and kept for the next ones (a sync then
     /// costs no new connection); dropped when a sync fails.
     let syncServer = Mutex<(connectionString: String, store: SectionStore)?>(nil)
+    /// The hook of this store's commits, once its first commit decided it (`commitHook(db:)`).
+    let decidedCommitHook = Mutex<CommitHook??>(nil)
 
     /// Opens the database file at `path`, creating and migrating it when `create` is true.
     ///

@@ -2,13 +2,21 @@
 /// intents (`Intent`), to push to the server later.
 ///
 /// Every write path (an edit, a saved session, an undo or redo, a rename) commits through
-/// `Journal.commit`, which calls `record` with the change's changeset. The intents are read from
+/// `Journal.commit`, which runs the store's commit hook: on a replica file, `record`, with the
+/// change's changeset (`commitHook(db:)`). The intents are read from
 /// the changeset's ids and the list as the change left it: each added or moved section and row
 /// with the neighbours it now has (in the order they now stand, so that applied in turn they
 /// rebuild this order), each changed text as it now reads, each deleted row and section. A saved
 /// session or an undo is thus its own group of intents, its net effect; an undo is recorded as the
 /// intents that take the change back.
 enum ReplicaLog {
+    /// The commit hook of a store on the database of `db`: `record`, when the file is a
+    /// replica; `nil` otherwise (a file that mirrors nothing, a server).
+    static func commitHook(db: any Database) throws -> CommitHook? {
+        guard try db.replicaRecord() != nil else { return nil }
+        return { changeset, list, db, store in try record(changeset, of: list, db: db, store: store) }
+    }
+
     static func record(_ changeset: Changeset, of list: ListRecord, db: any Database, store: SectionStore) throws {
         guard !changeset.isEmpty, let replica = try db.replicaRecord(), replica.listID == list.id else { return }
         guard changeset.hasIDs else { throw RepositoryError.replica(.cannotRecord(what: "a change that does not name its rows")) }
