@@ -11,7 +11,7 @@
 /// There are two engines, twins that each wrap their connection: `SQLiteEngine` (a database
 /// file, `Engine/SQLite/`, over the thin `SQLite.Connection`) and `PostgresEngine` (a server,
 /// the module `RepositoryPostgres`, over `Postgres.PostgresConnection`). A file is opened by
-/// `SQLiteStorage`; a server by the `ServerEngine` an app passes in (`ServerBackend.swift`).
+/// `SQLiteStorage`; a server by the `ServerSupport` an app passes in (`ServerSupport.swift`).
 ///
 /// Not `Sendable`: one thread uses a connection at a time (`SectionStore` holds it in a mutex).
 package protocol Database: SQLExecutor, StorageEngine {}

@@ -1,6 +1,6 @@
 /// The `journal` table (`Migrations/0003_journal.sql`): every read and write of it goes
 /// through here.
-extension Database {
+extension SQLExecutor {
     /// The list's entries after `version` up to `last` (all there are when `nil`), oldest first,
     /// as (version, changes JSON).
     package func journalEntries(list: Int64, after version: Int64, through last: Int64? = nil) throws -> [(version: Int64, changes: String)] {

@@ -20,7 +20,7 @@ package struct ListRecord {
 }
 
 /// The `lists` table: every read and write of it goes through here.
-extension Database {
+extension SQLExecutor {
     /// The list with this name, if there is one.
     /// Inside a write on PostgreSQL, the list's row is locked until the transaction ends: the
     /// lock that serializes writes to one list.
@@ -78,7 +78,7 @@ extension Database {
 }
 
 /// The `lists` table's version bookkeeping.
-extension Database {
+extension SQLExecutor {
     /// Whether every change to the list since its last version was sectionctl's own (0 once
     /// plain SQL changed it: the triggers of `Migrations/0003_journal.sql` clear it).
     package func isJournaled(listID: Int64) throws -> Bool {
@@ -109,7 +109,7 @@ extension Database {
 }
 
 /// Naming a state no changeset describes.
-extension Database {
+extension SQLExecutor {
     /// Gives the list a new version journaled as a reload, so that every view of it and every
     /// `changes --since` reads it afresh, and raises its undo barrier to it: what plain SQL's
     /// triggers do for a write made outside sectionctl (`Migrations/0005_guards.sql`), and what

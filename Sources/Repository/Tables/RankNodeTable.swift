@@ -3,7 +3,7 @@
 /// `0006_section_rank.sql`), and the level-1 nodes the triggers noted as out of bounds
 /// (`rank_pending`, `section_rank_pending`). Every read and write of them goes through here;
 /// `RankTree` keeps their shape. `space` says which structure; `owner` is the section or list.
-extension Database {
+extension SQLExecutor {
     /// Calls `body` with the (first, row count) of the nodes on `level` of `owner` whose
     /// first is in `range` (`through` the upper bound when `closed`), in order, until it returns
     /// false.

@@ -32,7 +32,9 @@ extension Row {
 }
 
 /// The `rows` table: every read and write of it goes through here (the bulk appender's prepared
-/// statements use `RowRecord.insertSQL(rows:)`).
+/// statements use `RowRecord.insertSQL(rows:)`). On a whole `Database`, since a lookup by index
+/// walks the rank structure and an id may come from a replica's allotment; the plain statements
+/// below need only an `SQLExecutor`.
 extension Database {
     /// The row a reference names, with its path and section, or the error that says why none.
     /// - Complexity: O(log n) in the section's rows (the rank structure), plus O(s) to find the
@@ -165,7 +167,7 @@ extension Database {
 }
 
 /// The `rows` table as undo writes it back: rows as a log kept them, whole.
-extension Database {
+extension SQLExecutor {
     /// Deletes the row with this id, whatever list it is in. Returns how many rows it deleted.
     package func deleteRow(id: Int64) throws -> Int {
         try run("DELETE FROM rows WHERE id = ?", id)

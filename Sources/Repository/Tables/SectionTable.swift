@@ -33,7 +33,9 @@ package struct SectionRecord {
     }
 }
 
-/// The `sections` table: every read and write of it goes through here.
+/// The `sections` table: every read and write of it goes through here. On a whole `Database`,
+/// since a lookup by index walks the rank structure and emptying a section takes the engine's
+/// bulk path; the plain statements below need only an `SQLExecutor`.
 extension Database {
     /// How many sections the list has, from the counts of its section rank structure's top level.
     /// - Complexity: O(s / 32⁴ + 1): one node per million sections or so.
@@ -182,7 +184,7 @@ extension Database {
 }
 
 /// The `sections` table as bulk work reads and writes it.
-extension Database {
+extension SQLExecutor {
     /// The position of the list's last section; `nil` when it has none.
     package func lastSectionPosition(of list: ListRecord) throws -> Int64? {
         try scalarInt("SELECT max(position) FROM sections WHERE list_id = ?", list.id)
@@ -205,7 +207,7 @@ extension Database {
 }
 
 /// The `sections` table as undo writes it back: sections as a log kept them, whole.
-extension Database {
+extension SQLExecutor {
     /// Deletes the section with this id, whatever list it is in. Returns how many it deleted.
     package func deleteSection(id: Int64) throws -> Int {
         try run("DELETE FROM sections WHERE id = ?", id)
@@ -225,7 +227,7 @@ extension Database {
 }
 
 /// The list's sections with their rows, read in one pass.
-extension Database {
+extension SQLExecutor {
     /// Steps one query over the list's sections and their rows, in order: `body` gets each
     /// section once per row it has (or once, with `nil`, for an empty section), with the
     /// section's id, title, empty text and row count.

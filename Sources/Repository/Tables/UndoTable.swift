@@ -33,7 +33,7 @@ package struct UndoLogEntry {
     package var value: String?
 }
 
-extension Database {
+extension SQLExecutor {
     /// The step number of the open write transaction: the key of its `undo_log` entries.
     package func currentWriterStep() throws -> Int64 {
         guard let step = try scalarInt("SELECT step FROM journal_writer WHERE id = 1") else {
