@@ -9,8 +9,9 @@ import Musl
 import Darwin
 #endif
 
-/// PostgreSQL's side of the storage seam: one libpq connection to a server, whose sectionctl
-/// tables live in the schema `sectionctl` (set as the connection's `search_path`).
+/// PostgreSQL's side of the storage seam (see `Database`), the twin of `SQLiteEngine`: it wraps
+/// one `PostgresConnection`, the thin layer over libpq, to a server whose sectionctl tables live
+/// in the schema `sectionctl` (set as the connection's `search_path`).
 ///
 /// The Repository's SQL runs here as written: each `?` becomes `$1`, `$2`, … (outside quotes
 /// and comments), every statement is prepared once per connection and reused, arguments travel
