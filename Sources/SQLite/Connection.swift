@@ -137,6 +137,22 @@ public final class Connection {
     /// How many rows all INSERT, UPDATE and DELETE statements changed since the connection opened.
     public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
 
+    /// How many pages this connection has read from its database files into its page cache
+    /// since it opened (`SQLITE_DBSTATUS_CACHE_MISS`): the I/O that wall time hides and
+    /// instruction counts cannot see. A page the cache still held is not counted again.
+    public var pagesRead: Int { Int(status(SQLITE_DBSTATUS_CACHE_MISS)) }
+
+    /// How many pages this connection has written to its database files (the write-ahead log
+    /// in WAL mode) since it opened (`SQLITE_DBSTATUS_CACHE_WRITE`).
+    public var pagesWritten: Int { Int(status(SQLITE_DBSTATUS_CACHE_WRITE)) }
+
+    private func status(_ counter: Int32) -> Int32 {
+        var current: Int32 = 0
+        var highest: Int32 = 0
+        sqlite3_db_status(handle, counter, &current, &highest, 0)
+        return current
+    }
+
     /// Runs one or more SQL statements that return no rows, such as a migration script.
     public func execute(script sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?

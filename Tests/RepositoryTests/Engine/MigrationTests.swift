@@ -81,6 +81,45 @@ struct MigrationTests {
         #expect(try db.scalarInt("SELECT count(*) FROM lists") == 1)
     }
 
+    @Test func theJournalMovesToARowidTableWithEveryEntryAndItsTriggers() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("schema10.db")
+        do {
+            // A file as schema 10 left it, with journal entries: plain SQL's reload marks.
+            let db = try Connection(path: path, mode: .readWriteCreate)
+            try Migrator.migrate(db, through: 10)
+            for title in ["a", "b", "c"] {
+                try db.run("INSERT INTO sections (list_id, position, title) VALUES (1, ?, ?)", Int64(title.unicodeScalars.first!.value), title)
+            }
+        }
+        func entries() throws -> [String] {
+            let db = try Connection(path: path, mode: .readOnly)
+            return try db.query("SELECT list_id, version, changes FROM journal ORDER BY list_id, version") {
+                "\($0.int64(0)) \($0.int64(1)) \($0.string(2))"
+            }
+        }
+        let before = try entries()
+        #expect(before.count == 3)
+
+        let store = try SectionStore(path: path)
+        #expect(try entries() == before)
+        let db = try Connection(path: path, mode: .readOnly)
+        let definition = try db.queryFirst("SELECT sql FROM sqlite_schema WHERE name = 'journal'") { $0.string(0) } ?? ""
+        #expect(!definition.contains("WITHOUT ROWID"))
+        #expect(try store.check() == [])
+        // The triggers made again work: sectionctl's next change journals under the next
+        // version, plain SQL is still refused a journal entry, and deleting the list empties it.
+        let change = try store.list(SectionStore.defaultList).apply(.addSection(title: "d"))
+        #expect(try store.list(SectionStore.defaultList).changes(since: change.version - 1).changeset == change.changeset)
+        let writer = try Connection(path: path, mode: .readWrite)
+        #expect(throws: SQLiteError.self) {
+            try writer.run("INSERT INTO journal (list_id, version, changes) VALUES (1, 99, '{}')")
+        }
+        _ = try store.createList(named: "other")
+        _ = try store.deleteList(SectionStore.defaultList, force: true)
+        #expect(try db.scalarInt("SELECT count(*) FROM journal WHERE list_id = 1") == 0)
+    }
+
     @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
         let fixture = try StoreFixture()
         let newer = SectionStore.schemaVersion + 1

@@ -53,6 +53,9 @@ struct SchemaCatalogTests {
         "trigger lists delete writes sections", "trigger lists delete writes journal",
         "trigger lists delete writes undo_steps", "trigger lists delete writes redo_steps",
         "trigger lists delete writes section_rank_nodes", "trigger lists delete writes section_rank_pending",
+        // A file's journal keeps its entries by rowid, so that the changesets lie apart from the
+        // key (`0011_journal_rowid.sql`); a server's heap and TOAST keep them apart already.
+        "column journal.id integer", "unique journal(id)",
         // A replica is a file that mirrors a server's list (`0010_replica.sql`); a server is
         // what replicas mirror, never one itself.
         "table replica", "table replica_ids", "table replica_intents",
