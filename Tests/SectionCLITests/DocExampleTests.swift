@@ -144,14 +144,23 @@ struct DocExampleTests {
     }
 
     /// Runs `command` in bash in `directory`; its status, and standard output and error together.
+    ///
+    /// The output goes to a file, not a pipe, as `Sectionctl.launch` does: a pipe is read until
+    /// every writer has closed it, and a long-lived process another test starts meanwhile (a
+    /// PostgreSQL server, a tmux server) can inherit its write end, so that the read would never
+    /// end. A file is read once the command has exited.
     static func run(_ command: String, in directory: URL, environment: [String: String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["--noprofile", "--norc", "-c", command]
         process.currentDirectoryURL = directory
         process.environment = environment
-        // One pipe for both, so the lines come in the order a terminal shows them.
-        let output = Pipe()
+        // One file for both, so the lines come in the order a terminal shows them.
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-doc-example-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputURL) }
+        let output = try FileHandle(forWritingTo: outputURL)
+        defer { try? output.close() }
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
@@ -163,8 +172,8 @@ struct DocExampleTests {
         guardTimer.setEventHandler { process.terminate() }
         guardTimer.resume()
         defer { guardTimer.cancel() }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let data = try Data(contentsOf: outputURL)
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
