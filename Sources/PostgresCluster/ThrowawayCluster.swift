@@ -29,8 +29,10 @@ public final class ThrowawayCluster: @unchecked Sendable {
     /// process exits; `nil` when PostgreSQL's server programs are not installed.
     package static let shared: ThrowawayCluster? = {
         guard isAvailable else {
-            let why = isSwitchedOff ? "SECTIONCTL_TEST_POSTGRES=0" : "PostgreSQL's server programs are not installed"
-            FileHandle.standardError.write(Data("note: \(why): the PostgreSQL suite is skipped\n".utf8))
+            let why =
+                isSwitchedOff
+                ? "SECTIONCTL_TEST_POSTGRES=0" : "PostgreSQL's server programs (initdb, pg_ctl) are not installed (apt-get install postgresql)"
+            FileHandle.standardError.write(Data("note: \(why): the tests on PostgreSQL are skipped\n".utf8))
             return nil
         }
         do {
@@ -77,8 +79,19 @@ public final class ThrowawayCluster: @unchecked Sendable {
         "postgresql:///\(name)?host=\(directory.url.path)&user=postgres"
     }
 
-    /// The directory of PostgreSQL's server programs, if they are installed.
+    /// The directory of PostgreSQL's server programs, if they are installed: the one named by
+    /// `SECTIONCTL_TEST_POSTGRES_BIN` when it is set (only there), else the first on the `PATH`
+    /// that holds `initdb` and `pg_ctl` (as Homebrew installs them), else Debian's
+    /// `/usr/lib/postgresql/<version>/bin`, the newest version first.
     package static let binaries: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let holdsPrograms = { (directory: String) in
+            ["initdb", "pg_ctl"].allSatisfy { FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)") }
+        }
+        if let directory = environment["SECTIONCTL_TEST_POSTGRES_BIN"] { return holdsPrograms(directory) ? directory : nil }
+        if let directory = (environment["PATH"] ?? "").split(separator: ":").map(String.init).first(where: holdsPrograms) {
+            return directory
+        }
         let root = "/usr/lib/postgresql"
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         for version in versions.sorted(by: >) where FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") {
@@ -89,12 +102,15 @@ public final class ThrowawayCluster: @unchecked Sendable {
 
     /// Whether a cluster can be started here: the server programs are installed (and, as root,
     /// `setpriv` to run them as `nobody`), and `SECTIONCTL_TEST_POSTGRES` is not `0`.
-    public static var isAvailable: Bool {
-        !isSwitchedOff && binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
+    public static var isAvailable: Bool { !isSwitchedOff && isInstalled }
+
+    /// Whether the server programs are installed (and, as root, `setpriv`).
+    package static var isInstalled: Bool {
+        binaries != nil && (getuid() != 0 || FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"))
     }
 
     /// `SECTIONCTL_TEST_POSTGRES=0`: run the tests on SQLite only, even where PostgreSQL is installed.
-    static var isSwitchedOff: Bool { ProcessInfo.processInfo.environment["SECTIONCTL_TEST_POSTGRES"] == "0" }
+    package static var isSwitchedOff: Bool { ProcessInfo.processInfo.environment["SECTIONCTL_TEST_POSTGRES"] == "0" }
 
     /// Creates and starts a cluster; `durable` makes it sync every commit to disk, as a real
     /// server does (the benchmark), instead of `fsync=off` and `synchronous_commit=off` (the tests).

@@ -4,7 +4,7 @@ import PostgresCluster
 import TestSupport
 import Testing
 
-@Suite("The PostgreSQL layer", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("The PostgreSQL layer", .needs(.postgreSQL))
 struct PostgresLayerTests {
     @Test func parametersArePassedAsValuesNeverAsSQL() throws {
         let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())

@@ -9,7 +9,7 @@ import Testing
 /// (tmux), the completion script loaded, Tab pressed, and the command line the shell is left
 /// with run. Each waits for an event (a file the line creates, a marker on the screen), never for
 /// a time to pass.
-@Suite(.enabled(if: Tmux.isAvailable, "tmux not found: the terminal completion tests need it (apt-get install tmux)"))
+@Suite(.needs(.tmux))
 struct CompletionTerminalTests {
     /// A shell in a tmux window, working in `directory` (also its home), with the completion
     /// script loaded and Tab going through the candidates one at a time.
@@ -19,11 +19,8 @@ struct CompletionTerminalTests {
         let tmux: Tmux
         private var markers = 0
 
-        init?(_ shell: String, in directory: URL, variables: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
-            guard let path = Shell.path(of: shell) else {
-                Issue.record("\(shell) is not installed; .ci/run installs it (apt-get install \(shell))", sourceLocation: sourceLocation)
-                return nil
-            }
+        init(_ shell: String, in directory: URL, variables: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let path = try RequiredTool.shell(shell).path(sourceLocation: sourceLocation)
             self.shell = shell
             self.directory = directory
             let binaries = Sectionctl.binary.deletingLastPathComponent().path
@@ -101,7 +98,7 @@ struct CompletionTerminalTests {
         let cli = try HostileNames.database()
         let sections = try HostileNames.sections(in: cli.databasePath)
         for k in 1...sections.count { _ = try CompleteListingTests.copy(cli, to: "copy-\(k).db") }
-        guard let terminal = try InteractiveShell(shell, in: cli.directory) else { return }
+        let terminal = try InteractiveShell(shell, in: cli.directory)
         var deleted: [SectionID: [String]] = [:]
         for k in 1...sections.count {
             try terminal.complete("sectionctl --db copy-\(k).db section delete ", taps: terminal.taps(for: k), then: " --force 2>err-\(k)")
@@ -131,7 +128,7 @@ struct CompletionTerminalTests {
             (#""a:"#, "a:b c"), (#"To\ d"#, "To do"), ("'To", "To do"), ("wo", "wow!"), ("\\#", "#1"),
         ]
         for (k, _) in typed.enumerated() { _ = try CompleteListingTests.copy(cli, to: "copy-\(k).db") }
-        guard let terminal = try InteractiveShell(shell, in: cli.directory) else { return }
+        let terminal = try InteractiveShell(shell, in: cli.directory)
         for (k, entry) in typed.enumerated() {
             try terminal.complete("sectionctl --db copy-\(k).db section delete \(entry.prefix)", taps: 1, then: " 2>err-\(k)")
             try terminal.run("")
@@ -147,7 +144,7 @@ struct CompletionTerminalTests {
     func everyListCandidateNamesItsList(shell: String) throws {
         let cli = try HostileNames.database()
         let names = (try SectionStore(path: cli.databasePath, readOnly: true).lists().map(\.name)).filter(CompletionWords.isSafeAsTyped)
-        guard let terminal = try InteractiveShell(shell, in: cli.directory) else { return }
+        let terminal = try InteractiveShell(shell, in: cli.directory)
         var shown: [String] = []
         for k in 1...names.count {
             try terminal.complete("sectionctl --db test.db --json --list ", taps: terminal.taps(for: k), then: " show >out-\(k) 2>&1")
@@ -191,7 +188,7 @@ struct CompletionTerminalTests {
             try FileManager.default.copyItem(atPath: cli.databasePath, toPath: path)
         }
         let variables = [("CDB", "copy5.db"), ("CDIR", "sp ace"), ("CDB11", "copy11.db"), ("CLIST", "my list")]
-        guard let terminal = try InteractiveShell(shell, in: cli.directory, variables: variables) else { return }
+        let terminal = try InteractiveShell(shell, in: cli.directory, variables: variables)
         for spelling in spellings {
             try terminal.complete("sectionctl \(spelling.typed) section delete T", taps: 1, then: " 2>err")
             try terminal.run("")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SectionCLI
@@ -130,7 +131,7 @@ import Testing
     }
 
     private func check(_ shell: String, _ probes: [Probe], in cli: Sectionctl, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        guard let result = try Shell.run(shell, script(shell, probes: probes), in: cli.directory, sourceLocation: sourceLocation) else { return }
+        let result = try Shell.run(shell, script(shell, probes: probes), in: cli.directory, sourceLocation: sourceLocation)
         #expect(result.status == 0, "\(shell): \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.stderr == "", "\(shell): \(result.stderr)", sourceLocation: sourceLocation)
         let answers = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { $0.hasPrefix("@") }

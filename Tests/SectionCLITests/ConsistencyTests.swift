@@ -164,11 +164,11 @@ import Testing
         }
     }
 
-    @Test func theManualPageFormatsWithoutWarnings() throws {
+    @Test(.needs(.groff)) func theManualPageFormatsWithoutWarnings() throws {
         let cli = try Sectionctl()
         let page = cli.directory.appendingPathComponent("sectionctl.1")
         try Data(try cli.run(["help", "--man"], database: false).stdout.utf8).write(to: page)
-        guard let result = try Shell.run("bash", "groff -man -Tutf8 -ww sectionctl.1", in: cli.directory) else { return }
+        let result = try Shell.run("bash", "\(try RequiredTool.groff.path()) -man -Tutf8 -ww sectionctl.1", in: cli.directory)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "", "groff warns: \(result.stderr)")
         let text = result.stdout.replacing(/.\u{8}/, with: "")
@@ -181,7 +181,7 @@ import Testing
 
     /// At a narrow width roff breaks words at line ends; it may hyphenate prose, never an
     /// option (`--ver‐sion`), a command, an argument's or variable's name, or a path.
-    @Test func theManualPageHyphenatesOnlyProse() throws {
+    @Test(.needs(.groff, .man)) func theManualPageHyphenatesOnlyProse() throws {
         let cli = try Sectionctl()
         let page = cli.directory.appendingPathComponent("sectionctl.1")
         try Data(try cli.run(["help", "--man"], database: false).stdout.utf8).write(to: page)
@@ -194,10 +194,11 @@ import Testing
         }
         visit(Catalog.parser.root)
         visit(Catalog.sessionParser.root)
-        let renderings = [30, 40, 60].map { ("groff at \($0) columns", "groff -man -Tutf8 -rLL=\($0)n sectionctl.1") }
-            + [("man -l at 40 columns", "MANWIDTH=40 MANPAGER=cat man -l sectionctl.1")]
+        let (groff, man) = (try RequiredTool.groff.path(), try RequiredTool.man.path())
+        let renderings = [30, 40, 60].map { ("groff at \($0) columns", "\(groff) -man -Tutf8 -rLL=\($0)n sectionctl.1") }
+            + [("man -l at 40 columns", "MANWIDTH=40 MANPAGER=cat \(man) -l sectionctl.1")]
         for (name, command) in renderings {
-            guard let result = try Shell.run("bash", command, in: cli.directory) else { return }
+            let result = try Shell.run("bash", command, in: cli.directory)
             #expect(result.status == 0, "\(name): \(result.stderr)")
             let text = result.stdout.replacing(/.\u{8}/, with: "")
             let lines = text.split(separator: "\n").map(String.init)

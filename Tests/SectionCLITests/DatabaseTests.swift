@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Repository
 
@@ -64,7 +65,7 @@ import Repository
         #expect(try String(contentsOfFile: cli.databasePath, encoding: .utf8) == text)
     }
 
-    @Test func aDatabaseThatIsNotOursIsRefused() throws {
+    @Test(.needs(.sqlite3)) func aDatabaseThatIsNotOursIsRefused() throws {
         let cli = try Sectionctl()
         try sqlite(cli.databasePath, "CREATE TABLE notes (body TEXT);")
         let result = try cli.run(["show"])
@@ -73,7 +74,7 @@ import Repository
         #expect(try cli.run(["init"]).status == 1)
     }
 
-    @Test func aNewerSchemaIsRefused() throws {
+    @Test(.needs(.sqlite3)) func aNewerSchemaIsRefused() throws {
         let cli = try Sectionctl()
         try cli.initialize()
         try sqlite(cli.databasePath, "PRAGMA user_version = 99;")
@@ -122,8 +123,8 @@ import Repository
 /// Runs SQL on a database with the sqlite3 shell.
 func sqlite(_ path: String, _ sql: String) throws {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
+    process.executableURL = URL(fileURLWithPath: try RequiredTool.sqlite3.path())
+    process.arguments = [path, sql]
     process.standardOutput = FileHandle.nullDevice
     try process.run()
     process.waitUntilExit()
@@ -134,8 +135,8 @@ func sqlite(_ path: String, _ sql: String) throws {
 func sqliteValue(_ path: String, _ sql: String) throws -> String {
     let process = Process()
     let pipe = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
+    process.executableURL = URL(fileURLWithPath: try RequiredTool.sqlite3.path())
+    process.arguments = [path, sql]
     process.standardOutput = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()

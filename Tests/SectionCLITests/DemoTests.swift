@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct DemoTests {
-    @Test func demoBuildsTheSeedScenariosAndEndsWithThePath() throws {
+    @Test(.needs(.sqlite3)) func demoBuildsTheSeedScenariosAndEndsWithThePath() throws {
         let cli = try Sectionctl()
         let path = cli.directory.appendingPathComponent("demo/demo.db").path
         let result = try cli.run(["--db", path, "demo"], database: false)

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The file written with the real `sqlite3` shell, then used with `sectionctl`, as a person would:
 /// what the shell may do is named by a version of its own, what it must not do is refused, and
 /// damage from before the guards never makes a command trap or print a misleading message.
-@Suite("Plain SQL through the sqlite3 shell")
+@Suite("Plain SQL through the sqlite3 shell", .needs(.sqlite3))
 struct PlainSQLTests {
     /// A database with section A holding r0, r1, r2.
     func makeDatabase() throws -> Sectionctl {
@@ -19,8 +20,8 @@ struct PlainSQLTests {
     func shell(_ cli: Sectionctl, _ sql: String) throws -> (status: Int32, stderr: String) {
         let process = Process()
         let errors = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", cli.databasePath, sql]
+        process.executableURL = URL(fileURLWithPath: try RequiredTool.sqlite3.path())
+        process.arguments = [cli.databasePath, sql]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()

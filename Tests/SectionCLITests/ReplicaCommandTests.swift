@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `sectionctl clone`, `status` and `sync`, run as a user would.
-@Suite("Replicas from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("Replicas from the command line", .needs(.postgreSQL))
 struct ReplicaCommandTests {
     /// A server list with two sections, and a replica of it cloned by the command line.
     func serverAndReplica() throws -> (server: Sectionctl, replica: String) {

@@ -96,7 +96,7 @@ private func errorLine(_ result: RunResult) -> String {
 
 /// What a server refuses, from the command line: each its own message and exit status, none
 /// of them 75 unless trying again may work.
-@Suite("PostgreSQL refusals from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("PostgreSQL refusals from the command line", .needs(.postgreSQL))
 struct ServerErrorCLITests {
     func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 

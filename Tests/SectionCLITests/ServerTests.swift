@@ -12,7 +12,7 @@ import Testing
 
 /// `sectionctl --db postgresql://…`: every command as on a file, moving lists between the two,
 /// and what a user sees when the server is not there.
-@Suite("PostgreSQL from the command line", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("PostgreSQL from the command line", .needs(.postgreSQL))
 struct ServerTests {
     /// A tour of the commands; each step's exit status and standard output.
     static let tour: [(arguments: [String], input: String)] = [

@@ -14,7 +14,7 @@ import Testing
 /// `sectionctl ui` end to end, in a real terminal: the built binary runs inside tmux, the tests
 /// press keys with `send-keys` and read the screen with `capture-pane`. Each waits for the screen
 /// it expects (polling), never for a fixed time. Without tmux they are skipped, saying so.
-@Suite(.enabled(if: Tmux.isAvailable, "tmux not found: the full-screen tests need it (apt-get install tmux)"))
+@Suite(.needs(.tmux))
 struct UITests {
     /// A database with seed 003's list: "section1" with Cell000, Cell001, Cell002, and an empty
     /// "section2"; and a tmux window to run `ui` in.

@@ -9,7 +9,7 @@ import Testing
 
 /// What a server refuses, each with its own error: a login, a database, a privilege, a
 /// connection it has no room for; and a commit whose outcome the client cannot know.
-@Suite("PostgreSQL refusals", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("PostgreSQL refusals", .needs(.postgreSQL))
 struct ServerRefusalTests {
     func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 

@@ -11,7 +11,7 @@ import Testing
 
 /// What only a server has: its schema's refusals, its SQL dialect, losing it mid-write, and many
 /// clients at once.
-@Suite("PostgreSQL backend", .enabled(if: ThrowawayCluster.isAvailable, "needs PostgreSQL's server programs (postgresql), and SECTIONCTL_TEST_POSTGRES not 0"))
+@Suite("PostgreSQL backend", .needs(.postgreSQL))
 struct ServerTests {
     func cluster() throws -> ThrowawayCluster { try #require(ThrowawayCluster.forStores) }
 

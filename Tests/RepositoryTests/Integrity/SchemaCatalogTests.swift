@@ -92,11 +92,8 @@ struct SchemaCatalogTests {
         "column sectionctl_migrations.applied_at timestamp with time zone",
     ]
 
-    @Test func bothSchemasHaveTheSameTablesColumnsIndexesViewsAndTriggerPurposes() throws {
-        guard ThrowawayCluster.forStores != nil else {
-            Issue.record("the PostgreSQL server programs are needed to compare the schemas")
-            return
-        }
+    @Test(.needs(.postgreSQL)) func bothSchemasHaveTheSameTablesColumnsIndexesViewsAndTriggerPurposes() throws {
+        _ = try #require(ThrowawayCluster.forStores)
         let file = try StoreFixture(.sqlite)
         let server = try StoreFixture(.postgres)
         let sqlite = try Self.lines(of: Self.sqliteCatalog(path: file.path))

@@ -10,7 +10,7 @@ import RepositoryPostgres
 
 /// Replicas (`SectionStore.clone(list:from:to:server:)`, `sync()`): files that mirror a server's list,
 /// edited offline, synced through the server.
-@Suite("Replicas", .serialized)
+@Suite("Replicas", .serialized, .needs(.postgreSQL))
 struct ReplicaTests {
     /// A server list and the directory replicas of it are cloned into.
     struct Fixture {
@@ -36,7 +36,7 @@ struct ReplicaTests {
     }
 
     @Test func aCloneHoldsTheServersListWithItsIDs() throws {
-        guard ThrowawayCluster.forStores != nil else { return }
+        _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         let server = fixture.server.store
         try server.apply(.addSection(title: "A"))
@@ -53,7 +53,7 @@ struct ReplicaTests {
     }
 
     @Test func offlineEditsOfTwoReplicasMeetOnTheServer() throws {
-        guard ThrowawayCluster.forStores != nil else { return }
+        _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         let server = fixture.server.store
         try server.apply(.addSection(title: "A"))
@@ -81,9 +81,9 @@ struct ReplicaTests {
 extension ReplicaTests {
     struct LostAnswer: Error {}
 
-    /// A server list seeded as `seeded(_:)` does and a replica of it, or `nil` without a cluster.
+    /// A server list seeded as `seeded(_:)` does and a replica of it (on the test cluster).
     static func seededReplica() throws -> (fixture: Fixture, replica: SectionStore)? {
-        guard ThrowawayCluster.forStores != nil else { return nil }
+        _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         try seeded(fixture)
         return (fixture, try fixture.clone("r.db"))
@@ -98,7 +98,7 @@ extension ReplicaTests {
     }
 
     @Test func runsAddedAtOneSpotOnTwoReplicasStayTogetherAndInOrder() throws {
-        guard ThrowawayCluster.forStores != nil else { return }
+        _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         try Self.seeded(fixture)
         let first = try fixture.clone("1.db")
@@ -304,7 +304,7 @@ extension ReplicaTests {
     }
 
     @Test func aSyncOfManyIntentsTakesThreeRoundTripsOnTheConnectionItKeeps() throws {
-        guard let cluster = ThrowawayCluster.forStores else { return }
+        let cluster = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         try Self.seeded(fixture)
         guard let (proxy, replica) = try Self.replicaThroughProxy(fixture, cluster: cluster) else { return }
@@ -413,7 +413,7 @@ extension ReplicaTests {
 /// The convergence property: replicas and the server edit at random, offline, and sync in random
 /// orders while connections are cut and answers lost at random stages; after a final sync of all,
 /// every replica equals the server.
-@Suite("Replica convergence", .serialized)
+@Suite("Replica convergence", .serialized, .needs(.postgreSQL))
 struct ReplicaConvergenceTests {
     struct Fault: Error, CustomStringConvertible {
         var stage: SyncStage
@@ -536,7 +536,7 @@ struct ReplicaConvergenceTests {
 
     @Test(arguments: propertySeeds([1, 2, 3, 4, 5, 6]))
     func replicasAndTheServerConverge(seed: UInt64) throws {
-        guard let cluster = ThrowawayCluster.forStores else { return }
+        let cluster = try #require(ThrowawayCluster.forStores)
         var rng = SeededGenerator(seed: seed)
         let context = "seed \(seed) (SECTIONCTL_TEST_SEED=\(seed) repeats it)"
         let server = try StoreFixture(.postgres)

@@ -1,22 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs a script in a real shell (bash, zsh or fish) with the built `sectionctl` first on the
 /// `PATH`, as completion scripts find it once installed.
 enum Shell {
-    /// The shell's path, or `nil` when it is not installed (`.ci/run` installs all three).
-    static func path(of shell: String) -> String? {
-        ["/usr/bin/\(shell)", "/bin/\(shell)", "/usr/local/bin/\(shell)"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// Runs `script` with `shell` in `directory`; returns its status, output and errors.
+    /// Runs `script` with `shell` in `directory`; returns its status, output and errors. Where
+    /// the shell is not installed the test (case) is skipped, saying so (`RequiredTool`).
     static func run(_ shell: String, _ script: String, in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> RunResult?
+        -> RunResult
     {
-        guard let path = path(of: shell) else {
-            Issue.record("\(shell) is not installed; .ci/run installs it (apt-get install \(shell))", sourceLocation: sourceLocation)
-            return nil
-        }
+        let path = try RequiredTool.shell(shell).path(sourceLocation: sourceLocation)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         let arguments: [String]

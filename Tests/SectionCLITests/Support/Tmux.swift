@@ -12,14 +12,9 @@ import TestSupport
 /// shell, so a test can start `sectionctl ui` in a real terminal, press keys (`send-keys`) and
 /// read the screen (`capture-pane`).
 final class Tmux {
-    /// The tmux program, or nil when it cannot be found (the tests that need it are skipped).
-    static let executable: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/bin", "/opt/homebrew/bin"]
-        return directories.map { $0 + "/tmux" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    static var isAvailable: Bool { executable != nil }
+    /// The tmux program, or nil when it cannot be found (the tests that need it say
+    /// `.needs(.tmux)`, and are skipped).
+    static let executable: String? = RequiredTool.onPath("tmux")
 
     /// A directory of the server's own (its socket), outside the test's directory so that the
     /// server is stopped before the test's files go.
