@@ -251,7 +251,8 @@ import Testing
         try fixture.store.apply(.addRow(.text("other"), to: .init(section: .index(1), index: .end)))
         _ = try browser.handle(.character("s"))
         #expect(browser.prompt != nil)
-        #expect(try browser.frame().last?.plain.contains("Not saved") == true)
+        let asked = try plainLines(browser)
+        #expect(asked.dropLast().last?.contains("Not saved") == true && asked.last?.contains("Esc: cancel them") == true, "\(asked)")
         _ = try browser.handle(.character("r"))
         #expect(browser.prompt == nil && browser.isReordering && browser.sessionEdits.count == 1)
         _ = try browser.handle(.character("s"))
@@ -271,14 +272,40 @@ import Testing
         _ = try browser.handle(.down)
         #expect(browser.prompt != nil && browser.held != nil)
         let asked = try plainLines(browser)
-        #expect(asked.dropFirst().dropLast() == shown.dropFirst().dropLast(), "the list as it was shown stays on screen")
-        #expect(asked.last?.contains("Not saved: the list changed since you began (now version 7)") == true, "\(asked.last ?? "")")
+        #expect(asked.count == shown.count, "the prompt's two lines take the list's last line")
+        #expect(asked.dropFirst().dropLast(2) == shown.dropFirst().dropLast(2), "the list as it was shown stays on screen")
+        #expect(asked.dropLast().last == "Not saved: the list changed since you began (now version 7).", "\(asked)")
+        #expect(asked.last == "r: reload and apply your edits again · Esc: cancel them", "\(asked)")
         _ = try browser.handle(.down)
         #expect(browser.prompt != nil, "only r and Esc answer")
         _ = try browser.handle(.character("r"))
         #expect(browser.prompt == nil && browser.held == nil && browser.sessionEdits.count == 1)
         _ = try browser.handle(.character("s"))
         #expect(try fixture.titles() == [["x", "r0.1", "r0.0", "r0.2", "r0.3"], []], "r0.0 lands after r0.1, where it was carried")
+    }
+
+    /// Every key line, the fixed messages and the conflict prompt fit 80 columns, the narrowest
+    /// terminal a user is expected to have, so no choice is cut off at the edge: browsing ends
+    /// with `q quit`, the prompt with its `Esc` choice, whatever the version's number.
+    @Test func theKeyLinesMessagesAndTheConflictPromptFitEightyColumns() throws {
+        let fixture = try Fixture()
+        try fixture.make([3, 0])
+        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        var statuses = [try #require(try plainLines(browser).last)]
+        #expect(statuses[0].hasSuffix("? help · q quit"), "\(statuses[0])")
+        for key in [Key.character("e"), .down, .character("x"), .space, .down, .space, .character("e"), .down] {
+            _ = try browser.handle(key)
+            statuses.append(try #require(try plainLines(browser).last))
+        }
+        let outline = try fixture.store.list(SectionStore.defaultList).outline()
+        try browser.listChanged([ListUpdate(listID: outline.listID, list: outline.name, version: 9_999_999_999, changeset: nil)])
+        let prompt = Array(try plainLines(browser).suffix(2))
+        #expect(prompt == ["Not saved: the list changed since you began (now version 9999999999).", "r: reload and apply your edits again · Esc: cancel them"])
+        for line in statuses + prompt {
+            #expect(DisplayWidth.of(line) <= 80, "\(DisplayWidth.of(line)) columns: \(line)")
+        }
+        #expect(statuses.contains { $0.hasSuffix("s save · Esc cancel") }, "the reorder key line: \(statuses)")
+        #expect(statuses.contains { $0.hasPrefix("↑↓ carry") }, "the carrying key line: \(statuses)")
     }
 
     @Test func aReportedChangeInReorderModeAsksAtOnceAndEscCancels() throws {
@@ -293,7 +320,7 @@ import Testing
         let now = try fixture.store.list(SectionStore.defaultList).outline()
         try browser.listChanged([ListUpdate(listID: now.listID, list: now.name, version: now.version, changeset: nil)])
         #expect(browser.prompt == .conflict(currentVersion: now.version))
-        #expect(try plainLines(browser).last?.contains("Not saved") == true)
+        #expect(try plainLines(browser).dropLast().last?.contains("Not saved") == true)
         _ = try browser.handle(.escape)
         #expect(browser.prompt == nil && !browser.isReordering)
         #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], ["other"]], "nothing of the session was written")

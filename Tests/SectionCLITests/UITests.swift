@@ -22,7 +22,7 @@ struct UITests {
         let cli: Sectionctl
         let tmux: Tmux
 
-        init(_ backend: Backend = .sqlite, environment: [String: String] = [:], seed: Bool = true) throws {
+        init(_ backend: Backend = .sqlite, columns: Int = 100, environment: [String: String] = [:], seed: Bool = true) throws {
             cli = try Sectionctl(backend)
             try cli.initialize()
             if seed {
@@ -30,7 +30,7 @@ struct UITests {
                 try cli.ok(["section", "add", "section2"])
                 for index in 0..<3 { try cli.ok(["row", "add", "0", "Cell00\(index)"]) }
             }
-            tmux = try Tmux(environment: environment)
+            tmux = try Tmux(columns: columns, environment: environment)
         }
 
         /// Starts `sectionctl ui` and waits for its first screen.
@@ -175,6 +175,21 @@ struct UITests {
         try screen.press("r", until: { $0.contains("Reloaded version") && $0.contains("Late") }, "r reloads with the edits applied again")
         try screen.press("s", until: { $0.contains("Saved 1 change") }, "saved on the fresh list")
         #expect(try screen.cli.orderedOutline() == [["section1", "Cell001", "Cell000", "Cell002"], ["section2", "Late"]])
+        try screen.quit()
+    }
+
+    /// At 80 columns, a terminal's least, and at 100 nothing a user needs is cut at the edge:
+    /// the key line keeps `q quit`, and the conflict prompt both its lines, `Esc` included.
+    @Test(arguments: [80, 100]) func theKeyLineAndTheConflictPromptFitTheWidth(columns: Int) throws {
+        let screen = try Screen(columns: columns)
+        let first = try screen.open()
+        #expect(Self.lines(first).contains { $0.hasPrefix("↑↓ move") && $0.hasSuffix("? help · q quit") }, "\(first)")
+        try screen.press("e", "Space", "Down", "Space", until: { $0.contains("> 0:1  Cell000") }, "moved Cell000 down one")
+        try screen.cli.ok(["row", "add", "1", "Late"])
+        let asked = try screen.press("s", until: { $0.contains("Esc: cancel them") }, "the conflict prompt is whole")
+        #expect(Self.lines(asked).contains { $0.hasPrefix("Not saved: the list changed since you began (now version ") && $0.hasSuffix(").") })
+        #expect(Self.lines(asked).contains("r: reload and apply your edits again · Esc: cancel them"), "\(asked)")
+        try screen.press("Escape", until: { $0.contains("BROWSE") && $0.contains("Cancelled: 1 edit dropped") }, "Esc cancels the edits")
         try screen.quit()
     }
 

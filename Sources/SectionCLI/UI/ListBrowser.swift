@@ -372,7 +372,7 @@ final class ListBrowser {
         }
         session = try store.beginEditing(listName)
         try refresh(keeping: cursorID)
-        message = "Reordering: space picks up a row, ↑↓ carry it, space drops it; s saves, Esc cancels."
+        message = "Reordering: space picks up or drops a row, ↑↓ carry it; s saves, Esc cancels."
     }
 
     /// How many slots section `section` has for the held row: one more than its other rows.
@@ -621,7 +621,7 @@ final class ListBrowser {
     }
 
     /// The screen as lines of styled text: a title line, `pageHeight` lines of the list, and a
-    /// status line.
+    /// status line (two while the conflict prompt is up, its last list line giving way).
     func frame() throws -> [ScreenText] {
         var lines = [titleLine()]
         if showingHelp {
@@ -629,13 +629,13 @@ final class ListBrowser {
             lines += Array(repeating: ScreenText(), count: max(0, pageHeight - ScreenText.help.count))
         } else {
             if case .conflict = prompt {
-                lines += (drawnListLines + Array(repeating: ScreenText(), count: pageHeight)).prefix(pageHeight)
+                lines += (drawnListLines + Array(repeating: ScreenText(), count: pageHeight)).prefix(max(0, pageHeight - 1))
             } else {
                 drawnListLines = try listLines()
                 lines += drawnListLines
             }
         }
-        lines.append(statusLine())
+        lines += statusLines()
         return lines
     }
 
@@ -655,25 +655,27 @@ final class ListBrowser {
         return ScreenText([.init(text, .inverse)], fill: .inverse)
     }
 
-    private func statusLine() -> ScreenText {
+    /// The last line of the screen: a message, or the keys that matter now. Each fits 80
+    /// columns (a terminal's least), so no key's meaning is cut off; the rest are under `?`.
+    /// The conflict prompt takes two lines, its choices on the last.
+    private func statusLines() -> [ScreenText] {
         if case .conflict(let current) = prompt {
             let now = current.map { "version \($0)" } ?? "gone"
-            return ScreenText([
-                .init(
-                    "Not saved: the list changed since you began (now \(now)). r: reload and apply your edits again · Esc: cancel them",
-                    .bold)
-            ])
+            return [
+                ScreenText([.init("Not saved: the list changed since you began (now \(now)).", .bold)]),
+                ScreenText([.init("r: reload and apply your edits again · Esc: cancel them", .bold)]),
+            ]
         }
-        if let message { return ScreenText([.init(message, .bold)]) }
+        if let message { return [ScreenText([.init(message, .bold)])] }
         let hints: String
         if held != nil {
             hints = "↑↓ carry · space drop · u put back · s save · Esc cancel"
         } else if isReordering {
             hints = "↑↓ move · space pick up · d delete · u undo · s save · Esc cancel"
         } else {
-            hints = "↑↓ move · PgUp/PgDn page · g/G first/last · e reorder · d delete · u undo · q quit"
+            hints = "↑↓ move · PgUp/PgDn page · e reorder · d delete · u undo · ? help · q quit"
         }
-        return ScreenText([.init(hints, .dim)])
+        return [ScreenText([.init(hints, .dim)])]
     }
 
     /// "3 rows", "1,000,000 rows", "1 row".
