@@ -14,6 +14,20 @@ enum ChangeReport {
         return capitalized(what) + created + "; \(list) is at version \(change.version)."
     }
 
+    /// `Undid the change that deleted row 0:0; list "default" is at version 5.`: an undo named by
+    /// the change it took back (its own changeset is that change's inverse, whose "added row 0:0"
+    /// read as if the undo had taken back an add), and a redo by the change it made again.
+    static func undoSentence(for change: Change, redo: Bool) -> String {
+        "\(undoPhrase(for: change, redo: redo)); list \"\(TextEscaping.escaped(change.list))\" is at version \(change.version)."
+    }
+
+    /// `Undid the change that deleted row 0:0`, `Redid …`, or `Undid a change that changed nothing`.
+    static func undoPhrase(for change: Change, redo: Bool) -> String {
+        let verb = redo ? "Redid" : "Undid"
+        let what = describe(redo ? change.changeset : change.changeset.inverted())
+        return what.isEmpty ? "\(verb) a change that changed nothing" : "\(verb) the change that \(what)"
+    }
+
     /// `Saved 2 changes: moved row 0:1 to 1:0, added section 2; list "default" is at version 5.`
     static func savedSentence(for change: Change, editCount: Int) -> String {
         let list = "list \"\(TextEscaping.escaped(change.list))\""

@@ -223,6 +223,7 @@ import Testing
         _ = try browser.handle(.character("u"))
         #expect(try fixture.titles() == [["r0.0", "r0.1", "r0.2"], ["r1.0"]])
         #expect(browser.cursorID == 2, "the cursor is on the row that came back")
+        #expect(try plainLines(browser).last == "Undid the change that deleted row 0:1.", "named by what it took back")
 
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.character("d"))
@@ -233,6 +234,8 @@ import Testing
         #expect(browser.sessionEdits.count == 2)
         _ = try browser.handle(.character("u"))
         #expect(browser.sessionEdits.count == 1, "u takes back the session's last edit")
+        let undone = try plainLines(browser).last ?? ""
+        #expect(undone.hasPrefix("Undid the change that moved row 0:"), "\(undone)")
         #expect(try browser.handle(.character("q")) == .keepGoing, "q asks for s or Esc first")
         _ = try browser.handle(.escape)
         #expect(!browser.isReordering)

@@ -94,6 +94,24 @@ extension WatchTests {
 
 /// `undo` and `redo` through the binary: one command is one step, JSON prints the changeset.
 @Suite struct UndoCommandTests {
+    /// An undo is named by the change it took back, as it was made, and a redo by the change it
+    /// made again: never by the undo's own inverse ("Added section 1" after undoing a delete).
+    @Test func undoAndRedoNameTheChangeTakenBackOrMadeAgain() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "To do"])
+        try cli.ok(["section", "add", "Done"])
+        try cli.ok(["row", "add", "To do", "Buy milk"])
+        try cli.ok(["row", "move", "0:0", "1:0"])
+        #expect(try cli.ok(["undo"]) == "Undid the change that moved row 0:0 to 1:0; list \"default\" is at version 5.\n")
+        #expect(try cli.ok(["redo"]) == "Redid the change that moved row 0:0 to 1:0; list \"default\" is at version 6.\n")
+        try cli.ok(["section", "delete", "Done", "--force"])
+        #expect(try cli.ok(["undo"]) == "Undid the change that deleted section 1; list \"default\" is at version 8.\n")
+        #expect(try cli.ok(["redo"]) == "Redid the change that deleted section 1; list \"default\" is at version 9.\n")
+        try cli.ok(["section", "rename", "To do", "Today"])
+        #expect(try cli.ok(["undo"]) == "Undid the change that updated section 0; list \"default\" is at version 11.\n")
+    }
+
     @Test func undoTakesBackADeleteAndRedoDoesItAgain() throws {
         let cli = try Sectionctl()
         try cli.initialize()
@@ -101,7 +119,7 @@ extension WatchTests {
         try cli.ok(["row", "add", "A", "Buy milk"])
         try cli.ok(["row", "add", "A", "Call Aiko"])
         try cli.ok(["row", "delete", "0:0"])
-        #expect(try cli.ok(["undo"]) == "Undone: Added row 0:0; list \"default\" is at version 5.\n")
+        #expect(try cli.ok(["undo"]) == "Undid the change that deleted row 0:0; list \"default\" is at version 5.\n")
         #expect(try cli.ok(["show"]).contains("  0:0  Buy milk  #1\n  0:1  Call Aiko  #2\n"))
         let redo = try cli.run(["--json", "redo"]).json()
         #expect(redo["version"] as? Int == 6)

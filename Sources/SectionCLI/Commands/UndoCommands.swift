@@ -1,7 +1,8 @@
 import Repository
 
 /// `undo` and `redo`: take back the list's last change, or reapply the last one taken back, as
-/// a new committed change (printed like any change: a sentence, or its JSON changeset).
+/// a new committed change (printed as a sentence naming the change taken back or made again, or
+/// as its JSON changeset, as any change).
 enum UndoCommands {
     static let undo = Command<Context>(
         CommandSpec(
@@ -28,7 +29,7 @@ enum UndoCommands {
         if context.json {
             context.printJSON(JSONShapes.change(change))
         } else {
-            context.console.writeLine((redo ? "Redone: " : "Undone: ") + ChangeReport.sentence(for: change))
+            context.console.writeLine(ChangeReport.undoSentence(for: change, redo: redo))
         }
     }
 }

@@ -588,8 +588,7 @@ final class ListBrowser {
         if let back = change.changeset.insertedRows.first ?? change.changeset.movedRows.first?.to {
             try moveCursor(to: back)
         }
-        let what = ChangeReport.describe(change.changeset)
-        message = "Undone" + (what.isEmpty ? "." : ": " + what + ".")
+        message = ChangeReport.undoPhrase(for: change, redo: false) + "."
     }
 
     // MARK: - Other processes
