@@ -18,7 +18,9 @@ public enum SectionCLI {
         // CommandLine.arguments replaces bytes that are not UTF-8; text is refused instead.
         for index in 1..<Int(CommandLine.argc) {
             guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else { continue }
-            report(CLIError("argument \(index) is not valid UTF-8 text", exitCode: .dataError), console: console, environment: environment)
+            report(
+                CLIError("argument \(index) is not valid UTF-8 text", exitCode: .dataError), console: console, environment: environment,
+                json: asksForJSON(CommandLine.arguments.dropFirst()))
             console.flush()
             exit(ExitCode.dataError.rawValue)
         }
@@ -29,25 +31,43 @@ public enum SectionCLI {
 
     /// Runs one command line (without the program name) and returns the exit status. Errors are
     /// reported on the console's standard error as `sectionctl: error: …`, with an optional
-    /// `hint: …` line.
+    /// `hint: …` line; with `--json`, as one line of JSON (`report(_:console:environment:json:)`).
     public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         defer { console.flush() }
         var databaseOption: String?
+        // Known before parsing, so that a command line the parser refuses is answered in JSON too.
+        var json = asksForJSON(arguments)
         do {
             let parsed = try Catalog.parser.parse(arguments)
+            json = parsed.has(Catalog.json)
             let context = Context(options: try GlobalOptions(parsed), environment: environment, console: console)
             databaseOption = context.options.databasePath
             try dispatch(parsed, context: context)
             return ExitCode.success.rawValue
         } catch {
             let reported = CLIError.from(error, databaseOption: databaseOption)
-            report(reported, console: console, environment: environment)
+            report(reported, console: console, environment: environment, json: json)
             return reported.exitCode.rawValue
         }
     }
 
-    /// Prints an error (and its hint) to standard error, escaped and on one line each.
-    static func report(_ error: CLIError, console: Console, environment: [String: String]) {
+    /// Whether a command line asks for JSON: `--json` among the words before a `--` (a global
+    /// option may come anywhere), read without the parser, which may be what refused it.
+    static func asksForJSON(_ arguments: some Sequence<String>) -> Bool {
+        arguments.prefix { $0 != "--" }.contains(Catalog.json.name)
+    }
+
+    /// Prints an error (and its hint) to standard error, escaped and on one line each; with
+    /// `json`, as one line of JSON for a script, `{"error": message, "hint": hint or null,
+    /// "exit_status": status}`, the status being the process's.
+    static func report(_ error: CLIError, console: Console, environment: [String: String], json: Bool = false) {
+        if json {
+            let object = JSONValue.object([
+                ("error", .string(error.message)), ("hint", .string(error.hint)), ("exit_status", .int(Int64(error.exitCode.rawValue))),
+            ])
+            console.writeErrorLine(object.rendered)
+            return
+        }
         let style = Style.forStream(isTerminal: console.errorIsTerminal, environment: environment)
         console.writeErrorLine("sectionctl: " + style.red("error:") + " " + TextEscaping.escaped(error.message))
         if let hint = error.hint {

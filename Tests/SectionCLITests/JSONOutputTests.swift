@@ -1,3 +1,4 @@
+import Foundation
 import Repository
 import Testing
 
@@ -54,5 +55,61 @@ import Testing
             JSONShapes.change(Change(list: "default", version: 4, changeset: changeset)).rendered.hasSuffix(
                 #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
                     + #""rows":{"deleted":[7],"inserted":[],"moved":[4],"updated":[]}}}}"#))
+    }
+}
+
+/// With `--json` an error is one line of JSON on standard error, as a script reads it, with the
+/// documented exit status in the process's status and in the object; standard output stays
+/// empty. Run through the built binary, as a user would.
+@Suite struct JSONErrorTests {
+    /// The error object of a run that failed: its one line on standard error, parsed.
+    func errorObject(_ result: RunResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        #expect(result.stdout == "", sourceLocation: sourceLocation)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines[1] == "", "one line: \(result.stderr)", sourceLocation: sourceLocation)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stderr.utf8))
+        let error = try #require(object as? [String: Any], "not a JSON object: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(error["exit_status"] as? Int == Int(result.status), "\(error)", sourceLocation: sourceLocation)
+        return error
+    }
+
+    @Test func aRefusedCommandIsAJSONObjectWithItsMessageAndExitStatus() throws {
+        let cli = try Sectionctl()
+        try cli.initialize()
+        try cli.ok(["section", "add", "To do"])
+        let result = try cli.run(["--json", "row", "move", "0:5", "0:0"])
+        #expect(result.status == 1)
+        let error = try errorObject(result)
+        #expect(error["error"] as? String == "row index 5 is out of range: section 0 has no rows", "\(error)")
+        #expect(error["hint"] is NSNull, "\(error)")
+        // `--json` anywhere among the global options, as the parser takes it.
+        let after = try cli.run(["row", "move", "0:5", "0:0", "--json"])
+        #expect(after.status == 1 && after.stderr == result.stderr)
+        // Without it, the plain line.
+        let plain = try cli.run(["row", "move", "0:5", "0:0"])
+        #expect(plain.stderr.hasPrefix("sectionctl: error: row index 5 is out of range"))
+    }
+
+    @Test func eachExitStatusIsInTheObject() throws {
+        let cli = try Sectionctl()
+        // 66: no database, with the hint to create one.
+        let missing = try cli.run(["--json", "show"])
+        #expect(missing.status == 66)
+        let noInput = try errorObject(missing)
+        #expect((noInput["hint"] as? String)?.hasPrefix("create it with: sectionctl") == true, "\(noInput)")
+        // 2: a command line the parser refuses is answered in JSON too.
+        let usage = try cli.run(["--json", "frobnicate"], database: false)
+        #expect(usage.status == 2)
+        #expect((try errorObject(usage)["error"] as? String)?.contains("frobnicate") == true, "\(usage.stderr)")
+        // 65: bad input data.
+        try cli.initialize()
+        let input = cli.directory.appendingPathComponent("bad.json")
+        try Data("{\"version\": ".utf8).write(to: input)
+        let bad = try cli.run(["--json", "import", input.path])
+        #expect(bad.status == 65)
+        _ = try errorObject(bad)
+        // A `--json` after `--` is a title, not the option: the error stays plain text.
+        let titled = try cli.run(["row", "add", "9", "--", "--json"])
+        #expect(titled.status == 1 && titled.stderr.hasPrefix("sectionctl: error: "), "\(titled.stderr)")
     }
 }
