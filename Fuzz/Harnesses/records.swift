@@ -136,7 +136,7 @@ public func fuzzRecords(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         fail("the native reader refuses the records' sections: \(error)")
     }
-    let reread = try! store.snapshot(of: "fuzz").sections.map { section in
+    let reread = try! store.list("fuzz").snapshot().sections.map { section in
         NativeSection(title: section.title, emptyText: section.emptyText, rows: section.rows.map(\.content))
     }
     require(bytes(reread) == bytes(fromArray), "the native round trip changed the sections")

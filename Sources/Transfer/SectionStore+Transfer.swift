@@ -35,40 +35,6 @@ extension SectionStore {
     /// The version of the native JSON format that `exportJSON` writes and `importJSON` reads.
     public static let nativeFormatVersion = 1
 
-    /// One list as a native JSON document (see `docs/formats.md`): the list's name, its sections
-    /// in order with title and empty text, their rows in order with kind, title and value.
-    /// Ids and versions are not part of the document. The text is UTF-8, pretty-printed with
-    /// two-space indentation and a final newline, and the same state always gives the same text.
-    /// - Throws: `RepositoryError.listNotFound` when there is no such list.
-    /// - Complexity: O(n) time and memory in the list's rows; `exportJSON(list:to:)` streams.
-    package func exportJSON(list: String = SectionStore.defaultList) throws -> String {
-        var text = ""
-        try exportJSON(list: list) { text += $0 }
-        return text
-    }
-
-    /// Writes one list as a native JSON document, exactly the text of `exportJSON(list:)`,
-    /// handing it to `write` a piece at a time (about 64 KiB each) as the rows are read, in one
-    /// read transaction. `write` runs while the store's connection is held: it must not call this
-    /// store. Nothing is handed to it when the list does not exist. `progress`, when given, is
-    /// told of the rows read, of the list's row count, and of the bytes handed to `write`.
-    /// - Throws: `RepositoryError.listNotFound` when there is no such list; what `write` throws.
-    /// - Complexity: O(n) time in the list's rows, O(1) memory in its size.
-    package func exportJSON(
-        list: String = SectionStore.defaultList, progress: ProgressHandler? = nil, to write: (String) throws -> Void
-    ) throws {
-        try withoutActuallyEscaping(write) { write in
-            try read { db in
-                let record = try db.listRecord(named: list)
-                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.totalRowCount(of: record))
-                var writer = NativeWriter(sink: Self.metered(write, by: meter))
-                try writer.begin()
-                try db.writeExported(record, to: &writer, meter: meter)
-                try writer.end()
-            }
-        }
-    }
-
     /// Every list, ordered by name, as one native JSON document.
     /// - Complexity: O(n) time and memory in all rows; `exportAllJSON(to:)` streams.
     public func exportAllJSON() throws -> String {
@@ -148,7 +114,7 @@ extension SectionStore {
     }
 
     /// `write`, telling `meter` of the bytes of each piece.
-    private static func metered(_ write: @escaping (String) throws -> Void, by meter: ProgressMeter?) -> (String) throws -> Void {
+    fileprivate static func metered(_ write: @escaping (String) throws -> Void, by meter: ProgressMeter?) -> (String) throws -> Void {
         guard let meter else { return write }
         return { text in
             try write(text)
@@ -196,14 +162,37 @@ extension SectionStore {
 
 
 extension ListHandle {
-    /// The list as a native JSON document (`SectionStore.exportJSON(list:)`: the same text).
-    /// - Throws: `RepositoryError.listNotFound` when the list does not exist.
-    public func exportJSON() throws -> String { try store.exportJSON(list: name) }
+    /// The list as a native JSON document (see `docs/formats.md`): the list's name, its sections
+    /// in order with title and empty text, their rows in order with kind, title and value.
+    /// Ids and versions are not part of the document. The text is UTF-8, pretty-printed with
+    /// two-space indentation and a final newline, and the same state always gives the same text.
+    /// - Throws: `RepositoryError.listNotFound` when there is no such list.
+    /// - Complexity: O(n) time and memory in the list's rows; `exportJSON(progress:to:)` streams.
+    public func exportJSON() throws -> String {
+        var text = ""
+        try exportJSON { text += $0 }
+        return text
+    }
 
-    /// Writes the list as a native JSON document a piece at a time, in one read transaction, in
-    /// O(1) memory (`SectionStore.exportJSON(list:progress:to:)`).
+    /// Writes the list as a native JSON document, exactly the text of `exportJSON()`,
+    /// handing it to `write` a piece at a time (about 64 KiB each) as the rows are read, in one
+    /// read transaction. `write` runs while the store's connection is held: it must not call this
+    /// store. Nothing is handed to it when the list does not exist. `progress`, when given, is
+    /// told of the rows read, of the list's row count, and of the bytes handed to `write`.
+    /// - Throws: `RepositoryError.listNotFound` when there is no such list; what `write` throws.
+    /// - Complexity: O(n) time in the list's rows, O(1) memory in its size.
     public func exportJSON(progress: ProgressHandler? = nil, to write: (String) throws -> Void) throws {
-        try store.exportJSON(list: name, progress: progress, to: write)
+        let name = name
+        try withoutActuallyEscaping(write) { write in
+            try store.read { db in
+                let record = try db.listRecord(named: name)
+                let meter = try ProgressMeter(progress, totalRows: progress == nil ? nil : db.totalRowCount(of: record))
+                var writer = NativeWriter(sink: SectionStore.metered(write, by: meter))
+                try writer.begin()
+                try db.writeExported(record, to: &writer, meter: meter)
+                try writer.end()
+            }
+        }
     }
 
     /// Imports a native JSON document of one list into this list, created when absent; `policy`

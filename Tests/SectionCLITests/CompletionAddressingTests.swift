@@ -58,7 +58,7 @@ enum HostileNames {
 
     /// The sections of the default list.
     static func sections(in path: String) throws -> [SectionInfo] {
-        try SectionStore(path: path, readOnly: true).outline().sections
+        try SectionStore(path: path, readOnly: true).list("default").outline().sections
     }
 }
 

@@ -22,7 +22,7 @@ struct CrashTests {
         for index in 0..<2000 { lines.append("row add \(index % 2) 'row \(index)'") }
         lines.append("save")
         try cli.ok(["edit"], input: lines.joined(separator: "\n") + "\n")
-        let old = try SectionStore(path: cli.databasePath).snapshot().sections
+        let old = try SectionStore(path: cli.databasePath).list("default").snapshot().sections
 
         var random = SystemRandomNumberGenerator()
         var moves: [String] = []
@@ -38,7 +38,7 @@ struct CrashTests {
         try FileManager.default.copyItem(atPath: cli.databasePath, toPath: copy)
         let saved = try cli.run(["--db", copy, "edit"], input: script, database: false)
         try #require(saved.status == 0, "\(saved.stderr)")
-        let new = try SectionStore(path: copy).snapshot().sections
+        let new = try SectionStore(path: copy).list("default").snapshot().sections
         try #require(new != old)
         return (script, old, new)
     }
@@ -112,7 +112,7 @@ struct CrashTests {
             #expect(try db.query("PRAGMA integrity_check") { $0.string(0) } == ["ok"], "trial \(trial)")
             let store = try SectionStore(path: cli.databasePath)
             #expect(try store.check() == [], "trial \(trial): the rank structure or the counts disagree with the rows")
-            let sections = try store.snapshot().sections
+            let sections = try store.list("default").snapshot().sections
             let state = sections == old ? "old" : sections == new ? "new" : "neither"
             #expect(state != "neither", "trial \(trial): the database is neither the old state nor the new")
             outcomes[state, default: 0] += 1

@@ -213,7 +213,7 @@ import Transfer
         }
         line.finish()
         #expect(try store.check() == [])
-        #expect(try store.row(at: RowPath(section: 0, row: 500)).row.title == "r501")
+        #expect(try store.list("default").row(at: RowPath(section: 0, row: 500)).row.title == "r501")
         let steps = reports.withLock { $0 }
         let latest = SectionStore.schemaVersion
         #expect(steps.first.map { [$0.name, "\($0.number) of \($0.count)"] } == ["0002_rank", "2 of \(latest)"], "\(steps)")

@@ -44,14 +44,14 @@ import Testing
         try seedWide(cli)
         let store = try SectionStore(path: cli.databasePath, readOnly: true)
         for editing in [false, true] {
-            let snapshot = try store.snapshot(editing: editing)
+            let snapshot = try store.list("default").snapshot(editing: editing)
             let extra = editing ? ["--editing"] : []
             #expect(try cli.ok(["show"] + extra) == Listing(style: .plain).render(snapshot))
             #expect(try cli.ok(["--json", "show"] + extra) == JSONShapes.snapshot(snapshot).rendered + "\n")
         }
         let empty = try Sectionctl()
         try empty.initialize()
-        let snapshot = try SectionStore(path: empty.databasePath, readOnly: true).snapshot()
+        let snapshot = try SectionStore(path: empty.databasePath, readOnly: true).list("default").snapshot()
         #expect(try empty.ok(["show"]) == Listing(style: .plain).render(snapshot))
         #expect(try empty.ok(["--json", "show"]) == JSONShapes.snapshot(snapshot).rendered + "\n")
     }
@@ -69,8 +69,8 @@ import Testing
         #expect(shown.contains("\n  0:0     l0                   v  #1\n"))
         #expect(shown.contains("\n  0:\(count - 1)  l\(count - 1)  v  #\(count)\n"))
         let store = try SectionStore(path: cli.databasePath, readOnly: true)
-        #expect(try cli.ok(["--json", "show"]) == JSONShapes.snapshot(try store.snapshot()).rendered + "\n")
-        #expect(try cli.ok(["export"]) == (try store.exportJSON()))
+        #expect(try cli.ok(["--json", "show"]) == JSONShapes.snapshot(try store.list("default").snapshot()).rendered + "\n")
+        #expect(try cli.ok(["export"]) == (try store.list("default").exportJSON()))
     }
 
     @Test func streamedExportIsTheLibrarysDocument() throws {
@@ -78,7 +78,7 @@ import Testing
         try seedWide(cli)
         try cli.ok(["list", "add", "other"])
         let store = try SectionStore(path: cli.databasePath, readOnly: true)
-        #expect(try cli.ok(["export"]) == (try store.exportJSON()))
+        #expect(try cli.ok(["export"]) == (try store.list("default").exportJSON()))
         #expect(try cli.ok(["export", "--all"]) == (try store.exportAllJSON()))
     }
 

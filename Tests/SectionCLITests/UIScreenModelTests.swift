@@ -12,6 +12,8 @@ import Testing
     final class Fixture {
         let directory: URL
         let store: SectionStore
+        /// The list the browser shows, `default`.
+        var list: ListHandle { store.list(SectionStore.defaultList) }
 
         init() throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-ui-\(UUID().uuidString)")
@@ -24,16 +26,16 @@ import Testing
         /// Sections with these row counts; rows titled "r<section>.<row>".
         func make(_ counts: [Int]) throws {
             for (section, count) in counts.enumerated() {
-                try store.apply(.addSection(title: "S\(section)"))
+                try store.list("default").apply(.addSection(title: "S\(section)"))
                 for row in 0..<count {
-                    try store.apply(.addRow(.text("r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                    try store.list("default").apply(.addRow(.text("r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
                 }
             }
         }
 
         /// Each section's row titles.
         func titles() throws -> [[String]] {
-            try store.snapshot().sections.map { $0.rows.map(\.title) }
+            try store.list("default").snapshot().sections.map { $0.rows.map(\.title) }
         }
     }
 
@@ -97,7 +99,7 @@ import Testing
     @Test func anEmptySectionShowsItsOwnEmptyTextInReorderMode() throws {
         let fixture = try Fixture()
         try fixture.make([1, 0])
-        try fixture.store.apply(.setEmptyText(.index(1), "Nothing done yet"))
+        try fixture.list.apply(.setEmptyText(.index(1), "Nothing done yet"))
         let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 8)
         #expect(try !plainLines(browser).contains { $0.contains("Nothing done yet") })
         _ = try browser.handle(.character("e"))
@@ -203,7 +205,7 @@ import Testing
         let atTheLimit = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 33)
         #expect(try plainLines(atTheLimit)[0].contains("· 33 sections, 33 rows · BROWSE"))
         // Grown past the limit meanwhile: read whole once more, then a window at a time.
-        for title in ["x", "y"] { try fixture.store.apply(.addSection(title: title)) }
+        for title in ["x", "y"] { try fixture.list.apply(.addSection(title: title)) }
         let now = try fixture.store.list(SectionStore.defaultList).outline()
         try atTheLimit.listChanged([ListUpdate(listID: now.listID, list: now.name, version: now.version, changeset: nil)])
         #expect(try plainLines(atTheLimit)[0].contains("· 35 sections, 33 rows · BROWSE"))
@@ -251,7 +253,7 @@ import Testing
         _ = try browser.handle(.space)
         _ = try browser.handle(.down)
         _ = try browser.handle(.space)
-        try fixture.store.apply(.addRow(.text("other"), to: .init(section: .index(1), index: .end)))
+        try fixture.list.apply(.addRow(.text("other"), to: .init(section: .index(1), index: .end)))
         _ = try browser.handle(.character("s"))
         #expect(browser.prompt != nil)
         let asked = try plainLines(browser)
@@ -271,7 +273,7 @@ import Testing
         _ = try browser.handle(.down)
         let shown = try plainLines(browser)
         // The list changes: the draft can no longer be read, and the next key that reads it finds out.
-        try fixture.store.apply(.addRow(.text("x"), to: .at(0, 0)))
+        try fixture.list.apply(.addRow(.text("x"), to: .at(0, 0)))
         _ = try browser.handle(.down)
         #expect(browser.prompt != nil && browser.held != nil)
         let asked = try plainLines(browser)
@@ -319,7 +321,7 @@ import Testing
         _ = try browser.handle(.space)
         _ = try browser.handle(.down)
         _ = try browser.handle(.space)
-        try fixture.store.apply(.addRow(.text("other"), to: .at(1, 0)))
+        try fixture.list.apply(.addRow(.text("other"), to: .at(1, 0)))
         let now = try fixture.store.list(SectionStore.defaultList).outline()
         try browser.listChanged([ListUpdate(listID: now.listID, list: now.name, version: now.version, changeset: nil)])
         #expect(browser.prompt == .conflict(currentVersion: now.version))
@@ -333,7 +335,7 @@ import Testing
     @Test func reloadPlacesACarriedRowByItsNeighbourAndCountsTheEditsLost() throws {
         let fixture = try Fixture()
         try fixture.make([4, 0])
-        let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)
+        let ids = try fixture.list.snapshot().sections[0].rows.map(\.id)
         let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.space)  // r0.0, carried below r0.1
@@ -342,9 +344,9 @@ import Testing
         _ = try browser.handle(.character("G"))
         _ = try browser.handle(.character("d"))  // r0.3
         // Meanwhile: a row at the top, r0.1 moved to the end, r0.3 deleted.
-        try fixture.store.apply(.addRow(.text("x"), to: .at(0, 0)))
-        try fixture.store.apply(.moveRow(.id(ids[1]), to: .at(0, 3)))
-        try fixture.store.apply(.deleteRow(.id(ids[3])))
+        try fixture.list.apply(.addRow(.text("x"), to: .at(0, 0)))
+        try fixture.list.apply(.moveRow(.id(ids[1]), to: .at(0, 3)))
+        try fixture.list.apply(.deleteRow(.id(ids[3])))
         _ = try browser.handle(.character("s"))
         #expect(browser.prompt != nil)
         _ = try browser.handle(.character("r"))

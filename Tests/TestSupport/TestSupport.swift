@@ -55,6 +55,8 @@ package struct StoreFixture {
     package var path: String { store.path }
     /// Where the database is.
     package var location: StoreLocation { store.location }
+    /// The list every new database has, `default` (`SectionStore.defaultList`).
+    package var list: ListHandle { store.list(SectionStore.defaultList) }
 
     package init(_ backend: Backend = .sqlite, name: String = "test.db") throws {
         self.backend = backend

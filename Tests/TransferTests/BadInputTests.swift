@@ -164,7 +164,7 @@ struct BadInputTests {
         let fixture = try TransferFixture()
         try fixture.store.addSection("S")
         let readOnly = try SectionStore(path: fixture.store.path, readOnly: true)
-        #expect(try readOnly.exportJSON() == fixture.store.exportJSON())
+        #expect(try readOnly.list("default").exportJSON() == fixture.list.exportJSON())
         #expect(throws: RepositoryError.readOnly(path: fixture.store.path)) {
             try readOnly.importRecords(Data(#"[{"a": 1}]"#), options: RecordsImportOptions(list: "default"))
         }

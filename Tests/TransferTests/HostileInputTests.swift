@@ -41,7 +41,7 @@ struct HostileInputTests {
         }
         #expect(message.hasPrefix("invalid records at line 3: the line is longer than"))
         #expect(try fixture.store.lists().map(\.name) == ["default"])
-        #expect(try fixture.store.snapshot().sections.isEmpty)
+        #expect(try fixture.list.snapshot().sections.isEmpty)
     }
 
     @Test func aLineAtTheLimitIsRead() throws {
@@ -50,7 +50,7 @@ struct HostileInputTests {
         let line = prefix + String(repeating: " ", count: 8_000_000 - prefix.utf8.count)
         try fixture.store.importRecords(
             lines: fixture.fileHandle("limit.jsonl", contents: Data((line + "\n" + line).utf8)), options: RecordsImportOptions(list: "default"))
-        #expect(try fixture.store.snapshot().sections.count == 2)
+        #expect(try fixture.list.snapshot().sections.count == 2)
     }
 
     // MARK: Names compared byte for byte
@@ -67,8 +67,8 @@ struct HostileInputTests {
         try other.importJSON(Data(exported.utf8))
         let names = try other.lists().map { bytes($0.name) }
         #expect(Set(names) == Set([bytes("default"), bytes(Self.composed), bytes(Self.decomposed)]))
-        #expect(try other.snapshot(of: Self.composed).sections.map(\.title) == ["composed"])
-        #expect(try other.snapshot(of: Self.decomposed).sections.map(\.title) == ["decomposed"])
+        #expect(try other.list(Self.composed).snapshot().sections.map(\.title) == ["composed"])
+        #expect(try other.list(Self.decomposed).snapshot().sections.map(\.title) == ["decomposed"])
         #expect(try other.exportAllJSON() == exported)
     }
 
@@ -95,7 +95,7 @@ struct HostileInputTests {
         let template = try RecordTemplate(json: Data("{\"fields\": [\"\(Self.composed)\"], \"unlisted\": \"drop\"}".utf8))
         try fixture.store.importRecords(
             Data(record.utf8), options: RecordsImportOptions(list: "t", titleKey: Self.composed, template: template))
-        let section = try #require(try fixture.store.snapshot(of: "t").sections.first)
+        let section = try #require(try fixture.store.list("t").snapshot().sections.first)
         #expect(section.title == "composed")
         #expect(section.rows.map { bytes($0.title) } == [bytes(Self.composed)])
         #expect(section.rows.map(\.value) == ["composed"])
@@ -104,7 +104,7 @@ struct HostileInputTests {
         #expect(both.fields.map { bytes($0.key) } == [bytes(Self.composed), bytes(Self.decomposed)])
         let titled = try RecordTemplate(json: Data("{\"title\": \"{\(Self.decomposed)}\"}".utf8))
         try fixture.store.importRecords(Data(record.utf8), options: RecordsImportOptions(list: "u", template: titled))
-        #expect(try fixture.store.snapshot(of: "u").sections.map(\.title) == ["decomposed"])
+        #expect(try fixture.store.list("u").snapshot().sections.map(\.title) == ["decomposed"])
     }
 
     @Test func aTemplateMemberNamedTwiceByteForByteIsRefused() throws {
@@ -131,7 +131,7 @@ struct HostileInputTests {
         let document = #"{"format": "sectionctl", "version": 1, "lists": [{"name": "n", "sections": [{"title": "a\u0000b", "rows": []}]}]}"#
         let fixture = try TransferFixture()
         try fixture.store.importJSON(Data(document.utf8))
-        #expect(try fixture.store.snapshot(of: "n").sections.map(\.title) == ["a\u{0}b"])
+        #expect(try fixture.store.list("n").snapshot().sections.map(\.title) == ["a\u{0}b"])
     }
 
     @Test func theLibraryRefusesNulInListNames() throws {

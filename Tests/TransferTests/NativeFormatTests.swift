@@ -39,15 +39,15 @@ struct NativeFormatTests {
     @Test func exportThenImportIntoAFreshDatabaseGivesTheSameDocument() throws {
         let fixture = try TransferFixture()
         try Self.fillRichList(fixture.store)
-        let exported = try fixture.store.exportJSON()
+        let exported = try fixture.list.exportJSON()
 
         let fresh = try fixture.freshStore("fresh.db")
         let changes = try fresh.importJSON(Data(exported))
-        #expect(try fresh.exportJSON() == exported)
+        #expect(try fresh.list("default").exportJSON() == exported)
 
         // The content itself, ids aside, is the same, and so is every footer.
-        let original = try fixture.store.snapshot(editing: true)
-        let copy = try fresh.snapshot(editing: true)
+        let original = try fixture.list.snapshot(editing: true)
+        let copy = try fresh.list("default").snapshot(editing: true)
         #expect(copy.sections.map(\.title) == original.sections.map(\.title))
         #expect(copy.sections.map(\.emptyText) == original.sections.map(\.emptyText))
         #expect(copy.sections.map { $0.rows.map(\.content) } == original.sections.map { $0.rows.map(\.content) })
@@ -106,7 +106,7 @@ struct NativeFormatTests {
             }
 
             """
-        #expect(try fixture.store.exportJSON() == expected)
+        #expect(try fixture.list.exportJSON() == expected)
         // JSON that Foundation reads too.
         #expect(try JSONSerialization.jsonObject(with: Data(expected)) is [String: Any])
     }
@@ -114,30 +114,30 @@ struct NativeFormatTests {
     @Test func controlCharactersAreEscapedAndNothingElseIs() throws {
         let fixture = try TransferFixture()
         try fixture.store.addSection("\u{0}\u{1F}\t\"\\/é😀\u{7F}")
-        let exported = try fixture.store.exportJSON()
+        let exported = try fixture.list.exportJSON()
         #expect(exported.contains(#""title": "\u0000\u001F\t\"\\/é😀\#u{7F}""#))
     }
 
     @Test func anEmptyListAndAnEmptyDatabaseExport() throws {
         let fixture = try TransferFixture()
-        let exported = try fixture.store.exportJSON()
+        let exported = try fixture.list.exportJSON()
         #expect(exported == "{\n  \"format\": \"sectionctl\",\n  \"version\": 1,\n  \"lists\": [\n    {\n      \"name\": \"default\",\n      \"sections\": []\n    }\n  ]\n}\n")
         let fresh = try fixture.freshStore("fresh.db")
         let changes = try fresh.importJSON(Data(exported))
         #expect(changes == [Change(list: "default", version: 0, committed: false)])
-        #expect(try fresh.exportJSON() == exported)
-        #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) { try fixture.store.exportJSON(list: "nope") }
+        #expect(try fresh.list("default").exportJSON() == exported)
+        #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) { try fixture.store.list("nope").exportJSON() }
     }
 
     @Test func importFillsAnEmptyListAndCreatesAMissingOne() throws {
         let source = try TransferFixture()
         try source.store.addSection("One")
         try source.store.addRow(.text("row"), section: 0)
-        let document = Data(try source.store.exportJSON())
+        let document = Data(try source.store.list("default").exportJSON())
 
         let fixture = try TransferFixture()
         let filled = try fixture.store.importJSON(document)
-        let filledIDs = try fixture.store.snapshot().sections.map(\.id)
+        let filledIDs = try fixture.list.snapshot().sections.map(\.id)
         #expect(filled == [Change(list: "default", version: 1, changeset: insertedSections(0..<1, ids: filledIDs))])
 
         let created = try fixture.store.importJSON(document, list: "copy")
@@ -151,7 +151,7 @@ struct NativeFormatTests {
     @Test func importIntoAListWithSectionsIsRefusedNamingIt() throws {
         let fixture = try TransferFixture()
         try fixture.store.addSection("Mine")
-        let document = Data(try fixture.store.exportJSON())
+        let document = Data(try fixture.list.exportJSON())
         let before = try fixture.state()
         do {
             try fixture.store.importJSON(document)
@@ -170,29 +170,29 @@ struct NativeFormatTests {
         try fixture.store.addSection("Old 1")
         try fixture.store.addRow(.text("old row"), section: 0)
         try fixture.store.addSection("Old 2")
-        let versionBefore = try fixture.store.snapshot().version
+        let versionBefore = try fixture.list.snapshot().version
 
         let source = try TransferFixture()
         try source.store.addSection("New")
         try source.store.addRow(.field("label", "value"), section: 0)
-        let document = Data(try source.store.exportJSON())
+        let document = Data(try source.store.list("default").exportJSON())
 
         let appended = try fixture.store.importJSON(document, policy: .append)
-        let appendedIDs = try fixture.store.snapshot().sections.map(\.id)
+        let appendedIDs = try fixture.list.snapshot().sections.map(\.id)
         #expect(appended == [Change(list: "default", version: versionBefore + 1, changeset: insertedSections(2..<3, ids: [appendedIDs[2]]))])
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["Old 1", "Old 2", "New"])
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["Old 1", "Old 2", "New"])
 
         let replaced = try fixture.store.importJSON(document, policy: .replace)
-        var changeset = insertedSections(0..<1, ids: try fixture.store.snapshot().sections.map(\.id))
+        var changeset = insertedSections(0..<1, ids: try fixture.list.snapshot().sections.map(\.id))
         changeset.deletedSections = [0, 1, 2]
         changeset.deletedSectionIDs = appendedIDs
         #expect(replaced == [Change(list: "default", version: versionBefore + 2, changeset: changeset)])
         #expect(try fixture.store.rows() == [[.field("label", "value")]])
 
         // The imported list takes ordinary edits afterwards, at either end.
-        try fixture.store.apply(.addRow(.text("first"), to: .at(0, 0)))
-        try fixture.store.apply(.addSection(title: "Before", at: 0))
-        try fixture.store.apply(.moveRow(.at(1, 1), to: .at(0, 0)))
+        try fixture.list.apply(.addRow(.text("first"), to: .at(0, 0)))
+        try fixture.list.apply(.addSection(title: "Before", at: 0))
+        try fixture.list.apply(.moveRow(.at(1, 1), to: .at(0, 0)))
         #expect(try fixture.store.rows() == [[.field("label", "value")], [.text("first")]])
     }
 
@@ -231,7 +231,7 @@ struct NativeFormatTests {
             """
         try fixture.store.importJSON(Data(document))
         #expect(try fixture.store.rows() == [[.text("t"), .field("f", "v")]])
-        #expect(try fixture.store.snapshot().sections[0].emptyText == nil)
+        #expect(try fixture.list.snapshot().sections[0].emptyText == nil)
     }
 
     private func insertedSections(_ range: Range<Int>, ids: [SectionID]) -> Changeset {

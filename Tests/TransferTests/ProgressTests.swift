@@ -42,7 +42,7 @@ struct ProgressTests {
         let rows = try fixture.store.lists().first { $0.name == SectionStore.defaultList }!.rowCount
         var exported = ""
         var exportReports: [TransferProgress] = []
-        try fixture.store.exportJSON(progress: { exportReports.append($0) }) { exported += $0 }
+        try fixture.list.exportJSON(progress: { exportReports.append($0) }) { exported += $0 }
         expectGrowing(exportReports)
         #expect(exportReports.last?.rows == rows)
         #expect(exportReports.last?.totalRows == rows)

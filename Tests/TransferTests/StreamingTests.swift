@@ -83,40 +83,40 @@ struct StreamingTests {
         var generator = Generator(seed: seed)
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
-        let snapshots = try fixture.store.lists().map { try fixture.store.snapshot(of: $0.name) }
+        let snapshots = try fixture.store.lists().map { try fixture.store.list($0.name).snapshot() }
         var chunks: [String] = []
         try fixture.store.exportAllJSON { chunks.append($0) }
         #expect(chunks.joined() == Self.referenceDocument(snapshots), "seed \(seed)")
         #expect(try fixture.store.exportAllJSON() == chunks.joined(), "seed \(seed)")
         var single = ""
-        try fixture.store.exportJSON(list: SectionStore.defaultList) { single += $0 }
-        #expect(single == Self.referenceDocument([try fixture.store.snapshot()]), "seed \(seed)")
-        #expect(try fixture.store.exportJSON() == single, "seed \(seed)")
+        try fixture.store.list(SectionStore.defaultList).exportJSON() { single += $0 }
+        #expect(single == Self.referenceDocument([try fixture.list.snapshot()]), "seed \(seed)")
+        #expect(try fixture.list.exportJSON() == single, "seed \(seed)")
     }
 
     @Test func aLargeExportComesInPiecesThatJoinToTheWholeDocument() throws {
         let fixture = try TransferFixture()
         let section = try fixture.store.addSection("many")
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         for index in 0..<3_000 {
             try session.apply(.addRow(.field("label \(index)", "value \(index)"), to: RowDestination(section: .index(section), index: .end)))
         }
         try session.save()
         var chunks: [String] = []
-        try fixture.store.exportJSON { chunks.append($0) }
+        try fixture.list.exportJSON { chunks.append($0) }
         #expect(chunks.count > 2)
         #expect(chunks.dropLast().allSatisfy { $0.utf8.count < 2 * NativeWriter.chunkSize })
-        #expect(chunks.joined() == Self.referenceDocument([try fixture.store.snapshot()]))
+        #expect(chunks.joined() == Self.referenceDocument([try fixture.list.snapshot()]))
     }
 
     @Test func nothingIsHandedToTheSinkForAMissingList() throws {
         let fixture = try TransferFixture()
         var calls = 0
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) {
-            try fixture.store.exportJSON(list: "nope") { _ in calls += 1 }
+            try fixture.store.list("nope").exportJSON() { _ in calls += 1 }
         }
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) {
-            try fixture.store.forEachItem(of: "nope", start: { _ in calls += 1 }) { _ in calls += 1 }
+            try fixture.store.list("nope").forEachItem(start: { _ in calls += 1 }) { _ in calls += 1 }
         }
         #expect(calls == 0)
     }
@@ -126,11 +126,11 @@ struct StreamingTests {
         let fixture = try TransferFixture()
         try Self.fillRandomLists(fixture.store, using: &generator)
         for editing in [false, true] {
-            let snapshot = try fixture.store.snapshot(editing: editing)
+            let snapshot = try fixture.list.snapshot(editing: editing)
             var header: ListHeader?
             var sections: [Section] = []
             var infos: [SectionInfo] = []
-            try fixture.store.forEachItem(editing: editing, start: { header = $0 }) { item in
+            try fixture.list.forEachItem(editing: editing, start: { header = $0 }) { item in
                 switch item {
                 case .section(let info):
                     #expect(header != nil, "the header comes first")
@@ -151,7 +151,7 @@ struct StreamingTests {
                     == ListHeader(
                         listID: header?.listID ?? 0, name: snapshot.name, version: snapshot.version, isEditing: editing,
                         sectionCount: snapshot.sections.count, rowCount: snapshot.rowCount, pathWidth: widest), "seed \(seed)")
-            #expect(try fixture.store.header(editing: editing) == header)
+            #expect(try fixture.list.header(editing: editing) == header)
         }
     }
 
@@ -165,9 +165,9 @@ struct StreamingTests {
             try fixture.store.addSection("s\(index)")
             try fixture.store.addRow(.text("x"), section: index)
         }
-        #expect(try fixture.store.header().pathWidth == 4)
+        #expect(try fixture.list.header().pathWidth == 4)
         try fixture.store.addSection("empty")
-        #expect(try fixture.store.header().pathWidth == 4)
+        #expect(try fixture.list.header().pathWidth == 4)
     }
 
     // MARK: - Native import from a stream
@@ -359,11 +359,11 @@ struct StreamingTests {
             ]}
             """
         try fixture.store.importJSON(Data(document.utf8))
-        let late = try fixture.store.snapshot(of: "late name")
+        let late = try fixture.store.list("late name").snapshot()
         #expect(late.sections.map(\.title) == ["A", "B", "C"])
         #expect(late.sections.map(\.emptyText) == ["late", "after rows", "first"])
         #expect(late.sections.map { $0.rows.map(\.title) } == [["r1"], ["r2"], []])
-        let early = try fixture.store.snapshot(of: "early")
+        let early = try fixture.store.list("early").snapshot()
         #expect(early.sections.map(\.emptyText) == ["x"])
         #expect(early.sections.map { $0.rows.map(\.title) } == [["r3", "r4"]])
     }
@@ -393,7 +393,7 @@ struct StreamingTests {
         }
         #expect(try fixture.state() == before)
         try fixture.store.importJSON(Data(#"{"lists": [{"name": "a", "sections": [{"title": "s"}]}]}"#.utf8), list: "x")
-        #expect(try fixture.store.snapshot(of: "x").sections.map(\.title) == ["s"])
+        #expect(try fixture.store.list("x").snapshot().sections.map(\.title) == ["s"])
     }
 }
 

@@ -9,6 +9,8 @@ final class TransferFixture {
     private let temporary: TemporaryDirectory
     var directory: URL { temporary.url }
     let store: SectionStore
+    /// The list every new database has, `default`.
+    var list: ListHandle { store.list(SectionStore.defaultList) }
 
     init() throws {
         temporary = try TemporaryDirectory()
@@ -29,7 +31,7 @@ final class TransferFixture {
 
     /// Every list with its version and content: what "nothing was written" compares.
     func state() throws -> [ListSnapshot] {
-        try store.lists().map { try store.snapshot(of: $0.name) }
+        try store.lists().map { try store.list($0.name).snapshot() }
     }
 }
 
@@ -37,17 +39,17 @@ extension SectionStore {
     /// Adds a section at the end and returns its index.
     @discardableResult
     func addSection(_ title: String, emptyText: String? = nil, to list: String = SectionStore.defaultList) throws -> Int {
-        try apply(.addSection(title: title, emptyText: emptyText), to: list)
-        return try snapshot(of: list).sections.count - 1
+        try self.list(list).apply(.addSection(title: title, emptyText: emptyText))
+        return try self.list(list).snapshot().sections.count - 1
     }
 
     func addRow(_ content: RowContent, section: Int, to list: String = SectionStore.defaultList) throws {
-        try apply(.addRow(content, to: RowDestination(section: .index(section), index: .end)), to: list)
+        try self.list(list).apply(.addRow(content, to: RowDestination(section: .index(section), index: .end)))
     }
 
     /// The list's rows, section by section, as (kind, title, value).
     func rows(of list: String = SectionStore.defaultList) throws -> [[RowContent]] {
-        try snapshot(of: list).sections.map { $0.rows.map(\.content) }
+        try self.list(list).snapshot().sections.map { $0.rows.map(\.content) }
     }
 }
 

@@ -27,7 +27,7 @@
 ///
 /// Every changeset the store makes has its ids — edits, sessions (draft ids, negative, until
 /// saved; the saved changeset names the stored ids), undo and redo, imports, deleting a list,
-/// composing (`changes(of:since:)`) and inverting. One read back from an older journal entry,
+/// composing (`ListHandle.changes(since:)`) and inverting. One read back from an older journal entry,
 /// written before changesets had ids — or composed from one, or the undo of one — has all of
 /// them empty: `hasIDs` says which.
 public struct Changeset: Hashable, Sendable {
@@ -148,7 +148,7 @@ public struct Changeset: Hashable, Sendable {
     /// Footers are compared as an editing view shows them.
     ///
     /// Use it when all you have is two snapshots (a view that reloaded, a test); a store's changes
-    /// come with their changesets already (`Change`, `changes(of:since:)`, `updates(of:)`).
+    /// come with their changesets already (`Change`, `ListHandle.changes(since:)`, `ListHandle.updates(from:bufferLimit:)`).
     /// - Complexity: O(n log n) in the rows and sections of both snapshots.
     public init(from old: ListSnapshot, to new: ListSnapshot) {
         var oldSectionIndex: [SectionID: Int] = [:]

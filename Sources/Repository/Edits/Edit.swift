@@ -134,7 +134,7 @@ public enum ValueUpdate: Hashable, Sendable {
 
 /// One change to a list, as a value: what a command or an edit-session line asks for.
 ///
-/// `SectionStore.apply(_:to:)` commits one at once; `EditSession.apply(_:)` applies one to a draft.
+/// `ListHandle.apply(_:)` commits one at once; `EditSession.apply(_:)` applies one to a draft.
 public enum Edit: Hashable, Sendable {
     /// Adds a section with `title` at `index` (at the end when `nil`).
     case addSection(title: String, emptyText: String? = nil, at: Int? = nil)

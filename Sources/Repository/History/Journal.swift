@@ -51,15 +51,16 @@ public struct ListChanges: Hashable, Sendable {
     public var isReload: Bool { changeset == nil }
 }
 
-extension SectionStore {
+extension ListHandle {
     /// What changed in the list since `version`, as one changeset composed from the journal's
     /// entries — or a reload, never a wrong changeset, when the journal cannot say: `version` is
     /// older than the last 1,000 versions it keeps, newer than the list's, or plain SQL changed
     /// the list in between.
     /// - Complexity: O(entries since `version` × their size).
-    package func changes(of list: String = SectionStore.defaultList, since version: Int64) throws -> ListChanges {
-        try read { db in
-            let record = try db.listRecord(named: list)
+    public func changes(since version: Int64) throws -> ListChanges {
+        let name = name
+        return try store.read { db in
+            let record = try db.listRecord(named: name)
             var answer = ListChanges(listID: ListID(record.id), list: record.name, from: version, version: record.version, changeset: nil)
             guard try db.isJournaled(listID: record.id), version <= record.version, version >= 0 else { return answer }
             let entries = try db.journalEntries(list: record.id, after: version)

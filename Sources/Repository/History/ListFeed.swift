@@ -15,7 +15,7 @@ import Synchronization
 /// state passes a limit of 1: whatever piled up while it animated comes as one changeset.
 ///
 /// ```swift
-/// for try await update in store.updates(of: "default") {
+/// for try await update in store.list("default").updates() {
 ///     if let changeset = update.changeset { apply(changeset, from: update.from) } else { reload() }
 /// }
 /// ```

@@ -40,7 +40,7 @@ public struct ListUpdate: Hashable, Sendable {
 /// write notifies, and reads only when a notification came. Not `Sendable`: one thread or task
 /// polls it.
 ///
-/// It is the loop inside `ListFeed` (`SectionStore.updates(of:)`), which `sectionctl watch`
+/// It is the loop inside `ListFeed` (`ListHandle.updates(from:bufferLimit:)`), which `sectionctl watch`
 /// follows; use it directly to poll from a loop of your own (as `sectionctl ui` does between
 /// keys).
 public final class ListWatcher {
@@ -139,7 +139,9 @@ extension SectionStore {
     /// How often an observer of a SQLite file asks whether anything was committed (`PRAGMA
     /// data_version`); on a server it waits for the notification instead.
     public static let observationInterval: Duration = .milliseconds(25)
+}
 
+extension ListHandle {
     /// The list's committed versions as they happen, from this process or any other (see
     /// `ListFeed`): one `ListUpdate` per version, in order, a reload for a plain-SQL change; one
     /// composed update for the versions a consumer missed when more than `bufferLimit` wait. Cheap when
@@ -148,7 +150,7 @@ extension SectionStore {
     /// itself is never re-read.
     ///
     /// ```swift
-    /// for try await update in store.updates(of: "default") {
+    /// for try await update in store.list("default").updates() {
     ///     if let changeset = update.changeset { tableView.apply(changeset) } else { reload() }
     /// }
     /// ```
@@ -160,11 +162,11 @@ extension SectionStore {
     ///     call is missed however late the feed's thread starts).
     ///   - bufferLimit: how many updates may wait for the consumer before they are composed into
     ///     one (at least 1; see `ListFeed`).
-    package func updates(
-        of list: String = SectionStore.defaultList, from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit
-    ) -> ListFeed {
+    /// - Complexity: O(s) in the list's sections when `version` is not given (the list's header
+    ///   is read once); then O(1) a poll while idle, and O(the changeset) an update.
+    public func updates(from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit) -> ListFeed {
         // A missing list is left to the loop, which reports it as the sequence's error.
-        let start = version ?? (try? header(of: list).version)
-        return ListFeed(location: location, server: server, list: list, version: start, bufferLimit: max(1, bufferLimit))
+        let start = version ?? (try? header().version)
+        return ListFeed(location: store.location, server: store.server, list: name, version: start, bufferLimit: max(1, bufferLimit))
     }
 }

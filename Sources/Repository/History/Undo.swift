@@ -13,7 +13,7 @@ extension Journal {
     static let keptUndoSteps = SchemaConstants.undoKeptSteps
 }
 
-extension SectionStore {
+extension ListHandle {
     /// Takes back the list's last change — one command, or one saved session — as a new
     /// committed change: a new version, journaled, seen by observers like any other. A deleted
     /// row comes back in its place with its id. Undoing again takes back the change before.
@@ -24,8 +24,8 @@ extension SectionStore {
     ///   plain SQL since, or its last change is not one the journal can invert. Nothing is written.
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
-    package func undo(list: String = SectionStore.defaultList) throws -> Change {
-        try takeBack(list: list, from: .undo, as: { .undo(of: $0) }, orElse: { .nothingToUndo(list: $0) })
+    public func undo() throws -> Change {
+        try store.takeBack(list: name, from: .undo, as: { .undo(of: $0) }, orElse: { .nothingToUndo(list: $0) })
     }
 
     /// Reapplies the change the last `undo` took back, as a new committed change. Only possible
@@ -33,13 +33,15 @@ extension SectionStore {
     /// - Throws: `RepositoryError.nothingToRedo`, or `.cannotUndo` as `undo()` does.
     /// - Complexity: O(rows the undone change wrote).
     @discardableResult
-    package func redo(list: String = SectionStore.defaultList) throws -> Change {
-        try takeBack(list: list, from: .redo, as: { .redo(of: $0) }, orElse: { .nothingToRedo(list: $0) })
+    public func redo() throws -> Change {
+        try store.takeBack(list: name, from: .redo, as: { .redo(of: $0) }, orElse: { .nothingToRedo(list: $0) })
     }
+}
 
+extension SectionStore {
     /// Reverses the newest step of `table` as a new committed change, filed in the history as
     /// `history` says.
-    private func takeBack(
+    fileprivate func takeBack(
         list: String, from table: UndoHistory, as history: (Int64) -> HistoryStep, orElse nothing: (String) -> RepositoryError
     ) throws -> Change {
         try write { db in

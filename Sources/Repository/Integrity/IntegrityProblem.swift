@@ -91,7 +91,7 @@ public struct RepairReport: Hashable, Sendable, Codable {
     }
 
     /// A list repair changed, at the version that names its repaired state (journaled as a
-    /// reload, so that views and `changes(of:since:)` read it afresh).
+    /// reload, so that views and `ListHandle.changes(since:)` read it afresh).
     public struct ReloadedList: Hashable, Sendable, Codable {
         /// The list's stable id.
         public var id: ListID

@@ -36,7 +36,7 @@ extension SectionStore {
     ///
     /// Every list whose rows, sections, rank structure, journal or history it wrote is marked
     /// for reload (`RepairReport.reloadedLists`): a new version, journaled as a reload, so that
-    /// observers and `changes(of:since:)` read it afresh. Then `check()` finds nothing.
+    /// observers and `ListHandle.changes(since:)` read it afresh. Then `check()` finds nothing.
     ///
     /// A database `check()` finds nothing wrong with is not written: the report is empty and no
     /// version changes. On a server, the engine's side (pages, schema objects, writer mark) is

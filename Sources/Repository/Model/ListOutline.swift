@@ -115,7 +115,7 @@ public struct LocatedRow: Hashable, Sendable {
     /// The section the row is in, with its row count.
     public var section: SectionInfo
     /// The list's version the row was read at: `path` and `section` are the row's place in that
-    /// version. Set by every read of the store (`row(at:in:atVersion:)`, `row(_:in:atVersion:)`,
+    /// version. Set by every read of the store (`row(at:atVersion:)`, `row(_:atVersion:)`,
     /// `ListWindow.located`); `nil` for a row of an edit session's unsaved draft, which no
     /// committed version holds.
     public var version: Int64?

@@ -166,7 +166,7 @@ extension SectionStore {
         let (pokes, poke) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         poke.yield()
         let local = Task.detached { [self] in
-            for try await _ in updates(of: localList) { poke.yield() }
+            for try await _ in list(localList).updates() { poke.yield() }
         }
         let support = server
         let remote = Task.detached {
@@ -174,7 +174,7 @@ extension SectionStore {
             while !Task.isCancelled {
                 do {
                     let server = try SectionStore(location: .server(connectionString: record.server), server: support)
-                    for try await _ in server.updates(of: record.serverList) { poke.yield() }
+                    for try await _ in server.list(record.serverList).updates() { poke.yield() }
                 } catch {}
                 try? await Task.sleep(for: .seconds(3))
                 poke.yield()

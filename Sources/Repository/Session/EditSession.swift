@@ -352,7 +352,7 @@ public final class EditSession {
     }
 
     /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
-    /// section; the same errors as `SectionStore.row(_:in:)`.
+    /// section; the same errors as `ListHandle.row(_:atVersion:)`.
     /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) for a section named by
     ///   title.
     public func row(_ ref: RowRef) throws -> LocatedRow {
@@ -377,7 +377,7 @@ public final class EditSession {
     }
 
     /// Up to `limit` consecutive rows of the draft starting at `start`, crossing into the
-    /// following sections, as `SectionStore.window(from:limit:in:editing:)` gives them, in an
+    /// following sections, as `ListHandle.window(from:limit:editing:atVersion:)` gives them, in an
     /// editing view.
     /// - Complexity: O(log n + e / 32 + limit + sections passed).
     public func window(from start: RowPath, limit: Int) throws -> ListWindow {
@@ -386,7 +386,7 @@ public final class EditSession {
 
     /// `window(from:limit:)` starting at a row reference: `S:R` (`R` may be the section's row
     /// count), `S:end` (the section's last row) or `#ID`, as
-    /// `SectionStore.window(startingAt:limit:in:editing:)` takes it.
+    /// `ListHandle.window(startingAt:limit:editing:atVersion:)` takes it.
     /// - Complexity: O(log n + e / 32 + limit + sections passed).
     public func window(startingAt start: RowRef, limit: Int) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
@@ -452,15 +452,19 @@ public final class EditSession {
     }
 }
 
-extension SectionStore {
-    /// Begins an edit session on a list. Takes no lock: the session reads as the store's reads do,
+extension ListHandle {
+    /// Begins an edit session on the list. Takes no lock: the session reads as the store's reads do,
     /// and holds no connection and no transaction between its calls.
     /// - Complexity: O(s) in the number of sections: it reads the list's version and its
     ///   sections with their row counts, not its rows.
-    package func beginEditing(_ list: String = SectionStore.defaultList) throws -> EditSession {
-        EditSession(store: self, overlay: try openSessionDraft { db in try db.listRecord(named: list) })
+    /// - Throws: `RepositoryError.listNotFound` when the list does not exist.
+    public func beginEditing() throws -> EditSession {
+        let name = name
+        return EditSession(store: store, overlay: try store.openSessionDraft { db in try db.listRecord(named: name) })
     }
+}
 
+extension SectionStore {
     /// A draft of the list `find` reads, made ready by `prepare`: all in one read transaction, as
     /// the store's reads run (`read(_:)`).
     func openSessionDraft(

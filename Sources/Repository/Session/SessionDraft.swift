@@ -13,7 +13,7 @@
 /// O(log n) in the stored list plus O(e / 32 + 64) steps over the piece table after e edits
 /// (see `PieceTable`), and memory grows with the sections and the edits, never with the rows.
 ///
-/// Every check and error matches what `SectionStore.apply(_:to:)` does to the database.
+/// Every check and error matches what `ListHandle.apply(_:)` does to the database.
 struct SessionDraft {
     typealias Piece = PieceTable.Piece
 

@@ -30,7 +30,7 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A read was asked for at version `expected` (`atVersion:`), and the list is at `current`:
     /// it moved on (or, when `current` is older, the version asked for is not one it has
     /// reached). Nothing was read; apply the list's changes since `expected`
-    /// (`changes(of:since:)`, `updates(of:)`) and read again at `current`.
+    /// (`ListHandle.changes(since:)`, `ListHandle.updates(from:bufferLimit:)`) and read again at `current`.
     case listMovedOn(list: String, expected: Int64, current: Int64)
     /// The section still has rows, and deleting it was not forced.
     case sectionNotEmpty(title: String, rowCount: Int)
@@ -125,7 +125,7 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// holds other objects and no record of sectionctl's migrations); nothing was changed.
     case notOurSchema(server: String, schema: String)
     /// The connection to the server was lost while a change was being committed: it may or may
-    /// not have been saved. The list's version (or the journal, `changes(of:since:)`) says which.
+    /// not have been saved. The list's version (or the journal, `ListHandle.changes(since:)`) says which.
     case commitOutcomeUnknown(server: String, reason: String)
     /// Any other failure a PostgreSQL server reported, with its SQLSTATE and message.
     case server(sqlState: String, message: String)

@@ -9,16 +9,6 @@ extension SectionStore {
         }
     }
 
-    /// The list's sections and rows in order, as one consistent snapshot, with the version it
-    /// holds. In an `editing` snapshot, empty sections show their footer.
-    /// - Parameter expected: when given, the version the list must be at: at any other, the read
-    ///   throws `RepositoryError.listMovedOn` and reads nothing.
-    package func snapshot(
-        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
-    ) throws -> ListSnapshot {
-        try readList(list, atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }
-    }
-
     /// Creates an empty list. Its version starts at 0 — or, when a list of that name existed and
     /// was deleted, just past the last version that one reached, so a list name and a version
     /// always name one state. Names are compared byte for byte, as SQLite compares them: "é"
@@ -82,6 +72,18 @@ extension SectionStore {
             throw RepositoryError.listNameContainsNUL(name)
         }
         try validateText(name, "the list name")
+    }
+}
+
+extension ListHandle {
+    /// The list's sections and rows in order, as one consistent snapshot, with the version it
+    /// holds. In an `editing` snapshot, empty sections show their footer.
+    /// - Parameter expected: when given, the version the list must be at: at any other, the read
+    ///   throws `RepositoryError.listMovedOn` and reads nothing.
+    /// - Complexity: O(n + s) time and memory for n rows and s sections; `forEachItem` reads in
+    ///   O(1) memory.
+    public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListSnapshot {
+        try readList(atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }
     }
 }
 

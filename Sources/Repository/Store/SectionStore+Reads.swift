@@ -1,6 +1,6 @@
 
 /// A value read from a list, with the list's version it was read at (in the same read
-/// transaction): what `versionedRowCount(of:in:atVersion:)` and `versionedPath(ofRow:in:atVersion:)`
+/// transaction): what `versionedRowCount(of:atVersion:)` and `versionedPath(ofRow:atVersion:)`
 /// return.
 public struct Versioned<Value: Sendable>: Sendable {
     /// What was read.
@@ -26,17 +26,16 @@ extension Versioned: Hashable where Value: Hashable {}
 /// Each takes an optional `atVersion`: the version the caller shows. When it is given and the
 /// list is at another version, the read throws `RepositoryError.listMovedOn(list:expected:current:)`
 /// and reads nothing, so a view never mixes an index path of the version it shows with rows of a
-/// newer one: it applies the changes it has not yet applied (`updates(of:)`,
-/// `changes(of:since:)`) and reads again. An index a read finds out of range
+/// newer one: it applies the changes it has not yet applied (`updates(from:bufferLimit:)`,
+/// `changes(since:)`) and reads again. An index a read finds out of range
 /// (`.sectionIndexOutOfRange`, `.rowIndexOutOfRange`) names the version it was looked up in.
-extension SectionStore {
-    /// Runs `body` in one read transaction over the list named `list`, after checking that it is
-    /// at `expected` (when given); out-of-range errors `body` throws name the version read.
-    func readList<T: Sendable>(
-        _ list: String, atVersion expected: Int64?, _ body: (any Database, ListRecord) throws -> T
-    ) throws -> T {
-        try read { db in
-            let record = try db.listRecord(named: list)
+extension ListHandle {
+    /// Runs `body` in one read transaction over the list, after checking that it is at
+    /// `expected` (when given); out-of-range errors `body` throws name the version read.
+    func readList<T: Sendable>(atVersion expected: Int64?, _ body: (any Database, ListRecord) throws -> T) throws -> T {
+        let name = name
+        return try store.read { db in
+            let record = try db.listRecord(named: name)
             if let expected, expected != record.version {
                 throw RepositoryError.listMovedOn(list: record.name, expected: expected, current: record.version)
             }
@@ -52,10 +51,10 @@ extension SectionStore {
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    package func outline(
-        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
+    public func outline(
+        editing: Bool = false, atVersion expected: Int64? = nil
     ) throws -> ListOutline {
-        try readList(list, atVersion: expected) { db, record in
+        try readList(atVersion: expected) { db, record in
             ListOutline(
                 listID: ListID(record.id), name: record.name, version: record.version, isEditing: editing,
                 sections: try db.sectionRecords(of: record).map(\.info))
@@ -72,12 +71,12 @@ extension SectionStore {
     ///   `.sectionIndexOutOfRange` when `first` is outside `0…count`; `.negativeWindowLimit` for a
     ///   negative limit.
     /// - Complexity: O(log s + limit), through the sections' rank structure.
-    package func outline(
-        of list: String = SectionStore.defaultList, from first: Int, limit: Int, editing: Bool = false,
+    public func outline(
+        from first: Int, limit: Int, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) throws -> OutlineWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
-        return try readList(list, atVersion: expected) { db, record in
+        return try readList(atVersion: expected) { db, record in
             let count = try db.sectionCount(of: record)
             guard first >= 0 && first <= count else { throw RepositoryError.sectionIndexOutOfRange(first, valid: 0...count) }
             return OutlineWindow(
@@ -86,27 +85,27 @@ extension SectionStore {
         }
     }
 
-    /// The number of rows in a section. `versionedRowCount(of:in:atVersion:)` also says the
+    /// The number of rows in a section. `versionedRowCount(of:atVersion:)` also says the
     /// version it read.
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the list's sections (sections are ordered, not ranked: an index or an id
     ///   is found through the `(list_id, position)` index, a title by reading the titles);
     ///   independent of the rows.
-    package func rowCount(
-        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func rowCount(
+        of section: SectionRef, atVersion expected: Int64? = nil
     ) throws -> Int {
-        try versionedRowCount(of: section, in: list, atVersion: expected).value
+        try versionedRowCount(of: section, atVersion: expected).value
     }
 
     /// The number of rows in a section, with the list's version it was read at.
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
-    /// - Complexity: as `rowCount(of:in:atVersion:)`.
-    package func versionedRowCount(
-        of section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    /// - Complexity: as `rowCount(of:atVersion:)`.
+    public func versionedRowCount(
+        of section: SectionRef, atVersion expected: Int64? = nil
     ) throws -> Versioned<Int> {
-        try readList(list, atVersion: expected) { db, record in
+        try readList(atVersion: expected) { db, record in
             Versioned(try db.section(section, in: record).rowCount, version: record.version)
         }
     }
@@ -119,10 +118,10 @@ extension SectionStore {
     ///   no one section.
     /// - Complexity: O(log s) in the list's sections, through their rank structure (plus the
     ///   sections with that title, for a title).
-    package func versionedSection(
-        _ section: SectionRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func versionedSection(
+        _ section: SectionRef, atVersion expected: Int64? = nil
     ) throws -> Versioned<SectionInfo> {
-        try readList(list, atVersion: expected) { db, record in
+        try readList(atVersion: expected) { db, record in
             Versioned(try db.section(section, in: record).info, version: record.version)
         }
     }
@@ -134,34 +133,34 @@ extension SectionStore {
     ///   `.rowIndexOutOfRange`, `.sectionIndexOutOfRange` (naming the version read),
     ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
     /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
-    package func row(
-        _ ref: RowRef, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func row(
+        _ ref: RowRef, atVersion expected: Int64? = nil
     ) throws -> LocatedRow {
-        try readList(list, atVersion: expected) { db, record in
+        try readList(atVersion: expected) { db, record in
             let row = try db.row(ref, in: record)
             return LocatedRow(
                 path: row.path, row: Row(id: RowID(row.id), content: row.content), section: row.section.info, version: record.version)
         }
     }
 
-    /// The row at an index path, read as `row(_:in:atVersion:)` reads it.
+    /// The row at an index path, read as `row(_:atVersion:)` reads it.
     /// - Complexity: O(log n) in the section's rows.
-    package func row(
-        at path: RowPath, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func row(
+        at path: RowPath, atVersion expected: Int64? = nil
     ) throws -> LocatedRow {
-        try row(.at(path.section, path.row), in: list, atVersion: expected)
+        try row(.at(path.section, path.row), atVersion: expected)
     }
 
-    /// The index path of the row with this id. `versionedPath(ofRow:in:atVersion:)` also says
+    /// The index path of the row with this id. `versionedPath(ofRow:atVersion:)` also says
     /// the version it read.
     /// - Parameter expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
-    package func path(
-        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func path(
+        ofRow id: RowID, atVersion expected: Int64? = nil
     ) throws -> RowPath {
-        try versionedPath(ofRow: id, in: list, atVersion: expected).value
+        try versionedPath(ofRow: id, atVersion: expected).value
     }
 
     /// The index path of the row with this id, with the list's version it was read at.
@@ -169,10 +168,10 @@ extension SectionStore {
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
-    package func versionedPath(
-        ofRow id: RowID, in list: String = SectionStore.defaultList, atVersion expected: Int64? = nil
+    public func versionedPath(
+        ofRow id: RowID, atVersion expected: Int64? = nil
     ) throws -> Versioned<RowPath> {
-        try readList(list, atVersion: expected) { db, record in
+        try readList(atVersion: expected) { db, record in
             Versioned(try db.row(.id(id), in: record).path, version: record.version)
         }
     }
@@ -187,22 +186,22 @@ extension SectionStore {
     ///   names the version read) when `start` is outside the list; `.negativeWindowLimit` for a
     ///   negative limit.
     /// - Complexity: O(log n + limit + sections passed).
-    package func window(
-        from start: RowPath, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
+    public func window(
+        from start: RowPath, limit: Int, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) throws -> ListWindow {
-        try window(startingAt: .at(start.section, start.row), limit: limit, in: list, editing: editing, atVersion: expected)
+        try window(startingAt: .at(start.section, start.row), limit: limit, editing: editing, atVersion: expected)
     }
 
-    /// `window(from:limit:in:editing:atVersion:)` starting at a row reference: `S:R` (`R` may be the
+    /// `window(from:limit:editing:atVersion:)` starting at a row reference: `S:R` (`R` may be the
     /// section's row count), `S:end` (the section's last row) or `#ID`, resolved in the same read.
     /// - Complexity: O(log n + limit + sections passed).
-    package func window(
-        startingAt start: RowRef, limit: Int, in list: String = SectionStore.defaultList, editing: Bool = false,
+    public func window(
+        startingAt start: RowRef, limit: Int, editing: Bool = false,
         atVersion expected: Int64? = nil
     ) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
-        return try readList(list, atVersion: expected) { db, record in
+        return try readList(atVersion: expected) { db, record in
             var section: SectionRecord
             var firstRow: Int
             switch start {

@@ -40,8 +40,8 @@ public enum ListItem: Hashable, Sendable {
     case row(Row, at: RowPath)
 }
 
-extension SectionStore {
-    /// Reads a whole list in order, handing each section and each row to `body` as the query
+extension ListHandle {
+    /// Reads the whole list in order, handing each section and each row to `body` as the query
     /// steps, in one read transaction: the list is never held in memory, so a list of millions
     /// of rows is read in the memory of one. `start` gets the list's header first.
     ///
@@ -50,12 +50,12 @@ extension SectionStore {
     /// rethrown.
     /// - Throws: `RepositoryError.listNotFound` when there is no such list (before `start`).
     /// - Complexity: O(n + s) time for n rows and s sections; O(1) memory in the list's size.
-    package func forEachItem(
-        of list: String = SectionStore.defaultList, editing: Bool = false, start: (ListHeader) throws -> Void = { _ in },
-        _ body: (ListItem) throws -> Void
+    public func forEachItem(
+        editing: Bool = false, start: (ListHeader) throws -> Void = { _ in }, _ body: (ListItem) throws -> Void
     ) throws {
-        try read { db in
-            let record = try db.listRecord(named: list)
+        let name = name
+        try store.read { db in
+            let record = try db.listRecord(named: name)
             try start(db.listHeader(of: record, editing: editing))
             try db.forEachItem(of: record, body)
         }
@@ -65,10 +65,8 @@ extension SectionStore {
     /// - Parameter expected: when given, the version the list must be at: at any other, the read
     ///   throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    package func header(
-        of list: String = SectionStore.defaultList, editing: Bool = false, atVersion expected: Int64? = nil
-    ) throws -> ListHeader {
-        try readList(list, atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }
+    public func header(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListHeader {
+        try readList(atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }
     }
 }
 

@@ -87,7 +87,7 @@ enum ValuesCommand {
         let store = try SectionStore(path: path, readOnly: true)
         switch what {
         case .lists: return CompletionWords.lists(try store.lists().map(\.name))
-        case .sections: return CompletionWords.sections(try store.outline(of: list).sections)
+        case .sections: return CompletionWords.sections(try store.list(list).outline().sections)
         }
     }
 

@@ -92,7 +92,7 @@ enum DemoCommand {
         }
         if context.json {
             try runSteps(path: path, context: context, echo: false)
-            let snapshot = try SectionStore(path: path).snapshot(editing: true)
+            let snapshot = try SectionStore(path: path).list(SectionStore.defaultList).snapshot(editing: true)
             context.printJSON(.object([("database", .string(path)), ("list", JSONShapes.snapshot(snapshot))]))
             return
         }

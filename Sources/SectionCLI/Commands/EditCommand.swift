@@ -55,7 +55,7 @@ final class EditCommand {
 
     static func run(context: Context) throws {
         let store = try context.openStore()
-        let session = try store.beginEditing(context.listName)
+        let session = try store.list(context.listName).beginEditing()
         try EditCommand(context: context, session: session).run()
     }
 

@@ -161,7 +161,7 @@ enum ListEdits {
     /// and `row …`.
     static func apply(_ arguments: any EditArguments, context: Context) throws {
         let store = try context.openStore()
-        context.report(try arguments.places.naming { try store.apply(arguments.edit, to: context.listName) })
+        context.report(try arguments.places.naming { try store.list(context.listName).apply(arguments.edit) })
     }
 }
 

@@ -5,7 +5,7 @@ enum RowGetCommand {
     static func run(_ arguments: RowGetArguments, context: Context) throws {
         let store = try context.openStore()
         try arguments.row.places.naming {
-            let window = try store.window(startingAt: arguments.row.reference, limit: 1, in: context.listName)
+            let window = try store.list(context.listName).window(startingAt: arguments.row.reference, limit: 1)
             try print(window, context: context, readAt: window.version)
         }
     }

@@ -42,7 +42,7 @@ enum ShowCommand {
         }
         /// Streams the list into `writer` as the query steps, counting rows for the progress line.
         func stream<Writer: ListItemWriter>(into writer: inout Writer) throws {
-            try store.forEachItem(of: context.listName, editing: isEditing, start: {
+            try store.list(context.listName).forEachItem(editing: isEditing, start: {
                 progress.totalRows = $0.rowCount
                 writer.begin($0)
             }) {
@@ -108,7 +108,7 @@ extension ShowCommand {
     static func runWindow(_ request: ShowArguments.Window, editing: Bool, context: Context) throws {
         let store = try context.openStore()
         let window = try (request.start?.places ?? []).naming {
-            try store.window(startingAt: request.start?.reference ?? .at(0, 0), limit: request.limit, in: context.listName, editing: editing)
+            try store.list(context.listName).window(startingAt: request.start?.reference ?? .at(0, 0), limit: request.limit, editing: editing)
         }
         if context.json {
             context.printJSON(JSONShapes.window(window))

@@ -189,7 +189,7 @@ enum ExportCommand {
                 if all {
                     try store.exportAllJSON(progress: progress, to: write)
                 } else {
-                    try store.exportJSON(list: context.listName, progress: progress, to: write)
+                    try store.list(context.listName).exportJSON(progress: progress, to: write)
                 }
             }
         }

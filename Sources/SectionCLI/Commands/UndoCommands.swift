@@ -25,7 +25,7 @@ enum UndoCommands {
 
     static func run(redo: Bool, context: Context) throws {
         let store = try context.openStore()
-        let change = redo ? try store.redo(list: context.listName) : try store.undo(list: context.listName)
+        let change = redo ? try store.list(context.listName).redo() : try store.list(context.listName).undo()
         if context.json {
             context.printJSON(JSONShapes.change(change))
         } else {

@@ -21,13 +21,13 @@ enum WatchCommand {
     static func run(context: Context) throws {
         let store = try context.openStore()
         // Read first, so that a missing list is refused before anything is printed.
-        let start = try store.header(of: context.listName).version
+        let start = try store.list(context.listName).header().version
         if !context.json {
             context.console.writeLine("Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(start); Ctrl-C ends.")
             context.console.flush()
         }
         let printer = Printer(context: context)
-        let feed = store.updates(of: context.listName, from: start)
+        let feed = store.list(context.listName).updates(from: start)
         // The whole of watch: the library's feed, printed as it comes.
         try UntilInterrupted.run {
             for try await update in feed {
@@ -86,7 +86,7 @@ enum ChangesCommand {
     static func run(_ arguments: ChangesArguments, context: Context) throws {
         let since = arguments.since
         let store = try context.openStore()
-        let answer = try store.changes(of: context.listName, since: since)
+        let answer = try store.list(context.listName).changes(since: since)
         if context.json {
             context.printJSON(JSONShapes.changes(answer))
             return

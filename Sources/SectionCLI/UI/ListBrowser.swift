@@ -45,8 +45,9 @@ final class ListBrowser {
         case interrupted
     }
 
-    let store: SectionStore
-    let listName: String
+    /// The list browsed.
+    let list: ListHandle
+    var listName: String { list.name }
     /// The reorder mode's edit session, or nil while browsing.
     private(set) var session: EditSession?
     /// The session's edits as applied (none while browsing).
@@ -88,8 +89,7 @@ final class ListBrowser {
     static let defaultWholeOutlineLimit = 2_000
 
     init(store: SectionStore, list: String, pageHeight: Int, wholeOutlineLimit: Int = ListBrowser.defaultWholeOutlineLimit) throws {
-        self.store = store
-        self.listName = list
+        self.list = store.list(list)
         self.pageHeight = max(1, pageHeight)
         self.wholeOutlineLimit = wholeOutlineLimit
         outline = OutlineWindow(listID: ListID(rawValue: 0), name: list, version: 0, sectionCount: 0)
@@ -108,7 +108,7 @@ final class ListBrowser {
     /// A window of the outline of the session's draft, or else of the list.
     private func readOutline(from first: Int, limit: Int) throws -> OutlineWindow {
         if let session { return try session.outline(from: first, limit: limit) }
-        return try store.outline(of: listName, from: first, limit: limit)
+        return try list.outline(from: first, limit: limit)
     }
 
     /// Reads the outline (of the session's draft in reorder mode) again: whole when it has no
@@ -121,7 +121,7 @@ final class ListBrowser {
         let anchor = topSection.map { (section: $0, offset: top - layout.firstLine(of: $0)) }
         let below = layout.lineCount > 0 && top >= layout.lineCount
         func readWhole() throws -> OutlineWindow {
-            try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try store.outline(of: listName))
+            try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try list.outline())
         }
         if readsWhole {
             // Small when last read: read whole at once (it goes back to windows once it is not).
@@ -194,17 +194,17 @@ final class ListBrowser {
 
     private func row(at path: RowPath) throws -> Row {
         if let session { return try session.row(at: path).row }
-        return try store.row(at: path, in: listName).row
+        return try list.row(at: path).row
     }
 
     private func path(ofRow id: RowID) -> RowPath? {
         if let session { return try? session.path(ofRow: id) }
-        return try? store.path(ofRow: id, in: listName)
+        return try? list.path(ofRow: id)
     }
 
     private func window(from start: RowPath, limit: Int) throws -> ListWindow {
         if let session { return try session.window(from: start, limit: limit) }
-        return try store.window(from: start, limit: limit, in: listName)
+        return try list.window(from: start, limit: limit)
     }
 
     // MARK: - Lines and the cursor
@@ -370,7 +370,7 @@ final class ListBrowser {
             message = "Already reordering: space picks up a row, s saves, Esc cancels."
             return
         }
-        session = try store.beginEditing(listName)
+        session = try list.beginEditing()
         try refresh(keeping: cursorID)
         message = "Reordering: space picks up or drops a row, ↑↓ carry it; s saves, Esc cancels."
     }
@@ -552,7 +552,7 @@ final class ListBrowser {
         if let session {
             try session.apply(edit)
         } else {
-            try store.apply(edit, to: listName)
+            try list.apply(edit)
         }
         try refresh(keeping: nil, fallback: cursor)
         message = "Deleted \"\(TextEscaping.escaped(title))\"; u brings it back."
@@ -577,7 +577,7 @@ final class ListBrowser {
             }
         } else {
             do {
-                change = try store.undo(list: listName)
+                change = try list.undo()
             } catch RepositoryError.nothingToUndo {
                 message = "Nothing to undo."
                 return

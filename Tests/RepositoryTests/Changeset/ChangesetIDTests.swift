@@ -17,24 +17,24 @@ struct ChangesetIDTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
         var snapshots: [Int64: ListSnapshot] = [:]
         var changes: [(version: Int64, changeset: Changeset)] = []
-        snapshots[try store.snapshot().version] = try store.snapshot()
+        snapshots[try store.list("default").snapshot().version] = try store.list("default").snapshot()
         for step in 0..<200 {
-            let before = try store.snapshot()
+            let before = try store.list("default").snapshot()
             let context = "seed \(seed), step \(step)"
             let change: Change
             switch Int.random(in: 0..<12, using: &generator) {
             case 0:
-                guard let undone = try? store.undo() else { continue }
+                guard let undone = try? store.list("default").undo() else { continue }
                 change = undone
             case 1:
-                guard let redone = try? store.redo() else { continue }
+                guard let redone = try? store.list("default").redo() else { continue }
                 change = redone
             case 2, 3:
                 // A session: draft ids while it runs, stored ids once saved.
-                let session = try store.beginEditing()
+                let session = try store.list("default").beginEditing()
                 let base = try session.baseSnapshot()
                 for index in 0..<Int.random(in: 1...6, using: &generator) {
                     guard (try? session.apply(randomEdit(session.outline, step: step * 10 + index, using: &generator))) != nil else { continue }
@@ -45,10 +45,10 @@ struct ChangesetIDTests {
                     #expect(drafted < 0 && !change.changeset.insertedRowIDs.contains(drafted), "\(context): the saved changeset names stored ids")
                 }
             default:
-                guard let applied = try? store.apply(randomEdit(try store.outline(), step: step, using: &generator)) else { continue }
+                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
                 change = applied
             }
-            let after = try store.snapshot()
+            let after = try store.list("default").snapshot()
             guard !change.changeset.isEmpty else { continue }
             // (a) the ids, and (b) applying the changeset to the old snapshot.
             try requireIDs(change.changeset, turn: before, into: after, context)
@@ -69,12 +69,12 @@ struct ChangesetIDTests {
             #expect(update.changeset == committed[update.version], "seed \(seed): the journal's changeset of version \(update.version), ids included")
         }
         let last = changes[changes.count - 1]
-        #expect(try store.changes(since: last.version - 1).changeset == last.changeset, "seed \(seed): the last change, ids included")
+        #expect(try store.list("default").changes(since: last.version - 1).changeset == last.changeset, "seed \(seed): the last change, ids included")
         // (d) Composed: from the journal since any version, and from the changesets themselves.
-        let current = try store.snapshot()
+        let current = try store.list("default").snapshot()
         for _ in 0..<40 {
             let since = snapshots.keys.randomElement(using: &generator)!
-            let composed = try #require(try store.changes(since: since).changeset, "seed \(seed): since \(since)")
+            let composed = try #require(try store.list("default").changes(since: since).changeset, "seed \(seed): since \(since)")
             try requireIDs(composed, turn: snapshots[since]!, into: current, "seed \(seed): changes since \(since)")
             try requireIDs(composed.inverted(), turn: current, into: snapshots[since]!, "seed \(seed): changes since \(since), inverted")
 
@@ -91,8 +91,8 @@ struct ChangesetIDTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         try store.createList(named: "gone")
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title), to: "gone") }
-        let ids = try store.snapshot(of: "gone").sections.map(\.id)
+        for title in ["A", "B", "C"] { try store.list("gone").apply(.addSection(title: title)) }
+        let ids = try store.list("gone").snapshot().sections.map(\.id)
         let change = try store.deleteList("gone", force: true)
         #expect(change.changeset.deletedSections == [0, 1, 2])
         #expect(change.changeset.deletedSectionIDs == ids)

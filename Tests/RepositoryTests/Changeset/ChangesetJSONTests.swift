@@ -184,11 +184,11 @@ struct ChangesetJSONTests {
     func theJournalStoresTheText(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        var changes = [try store.apply(.addSection(title: "A")), try store.apply(.addSection(title: "B"))]
-        changes.append(try store.apply(.addRow(.text("a"), to: .at(0, 0))))
-        changes.append(try store.apply(.moveRow(.at(0, 0), to: .at(1, 0))))
-        changes.append(try store.apply(.moveSection(.index(1), to: 0)))
-        changes.append(try store.apply(.deleteSection(.index(1), force: true)))
+        var changes = [try store.list("default").apply(.addSection(title: "A")), try store.list("default").apply(.addSection(title: "B"))]
+        changes.append(try store.list("default").apply(.addRow(.text("a"), to: .at(0, 0))))
+        changes.append(try store.list("default").apply(.moveRow(.at(0, 0), to: .at(1, 0))))
+        changes.append(try store.list("default").apply(.moveSection(.index(1), to: 0)))
+        changes.append(try store.list("default").apply(.deleteSection(.index(1), force: true)))
         #expect(try journal(fixture) == changes.map(\.changeset.json))
         #expect(
             changes[3].changeset.json
@@ -196,7 +196,7 @@ struct ChangesetJSONTests {
                 + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"updated":[]},"#
                 + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}"#)
-        let since = try #require(try store.changes(since: 0).changeset)
+        let since = try #require(try store.list("default").changes(since: 0).changeset)
         #expect(try Changeset(json: since.json) == since)
     }
 }

@@ -80,15 +80,15 @@ struct ChangesetTests {
     @Test func aRowRenamedAndMovedIsReloadedInABatchOfItsOwn() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addSection(title: "B"))
-        for title in ["a", "b"] { try store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
-        let before = try store.snapshot()
-        let session = try store.beginEditing()
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "B"))
+        for title in ["a", "b"] { try store.list("default").apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        let before = try store.list("default").snapshot()
+        let session = try store.list("default").beginEditing()
         try session.apply(.updateRow(.at(0, 0), title: "a2"))
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         let change = try session.save()
-        let after = try store.snapshot()
+        let after = try store.list("default").snapshot()
         #expect(change.changeset.movedRows == [.init(from: RowPath(section: 0, row: 0), to: RowPath(section: 1, row: 0))])
         #expect(change.changeset.updatedRows == [RowPath(section: 1, row: 0)])
         // In one batch UIKit would read the reload at the old path 1:0, which is nothing, and

@@ -67,16 +67,16 @@ struct ComposeTests {
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
         var operations = 0
         for round in 0..<60 {
-            let first = try store.snapshot()
+            let first = try store.list("default").snapshot()
             var changesets: [Changeset] = []
             let length = generator.int(1...40)
             for _ in 0..<length {
                 let edit = generator.edit(model)
                 _ = model.apply(edit)
-                if let change = try? store.apply(edit) { changesets.append(change.changeset) }
+                if let change = try? store.list("default").apply(edit) { changesets.append(change.changeset) }
                 operations += 1
             }
-            let last = try store.snapshot()
+            let last = try store.list("default").snapshot()
             let composed = Changeset(composing: changesets)
             let context = "seed \(seed), round \(round), \(changesets.count) changesets"
             expectWellFormed(composed, context)

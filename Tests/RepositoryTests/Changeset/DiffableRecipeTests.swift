@@ -304,7 +304,7 @@ struct DiffableRecipeTests {
         let dataSource = DiffableDataSource()
         var start = NSDiffableDataSourceSnapshot<SectionID, RowID>()
         for title in ["A", "B"] {
-            let id = try #require(try store.apply(.addSection(title: title)).createdID?.sectionID)
+            let id = try #require(try store.list("default").apply(.addSection(title: title)).createdID?.sectionID)
             start.appendSections([id])
         }
         dataSource.apply(start)
@@ -314,16 +314,16 @@ struct DiffableRecipeTests {
             let change: Change
             switch Int.random(in: 0..<10, using: &generator) {
             case 0:
-                guard let undone = try? store.undo() else { continue }
+                guard let undone = try? store.list("default").undo() else { continue }
                 change = undone
             case 1:
-                let session = try store.beginEditing()
+                let session = try store.list("default").beginEditing()
                 for index in 0..<Int.random(in: 1...5, using: &generator) {
                     _ = try? session.apply(randomEdit(session.outline, step: step * 10 + index, using: &generator))
                 }
                 change = try session.save()
             default:
-                guard let applied = try? store.apply(randomEdit(try store.outline(), step: step, using: &generator)) else { continue }
+                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
                 change = applied
             }
 
@@ -337,7 +337,7 @@ struct DiffableRecipeTests {
             dataSource.apply(snapshot, animatingDifferences: true)
             // README diffable use ends
 
-            try requireShows(dataSource, try store.snapshot(), context)
+            try requireShows(dataSource, try store.list("default").snapshot(), context)
             let newlyReconfigured = Array(snapshot.reconfiguredItemIdentifiers.dropFirst(reconfigured))
             #expect(newlyReconfigured == change.changeset.updatedRowIDs, "\(context): the updated rows are reconfigured")
             reconfigured = snapshot.reconfiguredItemIdentifiers.count

@@ -54,7 +54,7 @@ struct ReadmeExampleTests {
         let store = try SectionStore(path: directory.path("list.db"), create: true)
         var generator = SeededGenerator(seed: seed)
         let tableView = UITableView()
-        let dataSource = ListDataSource(try store.snapshot(editing: true))
+        let dataSource = ListDataSource(try store.list("default").snapshot(editing: true))
         tableView.dataSource = dataSource
         tableView.reloadData()
         var stageCounts: [Int: Int] = [:]
@@ -63,14 +63,14 @@ struct ReadmeExampleTests {
             let changeset: Changeset
             if step % 8 == 7 {
                 // A session of several edits, saved as one change.
-                let session = try store.beginEditing()
+                let session = try store.list("default").beginEditing()
                 for inner in 0..<8 { _ = try? session.apply(randomEdit(session.outline, step: step * 10 + inner, using: &generator)) }
                 changeset = try session.save().changeset
             } else {
-                guard let change = try? store.apply(randomEdit(try store.outline(), step: step, using: &generator)) else { continue }
+                guard let change = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
                 changeset = change.changeset
             }
-            let after = try store.snapshot(editing: true)
+            let after = try store.list("default").snapshot(editing: true)
             let context = "seed \(seed), step \(step), \(changeset)"
             let stages = try #require(try? changeset.stages(from: before, to: after), "\(context): the changeset fits the snapshots")
             let batches = tableView.batches.count
@@ -87,7 +87,7 @@ struct ReadmeExampleTests {
 
         // A changeset that does not start from what is shown: the view reloads.
         let batches = tableView.batches.count
-        var elsewhere = try store.snapshot(editing: true)
+        var elsewhere = try store.list("default").snapshot(editing: true)
         elsewhere.sections.insert(Section(id: -1, title: "elsewhere", rows: [Row(id: -2, content: .text("x"))]), at: 0)
         dataSource.apply(Changeset(), leadingTo: elsewhere, in: tableView)
         #expect(tableView.batches.count == batches && tableView.refusals.isEmpty)

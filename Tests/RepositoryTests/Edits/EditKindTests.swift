@@ -13,9 +13,9 @@ struct KnownList {
     init(_ backend: Backend) throws {
         fixture = try StoreFixture(backend)
         let store = fixture.store
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
-        for title in ["a1", "a2", "a3"] { try store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
-        try store.apply(.addRow(.field("b1", "v"), to: .at(1, 0)))
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
+        for title in ["a1", "a2", "a3"] { try store.list("default").apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        try store.list("default").apply(.addRow(.field("b1", "v"), to: .at(1, 0)))
         #expect(try layout() == Self.start, "\(backend): the list the tests start from")
     }
 
@@ -24,7 +24,7 @@ struct KnownList {
 
     /// Each section as "#id title: #id title, …" (a field row as "title=value"), in order.
     func layout() throws -> [String] {
-        try store.snapshot().sections.map { section in
+        try store.list("default").snapshot().sections.map { section in
             let rows = section.rows.map { row in
                 "#\(row.id) \(row.content.title)" + (row.content.kind == .field ? "=\(row.content.value ?? "-")" : "")
             }
@@ -64,19 +64,19 @@ struct UndoEachEditTests {
     static let cases: [Case] = [
         Case(
             description: "row add",
-            edit: { try $0.apply(.addRow(.text("new"), to: .at(0, 1))) },
+            edit: { try $0.list("default").apply(.addRow(.text("new"), to: .at(0, 1))) },
             after: ["#1 A: #1 a1, #5 new, #2 a2, #3 a3", "#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.insertedRows = [path(0, 1)] },
             undone: changes { $0.deletedRows = [path(0, 1)] }),
         Case(
             description: "row delete",
-            edit: { try $0.apply(.deleteRow(.at(0, 1))) },
+            edit: { try $0.list("default").apply(.deleteRow(.at(0, 1))) },
             after: ["#1 A: #1 a1, #3 a3", "#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.deletedRows = [path(0, 1)] },
             undone: changes { $0.insertedRows = [path(0, 1)] }),
         Case(
             description: "row delete, the section's last",
-            edit: { try $0.apply(.deleteRow(.id(4))) },
+            edit: { try $0.list("default").apply(.deleteRow(.id(4))) },
             after: ["#1 A: #1 a1, #2 a2, #3 a3", "#2 B:", "#3 C:"],
             done: changes {
                 $0.deletedRows = [path(1, 0)]
@@ -88,56 +88,56 @@ struct UndoEachEditTests {
             }),
         Case(
             description: "row rename",
-            edit: { try $0.apply(.updateRow(.at(0, 2), title: "a3 renamed")) },
+            edit: { try $0.list("default").apply(.updateRow(.at(0, 2), title: "a3 renamed")) },
             after: ["#1 A: #1 a1, #2 a2, #3 a3 renamed", "#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.updatedRows = [path(0, 2)] },
             undone: changes { $0.updatedRows = [path(0, 2)] }),
         Case(
             description: "row update of a value",
-            edit: { try $0.apply(.updateRow(.id(4), value: .set("w"))) },
+            edit: { try $0.list("default").apply(.updateRow(.id(4), value: .set("w"))) },
             after: ["#1 A: #1 a1, #2 a2, #3 a3", "#2 B: #4 b1=w", "#3 C:"],
             done: changes { $0.updatedRows = [path(1, 0)] },
             undone: changes { $0.updatedRows = [path(1, 0)] }),
         Case(
             description: "row move within a section",
-            edit: { try $0.apply(.moveRow(.at(0, 0), to: .at(0, 2))) },
+            edit: { try $0.list("default").apply(.moveRow(.at(0, 0), to: .at(0, 2))) },
             after: ["#1 A: #2 a2, #3 a3, #1 a1", "#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.movedRows = rowMoves((path(0, 0), path(0, 2))) },
             undone: changes { $0.movedRows = rowMoves((path(0, 2), path(0, 0))) }),
         Case(
             description: "row move across sections",
-            edit: { try $0.apply(.moveRow(.at(0, 1), to: .at(1, 0))) },
+            edit: { try $0.list("default").apply(.moveRow(.at(0, 1), to: .at(1, 0))) },
             after: ["#1 A: #1 a1, #3 a3", "#2 B: #2 a2, #4 b1=v", "#3 C:"],
             done: changes { $0.movedRows = rowMoves((path(0, 1), path(1, 0))) },
             undone: changes { $0.movedRows = rowMoves((path(1, 0), path(0, 1))) }),
         Case(
             description: "section add",
-            edit: { try $0.apply(.addSection(title: "D", at: 1)) },
+            edit: { try $0.list("default").apply(.addSection(title: "D", at: 1)) },
             after: ["#1 A: #1 a1, #2 a2, #3 a3", "#4 D:", "#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.insertedSections = [1] },
             undone: changes { $0.deletedSections = [1] }),
         Case(
             description: "section delete, with its rows",
-            edit: { try $0.apply(.deleteSection(.index(0), force: true)) },
+            edit: { try $0.list("default").apply(.deleteSection(.index(0), force: true)) },
             after: ["#2 B: #4 b1=v", "#3 C:"],
             done: changes { $0.deletedSections = [0] },
             undone: changes { $0.insertedSections = [0] }),
         Case(
             description: "section rename",
-            edit: { try $0.apply(.renameSection(.title("B"), title: "B renamed")) },
+            edit: { try $0.list("default").apply(.renameSection(.title("B"), title: "B renamed")) },
             after: ["#1 A: #1 a1, #2 a2, #3 a3", "#2 B renamed: #4 b1=v", "#3 C:"],
             done: changes { $0.updatedSections = [1] },
             undone: changes { $0.updatedSections = [1] }),
         Case(
             description: "section move",
-            edit: { try $0.apply(.moveSection(.index(0), to: 2)) },
+            edit: { try $0.list("default").apply(.moveSection(.index(0), to: 2)) },
             after: ["#2 B: #4 b1=v", "#3 C:", "#1 A: #1 a1, #2 a2, #3 a3"],
             done: changes { $0.movedSections = [.init(from: 0, to: 2)] },
             undone: changes { $0.movedSections = [.init(from: 2, to: 0)] }),
         Case(
             description: "a saved edit session of mixed edits",
             edit: { store in
-                let session = try store.beginEditing()
+                let session = try store.list("default").beginEditing()
                 try session.apply(.addRow(.topic("new"), to: .at(2, 0)))  // into the empty section
                 try session.apply(.moveRow(.at(0, 0), to: .init(section: .index(1), index: .end)))  // a1 to B
                 try session.apply(.renameSection(.index(0), title: "A renamed"))
@@ -168,32 +168,32 @@ struct UndoEachEditTests {
     func undoAndRedoGiveTheExactStatesBack(backend: Backend, kind: Case) throws {
         let list = try KnownList(backend)
         let store = list.store
-        let start = try store.snapshot()
+        let start = try store.list("default").snapshot()
         let change = try kind.edit(store)
         #expect(change.version == start.version + 1, "\(backend), \(kind)")
         #expect(change.changeset.withoutIDs == kind.done, "\(backend), \(kind): the edit's changeset")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the edit")
-        let edited = try store.snapshot()
+        let edited = try store.list("default").snapshot()
 
-        let undone = try store.undo()
+        let undone = try store.list("default").undo()
         #expect(undone.version == change.version + 1, "\(backend), \(kind): an undo is a new version")
         #expect(undone.changeset.withoutIDs == kind.undone, "\(backend), \(kind): the undo's changeset")
         #expect(try list.layout() == KnownList.start, "\(backend), \(kind): after the undo, the list as it was, ids included")
-        var back = try store.snapshot()
+        var back = try store.list("default").snapshot()
         try requireChangeset(undone.changeset, turns: edited, into: back, "\(backend), \(kind): the undo's changeset")
         try requireIDs(change.changeset, turn: start, into: edited, "\(backend), \(kind): the edit's ids")
         try requireIDs(undone.changeset, turn: edited, into: back, "\(backend), \(kind): the undo's ids")
         back.version = start.version
         #expect(back == start, "\(backend), \(kind): everything as it was, empty texts and kinds included")
 
-        let redone = try store.redo()
+        let redone = try store.list("default").redo()
         #expect(redone.version == undone.version + 1, "\(backend), \(kind)")
         #expect(redone.changeset == change.changeset, "\(backend), \(kind): the redo's changeset is the edit's, ids included")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the redo, as after the edit, ids included")
         #expect(try store.check() == [], "\(backend), \(kind)")
-        #expect(throws: RepositoryError.nothingToRedo(list: "default")) { try store.redo() }
+        #expect(throws: RepositoryError.nothingToRedo(list: "default")) { try store.list("default").redo() }
         // And once more back: the redo is a step of its own.
-        try store.undo()
+        try store.list("default").undo()
         #expect(try list.layout() == KnownList.start, "\(backend), \(kind): the redo undone")
     }
 }
@@ -298,10 +298,10 @@ struct RowDestinationTests {
     func aMovedRowLandsExactlyThere(backend: Backend, kind: Case) throws {
         let list = try KnownList(backend)
         let id = kind.moving
-        let change = try list.store.apply(.moveRow(.id(id), to: kind.destination))
+        let change = try list.store.list("default").apply(.moveRow(.id(id), to: kind.destination))
         #expect(change.changeset.withoutIDs == kind.moveChanges, "\(backend), \(kind)")
         #expect(change.changeset.movedRowIDs == [id], "\(backend), \(kind)")
-        #expect(try list.store.path(ofRow: id) == kind.movedTo, "\(backend), \(kind)")
+        #expect(try list.store.list("default").path(ofRow: id) == kind.movedTo, "\(backend), \(kind)")
         #expect(try list.layout() == kind.afterMove, "\(backend), \(kind)")
         #expect(try list.store.check() == [], "\(backend), \(kind)")
     }
@@ -309,11 +309,11 @@ struct RowDestinationTests {
     @Test(arguments: Backend.all, cases)
     func anAddedRowLandsExactlyThere(backend: Backend, kind: Case) throws {
         let list = try KnownList(backend)
-        let change = try list.store.apply(.addRow(.text("new"), to: kind.destination))
+        let change = try list.store.list("default").apply(.addRow(.text("new"), to: kind.destination))
         #expect(change.createdID == .row(5), "\(backend), \(kind)")
         #expect(change.changeset.withoutIDs == kind.addChanges, "\(backend), \(kind)")
         #expect(change.changeset.insertedRowIDs == [5], "\(backend), \(kind)")
-        #expect(try list.store.path(ofRow: 5) == kind.addedAt, "\(backend), \(kind)")
+        #expect(try list.store.list("default").path(ofRow: 5) == kind.addedAt, "\(backend), \(kind)")
         #expect(try list.layout() == kind.afterAdd, "\(backend), \(kind)")
     }
 }

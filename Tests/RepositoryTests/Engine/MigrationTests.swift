@@ -71,10 +71,10 @@ struct MigrationTests {
 
     @Test func reopeningIsIdempotent() throws {
         let fixture = try StoreFixture()
-        try fixture.store.apply(.addSection(title: "kept"))
+        try fixture.list.apply(.addSection(title: "kept"))
         for _ in 0..<3 {
             let again = try SectionStore(path: fixture.path, create: true)
-            #expect(try again.snapshot().sections.map(\.title) == ["kept"])
+            #expect(try again.list("default").snapshot().sections.map(\.title) == ["kept"])
         }
         let db = try Connection(path: fixture.path, mode: .readOnly)
         #expect(try db.scalarInt("SELECT count(*) FROM sectionctl_migrations") == Int64(EmbeddedMigration.all.count))
@@ -171,23 +171,23 @@ struct MigrationTests {
 
     @Test func aReadOnlyStoreShowsButDoesNotChange() throws {
         let fixture = try StoreFixture()
-        try fixture.store.apply(.addSection(title: "kept"))
+        try fixture.list.apply(.addSection(title: "kept"))
         let reader = try SectionStore(path: fixture.path, readOnly: true)
         #expect(reader.isReadOnly)
-        #expect(try reader.snapshot().sections.map(\.title) == ["kept"])
-        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.apply(.addSection(title: "no")) }
-        let session = try reader.beginEditing()
+        #expect(try reader.list("default").snapshot().sections.map(\.title) == ["kept"])
+        #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try reader.list("default").apply(.addSection(title: "no")) }
+        let session = try reader.list("default").beginEditing()
         try session.apply(.addSection(title: "drafted"))
         #expect(throws: RepositoryError.readOnly(path: fixture.path)) { try session.save() }
     }
 
     @Test func theViewsGiveDenseIndexes() throws {
         let fixture = try StoreFixture()
-        try fixture.store.apply(.addSection(title: "A"))
-        try fixture.store.apply(.addSection(title: "B"))
-        try fixture.store.apply(.addRow(.text("b0"), to: .at(1, 0)))
-        try fixture.store.apply(.addRow(.text("b-first"), to: .at(1, 0)))
-        try fixture.store.apply(.moveSection(.index(1), to: 0))
+        try fixture.list.apply(.addSection(title: "A"))
+        try fixture.list.apply(.addSection(title: "B"))
+        try fixture.list.apply(.addRow(.text("b0"), to: .at(1, 0)))
+        try fixture.list.apply(.addRow(.text("b-first"), to: .at(1, 0)))
+        try fixture.list.apply(.moveSection(.index(1), to: 0))
         let db = try Connection(path: fixture.path, mode: .readOnly)
         let at = try db.queryFirst(
             "SELECT title FROM ordered_rows WHERE list = 'default' AND section_index = 0 AND row_index = 1") { $0.string(0) }
@@ -202,7 +202,7 @@ struct MigrationTests {
 
     @Test func schemaConstraintsHold() throws {
         let fixture = try StoreFixture()
-        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.list.apply(.addSection(title: "A"))
         let db = try Connection(path: fixture.path, mode: .readWrite)
         try db.execute(script: "PRAGMA foreign_keys = ON")
         #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, kind, title) VALUES (1, 5, 'bogus', 'x')") }

@@ -109,13 +109,13 @@ struct ServerRefusalTests {
                 REVOKE ALL ON sectionctl.applied_writes FROM \(role);
                 """)
         let store = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)), server: .postgres)
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"])
         #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 0, "nothing recorded")
         // With the table granted too, a write records itself.
         try admin.execute(script: "GRANT ALL ON sectionctl.applied_writes TO \(role)")
         let granted = try SectionStore(location: .server(connectionString: cluster.uri(database: database, user: role)), server: .postgres)
-        try granted.apply(.addSection(title: "B"))
+        try granted.list("default").apply(.addSection(title: "B"))
         #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 1)
     }
 
@@ -148,7 +148,7 @@ struct ServerRefusalTests {
         let (fixture, holder, _) = try heldCommits()
         let store = fixture.store
         let before = try store.list(SectionStore.defaultList).outline().version
-        let write = Write { try store.apply(.addSection(title: "A")) }
+        let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         // The commit waits; its connection is cut, so it never commits.
         var first: Int64?
         #expect(try waitUntil { first = try holder.execute(Self.committing).int64(0, 0); return first != nil }, "the commit was held up")
@@ -167,7 +167,7 @@ struct ServerRefusalTests {
         #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"], "the section once")
         #expect(try store.check().isEmpty)
         // The store goes on, on its new connection.
-        try store.apply(.addSection(title: "B"))
+        try store.list("default").apply(.addSection(title: "B"))
         #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A", "B"])
     }
 
@@ -178,7 +178,7 @@ struct ServerRefusalTests {
         let proxy = try SocketProxy(serverDirectory: try cluster().directory.url.path)
         let store = try SectionStore(location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"), server: .postgres)
         let before = try store.list(SectionStore.defaultList).outline().version
-        let write = Write { try store.apply(.addSection(title: "A")) }
+        let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         #expect(try waitUntil { try holder.execute(Self.committing).rowCount == 1 }, "the commit was held up")
         proxy.cut()
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
@@ -195,7 +195,7 @@ struct ServerRefusalTests {
         let (fixture, holder, database) = try heldCommits()
         let uri = try #require(fixture.location.serverConnectionString)
         let store = fixture.store
-        let write = Write { try store.apply(.addSection(title: "A")) }
+        let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         var backend: Int64?
         #expect(try waitUntil { backend = try holder.execute(Self.committing).int64(0, 0); return backend != nil }, "the commit was held up")
         // No new connection can ask the server what became of the write.

@@ -106,17 +106,17 @@ struct ServerTests {
                 """)
         }
         try refuse(next: 2)
-        let change = try fixture.store.apply(.addSection(title: "A"))
+        let change = try fixture.list.apply(.addSection(title: "A"))
         #expect(change.version == 1, "the third attempt committed, once")
         #expect(try fixture.plainInt("SELECT last_value FROM test_attempts") == 3)
         try refuse(next: SectionStore.serializationRetries + 1)
         #expect {
-            try fixture.store.apply(.addSection(title: "B"))
+            try fixture.list.apply(.addSection(title: "B"))
         } throws: { error in
             guard case RepositoryError.unavailable(_, let reason) = error else { return false }
             return reason.contains("retries")
         }
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["A"], "nothing of the refused write")
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["A"], "nothing of the refused write")
     }
 
     @Test func aWriteWaitsForItsListsLockAndNotForAnotherList() throws {
@@ -128,8 +128,8 @@ struct ServerTests {
         try holder.execute(script: "BEGIN; SELECT 1 FROM sectionctl.lists WHERE name = 'default' FOR UPDATE")
         let store = fixture.store
         let second = try fixture.reopen()
-        let otherWrite = Write { try store.apply(.addSection(title: "Elsewhere"), to: "other") }
-        let sameWrite = Write { try second.apply(.addSection(title: "Here")) }
+        let otherWrite = Write { try store.list("other").apply(.addSection(title: "Elsewhere")) }
+        let sameWrite = Write { try second.list("default").apply(.addSection(title: "Here")) }
         #expect(otherWrite.finished(), "a write to another list does not wait")
         // The server itself says when the write to the locked list waits for a lock.
         let observer = try PostgresConnection(connectionString: uri)
@@ -144,23 +144,23 @@ struct ServerTests {
         #expect(sameWrite.finished(), "and goes on when it is released")
         #expect(try otherWrite.result()?.version == 1)
         #expect(try sameWrite.result()?.version == 1)
-        #expect(try store.snapshot(of: "other").sections.map(\.title) == ["Elsewhere"])
-        #expect(try store.snapshot().sections.map(\.title) == ["Here"])
+        #expect(try store.list("other").snapshot().sections.map(\.title) == ["Elsewhere"])
+        #expect(try store.list("default").snapshot().sections.map(\.title) == ["Here"])
     }
 
     @Test func theViewsWorkForAPsqlUser() throws {
         let fixture = try StoreFixture(.postgres)
-        try fixture.store.apply(.addSection(title: "A"))
-        try fixture.store.apply(.addSection(title: "B"))
-        for title in ["x", "y", "z"] { try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(1), index: .end))) }
-        try fixture.store.apply(.moveRow(.path(.index(1), .index(2)), to: .init(section: .index(1), index: .index(0))))
+        try fixture.list.apply(.addSection(title: "A"))
+        try fixture.list.apply(.addSection(title: "B"))
+        for title in ["x", "y", "z"] { try fixture.list.apply(.addRow(.text(title), to: .init(section: .index(1), index: .end))) }
+        try fixture.list.apply(.moveRow(.path(.index(1), .index(2)), to: .init(section: .index(1), index: .index(0))))
         #expect(try fixture.plainInt("SELECT id FROM ordered_rows WHERE path = '1:0'") == 3, "z, moved to the front")
         #expect(try fixture.plainInt("SELECT row_index FROM ordered_rows WHERE title = 'y'") == 2)
         // A psql user with the default search path, writing the qualified table: the triggers follow.
         let uri = try #require(fixture.location.connectionString)
         try PostgresConnection(connectionString: uri).execute(script: "DELETE FROM sectionctl.rows WHERE title = 'x'")
         #expect(try fixture.store.check().isEmpty)
-        #expect(try fixture.store.changes(since: 5).isReload)
+        #expect(try fixture.list.changes(since: 5).isReload)
     }
 
     @Test func aServerStoppedDuringALargeSaveLeavesTheOldState() throws {
@@ -170,12 +170,12 @@ struct ServerTests {
         try admin.execute(script: "CREATE DATABASE crash")
         let uri = cluster.uri(of: "crash")
         let store = try SectionStore(location: .server(connectionString: uri), server: .postgres, create: true)
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addSection(title: "B"))
-        let before = try store.snapshot()
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "B"))
+        let before = try store.list("default").snapshot()
         // A large save: a session adding 4,000 rows. A trigger of the test's own holds the save
         // up halfway through its writes, so the server is stopped in the middle of it.
-        let session = try store.beginEditing()
+        let session = try store.list("default").beginEditing()
         for index in 0..<4_000 {
             try session.apply(.addRow(.text("row \(index)"), to: .init(section: .index(index % 2), index: .end)))
         }
@@ -209,7 +209,7 @@ struct ServerTests {
         _ = try stopper.result()
         #expect(held.wait(timeout: .now()) == .success, "the server was stopped while the save was held up inside it")
         try cluster.start()
-        let after = try SectionStore(location: .server(connectionString: uri), server: .postgres).snapshot()
+        let after = try SectionStore(location: .server(connectionString: uri), server: .postgres).list("default").snapshot()
         #expect(after == before, "the save never committed: the old state, whole, after the restart")
         #expect(try SectionStore(location: .server(connectionString: uri), server: .postgres).check().isEmpty)
     }

@@ -22,13 +22,13 @@ struct JournalTests {
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         var changes: [Change] = []
-        for title in ["A", "B", "C"] { changes.append(try store.apply(.addSection(title: title))) }
+        for title in ["A", "B", "C"] { changes.append(try store.list("default").apply(.addSection(title: title))) }
         for step in 0..<300 {
-            let edit = randomEdit(try store.outline(), step: step, using: &generator)
-            let before = try store.snapshot()
-            guard let change = try? store.apply(edit) else { continue }
+            let edit = randomEdit(try store.list("default").outline(), step: step, using: &generator)
+            let before = try store.list("default").snapshot()
+            guard let change = try? store.list("default").apply(edit) else { continue }
             changes.append(change)
-            expectChangeset(change.changeset, turns: before, into: try store.snapshot(), "seed \(seed), step \(step), \(edit)")
+            expectChangeset(change.changeset, turns: before, into: try store.list("default").snapshot(), "seed \(seed), step \(step), \(edit)")
         }
         let committed = changes.filter { !$0.changeset.isEmpty }
         let journal = try entries(store)
@@ -41,8 +41,8 @@ struct JournalTests {
     @Test(arguments: Backend.all) func aSavedSessionIsOneEntry(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        let session = try store.beginEditing()
+        try store.list("default").apply(.addSection(title: "A"))
+        let session = try store.list("default").beginEditing()
         for index in 0..<10 { try session.apply(.addRow(.text("\(index)"), to: .at(0, 0))) }
         let saved = try session.save()
         let journal = try entries(store)
@@ -53,25 +53,25 @@ struct JournalTests {
     @Test(arguments: Backend.all) func aPlainSQLChangeMakesANewVersionJournaledAsAReload(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addRow(.text("a"), to: .at(0, 0)))
-        let version = { try store.outline().version }
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addRow(.text("a"), to: .at(0, 0)))
+        let version = { try store.list("default").outline().version }
         let before = try version()
         // What someone types into the sqlite3 shell: the state it makes has a version of its own.
         try fixture.plainSQL("UPDATE rows SET title = 'changed behind its back'")
         #expect(try version() == before + 1)
         var journal = try entries(store)
         #expect(journal.last?.version == before + 1 && journal.last?.changes == Journal.reloadJSON)
-        #expect(try store.changes(since: before).isReload)
-        #expect(try store.changes(since: before + 1).changeset == Changeset())
+        #expect(try store.list("default").changes(since: before).isReload)
+        #expect(try store.list("default").changes(since: before + 1).changeset == Changeset())
         // The next change of sectionctl's own starts from that named state: an ordinary changeset.
-        let next = try store.apply(.addRow(.text("b"), to: .at(0, 1)))
+        let next = try store.list("default").apply(.addRow(.text("b"), to: .at(0, 1)))
         #expect(next.version == before + 2)
         journal = try entries(store)
         #expect(journal.last?.version == next.version)
         #expect((try? Changeset(json: journal.last!.changes)) == next.changeset)
-        #expect(try store.changes(since: before + 1).changeset == next.changeset)
-        #expect(try store.changes(since: before).isReload)
+        #expect(try store.list("default").changes(since: before + 1).changeset == next.changeset)
+        #expect(try store.list("default").changes(since: before).isReload)
         // Every kind of plain write is noticed: rows, sections, and the list row itself.
         for script in [
             "INSERT INTO sections (list_id, position, title) VALUES (1, 99, 'x')",
@@ -80,7 +80,7 @@ struct JournalTests {
             "DELETE FROM rows WHERE title = 'b'",
             "UPDATE lists SET name = 'renamed' WHERE id = 1",
         ] {
-            try store.apply(.renameSection(.index(0), title: "t \(script.count)"))
+            try store.list("default").apply(.renameSection(.index(0), title: "t \(script.count)"))
             let current = try fixture.plainInt("SELECT version FROM lists WHERE id = 1")!
             try fixture.plainSQL(script)
             #expect(try fixture.plainInt("SELECT version FROM lists WHERE id = 1")! > current, "\(script)")
@@ -94,8 +94,8 @@ struct JournalTests {
     @Test(arguments: Backend.all) func theJournalKeepsTheLastThousandVersions(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        for index in 0..<1_050 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        try store.list("default").apply(.addSection(title: "A"))
+        for index in 0..<1_050 { try store.list("default").apply(.renameSection(.index(0), title: "\(index)")) }
         let journal = try entries(store)
         #expect(journal.count == 1_000)
         #expect(journal.first?.version == 52)
@@ -105,13 +105,13 @@ struct JournalTests {
     @Test(arguments: Backend.all) func aListMadeAnewNeverReusesAVersion(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
-        #expect(try store.outline().version == 3)
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
+        #expect(try store.list("default").outline().version == 3)
         try store.deleteList("default", force: true)
         let created = try store.createList(named: "default")
         #expect(created.version == 4, "versions jump past the deleted list's, not restart")
-        #expect(try store.outline().version == 4)
-        #expect(try store.apply(.addSection(title: "again")).version == 5)
+        #expect(try store.list("default").outline().version == 4)
+        #expect(try store.list("default").apply(.addSection(title: "again")).version == 5)
         // Renaming another list onto a retired name jumps it past that name's versions too.
         try store.createList(named: "other")
         try store.deleteList("default", force: true)
@@ -144,16 +144,16 @@ struct JournalTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
-        var snapshots: [Int64: ListSnapshot] = [0: try store.snapshot()]
+        var snapshots: [Int64: ListSnapshot] = [0: try store.list("default").snapshot()]
         for step in 0..<250 {
-            let edit = randomEdit(try store.outline(), step: step, using: &generator)
-            guard let change = try? store.apply(edit), !change.changeset.isEmpty else { continue }
-            snapshots[change.version] = try store.snapshot()
+            let edit = randomEdit(try store.list("default").outline(), step: step, using: &generator)
+            guard let change = try? store.list("default").apply(edit), !change.changeset.isEmpty else { continue }
+            snapshots[change.version] = try store.list("default").snapshot()
         }
-        let current = try store.snapshot()
+        let current = try store.list("default").snapshot()
         for _ in 0..<60 {
             let since = snapshots.keys.randomElement(using: &generator)!
-            let answer = try store.changes(since: since)
+            let answer = try store.list("default").changes(since: since)
             let changeset = try #require(answer.changeset, "seed \(seed): since \(since)")
             #expect(answer.version == current.version && answer.from == since)
             var applied = try applying(changeset, to: snapshots[since]!, contentFrom: current)
@@ -162,28 +162,28 @@ struct JournalTests {
             let staging = stagingProblem(changeset, turns: snapshots[since]!, into: current)
             #expect(staging == nil, "seed \(seed): changes since \(since): \(staging ?? "")")
         }
-        #expect(try store.changes(since: current.version).changeset == Changeset())
+        #expect(try store.list("default").changes(since: current.version).changeset == Changeset())
     }
 
     @Test(arguments: Backend.all) func changesSinceSaysReloadWhenTheJournalCannotSay(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addSection(title: "B"))
-        #expect(try store.changes(since: 3).isReload, "a version newer than the list")
-        #expect(try store.changes(since: -1).isReload)
-        #expect(try store.changes(since: 0).changeset?.insertedSections == [0, 1])
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "B"))
+        #expect(try store.list("default").changes(since: 3).isReload, "a version newer than the list")
+        #expect(try store.list("default").changes(since: -1).isReload)
+        #expect(try store.list("default").changes(since: 0).changeset?.insertedSections == [0, 1])
         // (A version a row written on SQLite, where triggers run per row; one a statement on a server.)
         try fixture.plainSQL("UPDATE sections SET title = 'plain'")
-        let plain = try store.outline().version
+        let plain = try store.list("default").outline().version
         #expect(plain > 2)
-        #expect(try store.changes(since: 2).isReload, "plain SQL since the last version")
-        try store.apply(.addSection(title: "C"))
-        #expect(try store.changes(since: 1).isReload, "plain SQL between the two versions")
-        #expect(try store.changes(since: plain).changeset?.insertedSections == [2], "from the state plain SQL made")
-        #expect(try store.changes(since: plain + 1).changeset?.isEmpty == true)
-        for index in 0..<1_001 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
-        #expect(try store.changes(since: plain + 1).isReload, "older than the journal keeps")
-        #expect(try store.changes(since: plain + 2).changeset?.updatedSections == [0])
+        #expect(try store.list("default").changes(since: 2).isReload, "plain SQL since the last version")
+        try store.list("default").apply(.addSection(title: "C"))
+        #expect(try store.list("default").changes(since: 1).isReload, "plain SQL between the two versions")
+        #expect(try store.list("default").changes(since: plain).changeset?.insertedSections == [2], "from the state plain SQL made")
+        #expect(try store.list("default").changes(since: plain + 1).changeset?.isEmpty == true)
+        for index in 0..<1_001 { try store.list("default").apply(.renameSection(.index(0), title: "\(index)")) }
+        #expect(try store.list("default").changes(since: plain + 1).isReload, "older than the journal keeps")
+        #expect(try store.list("default").changes(since: plain + 2).changeset?.updatedSections == [0])
     }
 }

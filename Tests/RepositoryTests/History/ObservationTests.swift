@@ -17,9 +17,9 @@ struct ObservationTests {
         var generator = SeededGenerator(seed: seed)
         var snapshots: [Int64: ListSnapshot] = [:]
         for step in 0..<count {
-            let edit = randomEdit(try store.outline(), step: step, using: &generator)
-            guard let change = try? store.apply(edit) else { continue }
-            if !change.changeset.isEmpty { snapshots[change.version] = try store.snapshot() }
+            let edit = randomEdit(try store.list("default").outline(), step: step, using: &generator)
+            guard let change = try? store.list("default").apply(edit) else { continue }
+            if !change.changeset.isEmpty { snapshots[change.version] = try store.list("default").snapshot() }
         }
         return snapshots
     }
@@ -50,9 +50,9 @@ struct ObservationTests {
     func aTableViewFollowsEveryVersion(backend: Backend, seed: UInt64) async throws {
         let fixture = try StoreFixture(backend)
         let viewStore = fixture.store
-        let start = try await viewStore.snapshot()
+        let start = try await viewStore.list("default").snapshot()
         // Every version, however many the loop reads before the view takes the first.
-        let stream = viewStore.updates(from: start.version, bufferLimit: .max)
+        let stream = viewStore.list("default").updates(from: start.version, bufferLimit: .max)
         // Another connection (as another process would) makes the changes.
         let writer = try fixture.reopen()
         let snapshots = try randomEdits(writer, count: 300, seed: seed)
@@ -76,12 +76,12 @@ struct ObservationTests {
 
     @Test(arguments: Backend.all) func updatesArriveWhileTheObserverWaits(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
-        let feed = fixture.store.updates()
+        let feed = fixture.list.updates()
         var updates = feed.makeAsyncIterator()
         let writer = try fixture.reopen()
         // Each commit after the observer has taken the one before: an update for each, in order.
         for index in 0..<5 {
-            try await writer.apply(.addSection(title: "\(index)"))
+            try await writer.list("default").apply(.addSection(title: "\(index)"))
             let update = try #require(try await updates.next())
             #expect(update.version == Int64(index + 1) && update.from == Int64(index))
             #expect(update.changeset?.insertedSections == [index])
@@ -93,16 +93,16 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func aConsumerThatFallsBehindGetsOneComposedUpdate(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.apply(.addSection(title: "A"))
-        try await store.apply(.addSection(title: "B"))
-        let start = try await store.snapshot()
-        let feed = store.updates(from: start.version, bufferLimit: 1)
+        try await store.list("default").apply(.addSection(title: "A"))
+        try await store.list("default").apply(.addSection(title: "B"))
+        let start = try await store.list("default").snapshot()
+        let feed = store.list("default").updates(from: start.version, bufferLimit: 1)
         let writer = try fixture.reopen()
         var generator = SeededGenerator(seed: 7)
         var last = start.version
         for step in 0..<30 {
-            let edit = await randomEdit(try writer.outline(), step: step, using: &generator)
-            if let change = try? await writer.apply(edit), !change.changeset.isEmpty { last = change.version }
+            let edit = await randomEdit(try writer.list("default").outline(), step: step, using: &generator)
+            if let change = try? await writer.list("default").apply(edit), !change.changeset.isEmpty { last = change.version }
             #expect(feed.waiting.count <= 1, "the feed holds no more than its limit")
         }
         #expect(try await eventually { feed.waiting.last?.version == last }, "the feed read every version")
@@ -110,12 +110,12 @@ struct ObservationTests {
         var updates = feed.makeAsyncIterator()
         let composed = try #require(try await updates.next())
         #expect(composed.from == start.version && composed.version == last)
-        let end = try await store.snapshot()
+        let end = try await store.list("default").snapshot()
         var view = try applying(try #require(composed.changeset), to: start, contentFrom: end)
         view.version = composed.version
         #expect(view == end, "the composed changeset turns the view's state into the list's")
         // Caught up, it gets the next version on its own.
-        let next = try await writer.apply(.addSection(title: "C"))
+        let next = try await writer.list("default").apply(.addSection(title: "C"))
         let single = try #require(try await updates.next())
         #expect(single.from == last && single.version == next.version && single.changeset?.insertedSections == [end.sections.count])
     }
@@ -125,7 +125,7 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func cancellingTheTaskOrDroppingTheFeedEndsIt(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        var feed: ListFeed? = store.updates()
+        var feed: ListFeed? = store.list("default").updates()
         let buffer = try #require(feed?.buffer)
         let first = AsyncStream<Void>.makeStream()
         let iterating = Task { [feed] in
@@ -137,21 +137,21 @@ struct ObservationTests {
             return received
         }
         feed = nil
-        try await store.apply(.addSection(title: "A"))
+        try await store.list("default").apply(.addSection(title: "A"))
         var signals = first.stream.makeAsyncIterator()
         _ = await signals.next()  // the task got the update, and waits for the next
         iterating.cancel()
         #expect(try await iterating.value == 1, "the iteration ends without another update")
         #expect(try await eventually { buffer.loopHasEnded }, "the loop stopped")
 
-        let droppedBuffer = store.updates().buffer  // the feed itself is dropped at once
+        let droppedBuffer = store.list("default").updates().buffer  // the feed itself is dropped at once
         #expect(try await eventually { droppedBuffer.loopHasEnded }, "a feed nobody holds stops its loop")
     }
 
     @Test(arguments: Backend.all) func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.apply(.addSection(title: "A"))
+        try await store.list("default").apply(.addSection(title: "A"))
         let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default")
         // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
@@ -163,10 +163,10 @@ struct ObservationTests {
         try fixture.plainSQL("UPDATE sections SET title = 'B2'")
         let second = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(second.map(\.version) == [3] && second.first?.isReload == true, "a second plain change is reported too")
-        try await store.apply(.addSection(title: "C"))
+        try await store.list("default").apply(.addSection(title: "C"))
         let next = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(next.map(\.version) == [4] && next.first?.changeset?.insertedSections == [1], "the change after plain SQL has its changeset")
-        try await store.apply(.addSection(title: "D"))
+        try await store.list("default").apply(.addSection(title: "D"))
         #expect(try watcher.poll(waitingUpTo: hangGuardSeconds).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
         let deleted = try watcher.poll(waitingUpTo: hangGuardSeconds)
@@ -177,13 +177,13 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func aPlainStatementWritingManyRowsArrivesAsOneReload(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        for index in 0..<5 { try store.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
+        try store.list("default").apply(.addSection(title: "A"))
+        for index in 0..<5 { try store.list("default").apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
         let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default")
         #expect(try watcher.poll().isEmpty)
         try fixture.plainSQL("UPDATE rows SET title = title || '!'")
-        try store.apply(.addRow(.text("after"), to: .at(0, 0)))
-        let latest = try store.outline().version
+        try store.list("default").apply(.addRow(.text("after"), to: .at(0, 0)))
+        let latest = try store.list("default").outline().version
         // Wait for both commits: the plain one and sectionctl's.
         var updates: [ListUpdate] = []
         #expect(try waitUntil { updates += try watcher.poll(waitingUpTo: 1); return updates.last?.version == latest })
@@ -195,8 +195,8 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func catchingUpFromAPrunedVersionIsAReload(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        for index in 0..<1_005 { try store.apply(.renameSection(.index(0), title: "\(index)")) }
+        try store.list("default").apply(.addSection(title: "A"))
+        for index in 0..<1_005 { try store.list("default").apply(.renameSection(.index(0), title: "\(index)")) }
         let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default", from: 2)
         let updates = try watcher.poll()
         #expect(updates.count == 1)

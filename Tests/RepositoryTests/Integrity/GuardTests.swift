@@ -12,10 +12,10 @@ struct GuardTests {
     /// A list "default" with sections A (`rows` rows, r0…) and B (two rows).
     static func makeList(_ backend: Backend, rows: Int = 3) throws -> StoreFixture {
         let fixture = try StoreFixture(backend)
-        try fixture.store.apply(.addSection(title: "A"))
-        try fixture.store.apply(.addSection(title: "B"))
-        for index in 0..<rows { try fixture.store.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
-        for index in 0..<2 { try fixture.store.apply(.addRow(.text("b\(index)"), to: .at(1, index))) }
+        try fixture.list.apply(.addSection(title: "A"))
+        try fixture.list.apply(.addSection(title: "B"))
+        for index in 0..<rows { try fixture.list.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
+        for index in 0..<2 { try fixture.list.apply(.addRow(.text("b\(index)"), to: .at(1, index))) }
         return fixture
     }
 
@@ -32,7 +32,7 @@ struct GuardTests {
 
     @Test(arguments: Backend.all) func positionsOutsideTheRangeAndTheParkingValueAreRefused(backend: Backend) throws {
         let fixture = try Self.makeList(backend)
-        let before = try fixture.store.snapshot()
+        let before = try fixture.list.snapshot()
         for value in ["0", "-1", "-7", "4611686018427387904", "9223372036854775807", "-9223372036854775808"] {
             for sql in [
                 "UPDATE rows SET position = \(value) WHERE title = 'r1'",
@@ -43,13 +43,13 @@ struct GuardTests {
                 #expect(throws: (any Error).self, "\(sql)") { try Self.shell(fixture, sql) }
             }
         }
-        #expect(try fixture.store.snapshot() == before, "nothing was written, and the version did not move")
+        #expect(try fixture.list.snapshot() == before, "nothing was written, and the version did not move")
         #expect(try fixture.store.check() == [])
     }
 
     @Test func orphansAreRefusedWithForeignKeysOff() throws {
         let fixture = try Self.makeList(.sqlite)
-        let before = try fixture.store.snapshot()
+        let before = try fixture.list.snapshot()
         for sql in [
             "INSERT INTO rows (section_id, position, title) VALUES (999, 5, 'orphan')",
             "UPDATE rows SET section_id = 999 WHERE title = 'r0'",
@@ -58,7 +58,7 @@ struct GuardTests {
         ] {
             #expect(throws: (any Error).self, "\(sql)") { try Self.shell(fixture, sql) }
         }
-        #expect(try fixture.store.snapshot() == before)
+        #expect(try fixture.list.snapshot() == before)
     }
 
     @Test(arguments: Backend.all) func theJournalAndTheUndoHistoryAreNotWrittenByHand(backend: Backend) throws {
@@ -80,17 +80,17 @@ struct GuardTests {
         }
         #expect(try Self.version(fixture) == version)
         #expect(try fixture.store.check() == [])
-        try fixture.store.undo()
-        #expect(try fixture.store.snapshot().sections[1].rows.map(\.title) == ["b0"], "the history is intact")
+        try fixture.list.undo()
+        #expect(try fixture.list.snapshot().sections[1].rows.map(\.title) == ["b0"], "the history is intact")
     }
 
     @Test func theWriterRowStaysAndItsStepNeverGoesBack() throws {
         let fixture = try Self.makeList(.sqlite)
         #expect(throws: (any Error).self) { try Self.shell(fixture, "DELETE FROM journal_writer") }
         #expect(throws: (any Error).self) { try Self.shell(fixture, "UPDATE journal_writer SET step = 0") }
-        try fixture.store.apply(.addRow(.text("after"), to: .at(0, 0)))
-        try fixture.store.undo()
-        #expect(try fixture.store.snapshot().sections[0].rows.map(\.title) == ["r0", "r1", "r2"])
+        try fixture.list.apply(.addRow(.text("after"), to: .at(0, 0)))
+        try fixture.list.undo()
+        #expect(try fixture.list.snapshot().sections[0].rows.map(\.title) == ["r0", "r1", "r2"])
     }
 
     // MARK: - Allowed, and named
@@ -98,7 +98,7 @@ struct GuardTests {
     @Test func deletesWithForeignKeysOffTakeWhatTheCascadeWould() throws {
         // Enough rows that the rank structure has nodes to split and merge.
         let fixture = try Self.makeList(.sqlite, rows: 0)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         for index in 0..<400 { try session.apply(.addRow(.text("r\(index)"), to: .at(0, index))) }
         try session.save()
         try Self.shell(fixture, "DELETE FROM rows WHERE title IN ('r5', 'r6', 'r7'); DELETE FROM sections WHERE title = 'A'")
@@ -108,12 +108,12 @@ struct GuardTests {
         #expect(try fixture.plainInt("SELECT count(*) FROM rows WHERE section_id NOT IN (SELECT id FROM sections)") == 0)
         #expect(try fixture.store.check() == [])
         // Writes go on: the settle step meets no entry of a section that is gone.
-        try fixture.store.apply(.addRow(.text("next"), to: .at(0, 0)))
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["B"])
+        try fixture.list.apply(.addRow(.text("next"), to: .at(0, 0)))
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["B"])
         // A whole list, with foreign keys off: its sections, rows, journal and history go with it.
         try fixture.store.createList(named: "other")
-        try fixture.store.apply(.addSection(title: "O"), to: "other")
-        try fixture.store.apply(.addRow(.text("o"), to: .at(0, 0)), to: "other")
+        try fixture.store.list("other").apply(.addSection(title: "O"))
+        try fixture.store.list("other").apply(.addRow(.text("o"), to: .at(0, 0)))
         try Self.shell(fixture, "DELETE FROM lists WHERE name = 'other'")
         for table in ["sections", "journal", "undo_steps", "redo_steps"] {
             #expect(try fixture.plainInt("SELECT count(*) FROM \(table) WHERE list_id NOT IN (SELECT id FROM lists)") == 0, "\(table)")
@@ -125,9 +125,9 @@ struct GuardTests {
     @Test func aStalePendingMarkForAGoneSectionIsDropped() throws {
         let fixture = try Self.makeList(.sqlite)
         try Self.shell(fixture, "INSERT INTO rank_pending (section_id, first) VALUES (999, 0)")
-        try fixture.store.apply(.addRow(.text("next"), to: .at(0, 0)))
+        try fixture.list.apply(.addRow(.text("next"), to: .at(0, 0)))
         #expect(try fixture.plainInt("SELECT count(*) FROM rank_pending") == 0)
-        #expect(try fixture.store.snapshot().sections[0].rows.first?.title == "next")
+        #expect(try fixture.list.snapshot().sections[0].rows.first?.title == "next")
     }
 
     @Test(arguments: Backend.all) func deletingHistoryByHandNamesANewStateAndStopsUndoAcrossIt(backend: Backend) throws {
@@ -136,27 +136,27 @@ struct GuardTests {
             let version = try Self.version(fixture)
             try Self.shell(fixture, "DELETE FROM \(table)")
             #expect(try Self.version(fixture) > version, "\(table)")
-            #expect(try fixture.store.changes(since: version).isReload, "\(table)")
-            let before = try fixture.store.snapshot()
+            #expect(try fixture.list.changes(since: version).isReload, "\(table)")
+            let before = try fixture.list.snapshot()
             if table == "undo_steps" {
-                #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try fixture.store.undo() }
+                #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try fixture.list.undo() }
             } else {
-                #expect(throws: RepositoryError.self, "\(table)") { try fixture.store.undo() }
+                #expect(throws: RepositoryError.self, "\(table)") { try fixture.list.undo() }
             }
-            #expect(try fixture.store.snapshot() == before, "\(table): undo wrote nothing")
+            #expect(try fixture.list.snapshot() == before, "\(table): undo wrote nothing")
         }
     }
 
     @Test(arguments: Backend.all) func aSessionSavedAfterPlainSQLIsAConflict(backend: Backend) throws {
         let fixture = try Self.makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.addRow(.text("mine"), to: .at(0, 0)))
         try Self.shell(fixture, "UPDATE rows SET title = 'theirs' WHERE title = 'r0'")
-        let changed = try fixture.store.snapshot()
+        let changed = try fixture.list.snapshot()
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: changed.version - 1, currentVersion: changed.version)) {
             try session.save()
         }
-        #expect(try fixture.store.snapshot() == changed)
+        #expect(try fixture.list.snapshot() == changed)
     }
 
     // MARK: - Damage from before the guards (or with them dropped)
@@ -177,15 +177,15 @@ struct GuardTests {
                 DROP TRIGGER guard_row_update_position;
                 UPDATE rows SET position = \(position) WHERE title = '\(position.hasPrefix("0") || position.hasPrefix("-") ? "r0" : "r2")'
                 """)
-            let before = try fixture.store.snapshot()
+            let before = try fixture.list.snapshot()
             let journal = try fixture.plainInt("SELECT count(*) FROM journal")
             // What it names depends on where the walk meets the damage: the position itself, or a
             // row the rank structure counts and cannot reach (a position past its range).
-            #expect("position \(position)", performing: { try fixture.store.apply(edit) }, throws: { error in
+            #expect("position \(position)", performing: { try fixture.list.apply(edit) }, throws: { error in
                 guard case RepositoryError.inconsistent(let detail) = error else { return false }
                 return detail.contains("position \(position)") || detail.contains("but none is at index")
             })
-            #expect(try fixture.store.snapshot() == before, "position \(position): nothing written")
+            #expect(try fixture.list.snapshot() == before, "position \(position): nothing written")
             #expect(try fixture.plainInt("SELECT count(*) FROM journal") == journal)
         }
     }
@@ -193,9 +193,9 @@ struct GuardTests {
     @Test func anUndoEntryNamingAnotherListIsRefused() throws {
         let fixture = try Self.makeList(.sqlite)
         try fixture.store.createList(named: "other")
-        try fixture.store.apply(.addSection(title: "O"), to: "other")
-        try fixture.store.apply(.addRow(.text("theirs"), to: .at(0, 0)), to: "other")
-        try fixture.store.apply(.addRow(.text("mine"), to: .at(0, 0)))
+        try fixture.store.list("other").apply(.addSection(title: "O"))
+        try fixture.store.list("other").apply(.addRow(.text("theirs"), to: .at(0, 0)))
+        try fixture.list.apply(.addRow(.text("mine"), to: .at(0, 0)))
         // The guard dropped, the newest entry of "default" pointed at the other list's row.
         try Self.shell(
             fixture,
@@ -204,28 +204,28 @@ struct GuardTests {
             UPDATE undo_log SET item_id = (SELECT id FROM rows WHERE title = 'theirs')
             WHERE id = (SELECT max(id) FROM undo_log WHERE list_id = 1)
             """)
-        let other = try fixture.store.snapshot(of: "other")
-        #expect(performing: { try fixture.store.undo() }, throws: { error in
+        let other = try fixture.store.list("other").snapshot()
+        #expect(performing: { try fixture.list.undo() }, throws: { error in
             guard case RepositoryError.cannotUndo(_, let reason) = error else { return false }
             return reason.contains("another list")
         })
-        #expect(try fixture.store.snapshot(of: "other") == other)
+        #expect(try fixture.store.list("other").snapshot() == other)
     }
 
     // MARK: - Undo logs everything a step did
 
     @Test(arguments: Backend.all) func undoTakesBackRowsAddedToASectionTheSameStepCreated(backend: Backend) throws {
         let fixture = try Self.makeList(backend, rows: 1)
-        try fixture.store.apply(.deleteSection(.index(1), force: true))
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        try fixture.list.apply(.deleteSection(.index(1), force: true))
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         try session.apply(.addSection(title: "B"))
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try session.apply(.deleteRow(.at(1, 0)))
         try session.apply(.addRow(.text("y"), to: .at(1, 0)))
         try session.save()
-        try fixture.store.undo()
-        var after = try fixture.store.snapshot()
+        try fixture.list.undo()
+        var after = try fixture.list.snapshot()
         after.version = before.version
         #expect(after == before)
     }
@@ -239,13 +239,13 @@ struct GuardTests {
         var generator = SeededGenerator(seed: seed)
         var states: [ListSnapshot] = []
         func state() throws -> ListSnapshot {
-            var snapshot = try store.snapshot()
+            var snapshot = try store.list("default").snapshot()
             snapshot.version = 0
             return snapshot
         }
         for round in 0..<40 {
             let before = try state()
-            let session = try store.beginEditing()
+            let session = try store.list("default").beginEditing()
             for index in 0..<Int.random(in: 1...12, using: &generator) {
                 let draft = try session.snapshot()
                 let outline = ListOutline(
@@ -261,12 +261,12 @@ struct GuardTests {
         var undone = 0
         while let expected = states.popLast() {
             let before = try state()
-            let change = try store.undo()
+            let change = try store.list("default").undo()
             undone += 1
             try requireChangeset(change.changeset, turns: before, into: expected, "seed \(seed): undo \(undone)")
             #expect(try state() == expected, "seed \(seed): undo \(undone) gives back the state before its session")
         }
-        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }
-        #expect(try store.snapshot().sections.isEmpty)
+        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.list("default").undo() }
+        #expect(try store.list("default").snapshot().sections.isEmpty)
     }
 }

@@ -30,12 +30,12 @@ struct IntegrityTests {
     static func seeded(_ backend: Backend = .sqlite) throws -> StoreFixture {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
-        for number in 0..<100 { try store.apply(.addRow(.text("a\(number)"), to: RowDestination(section: .index(0), index: .end))) }
-        for title in ["b0", "b1", "b2"] { try store.apply(.addRow(.text(title), to: RowDestination(section: .index(1), index: .end))) }
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
+        for number in 0..<100 { try store.list("default").apply(.addRow(.text("a\(number)"), to: RowDestination(section: .index(0), index: .end))) }
+        for title in ["b0", "b1", "b2"] { try store.list("default").apply(.addRow(.text(title), to: RowDestination(section: .index(1), index: .end))) }
         try store.createList(named: "other")
-        try store.apply(.addSection(title: "X"), to: "other")
-        for title in ["x0", "x1"] { try store.apply(.addRow(.field(title, "v"), to: RowDestination(section: .index(0), index: .end)), to: "other") }
+        try store.list("other").apply(.addSection(title: "X"))
+        for title in ["x0", "x1"] { try store.list("other").apply(.addRow(.field(title, "v"), to: RowDestination(section: .index(0), index: .end))) }
         try #require(try store.check() == [])
         return fixture
     }
@@ -52,7 +52,7 @@ struct IntegrityTests {
     static func shape(_ store: SectionStore) throws -> [String: [String]] {
         var shape: [String: [String]] = [:]
         for list in try store.lists() {
-            shape[list.name] = try store.snapshot(of: list.name).sections.map { section in
+            shape[list.name] = try store.list(list.name).snapshot().sections.map { section in
                 "#\(section.id) \(section.title): " + section.rows.map { "#\($0.id) \($0.title)" }.joined(separator: ", ")
             }
         }
@@ -249,7 +249,7 @@ struct IntegrityTests {
             #expect(after[list.name] == list.version)
             let old = try #require(before[list.name])
             #expect(list.version > old, "\(list.name) went from \(old) to \(list.version)")
-            #expect(try store.changes(of: list.name, since: old).isReload, "changes since \(old) of \(list.name)")
+            #expect(try store.list(list.name).changes(since: old).isReload, "changes since \(old) of \(list.name)")
         }
         for (name, version) in after where !damage.reloaded.contains(name) {
             #expect(version == damaged[name], "\(name) was not changed")
@@ -257,12 +257,12 @@ struct IntegrityTests {
 
         // The repaired file takes writes, journals them as they are, and undoes them.
         for list in try store.lists() {
-            guard let first = try store.outline(of: list.name).sections.first else { continue }
+            guard let first = try store.list(list.name).outline().sections.first else { continue }
             for title in ["after", "again"] {
-                let change = try store.apply(.addRow(.text(title), to: RowDestination(section: .id(first.id), index: .index(0))), to: list.name)
+                let change = try store.list(list.name).apply(.addRow(.text(title), to: RowDestination(section: .id(first.id), index: .index(0))))
                 if title == "again" {
-                    #expect(try store.changes(of: list.name, since: change.version - 1).changeset == change.changeset)
-                    #expect(try store.undo(list: list.name).changeset == change.changeset.inverted())
+                    #expect(try store.list(list.name).changes(since: change.version - 1).changeset == change.changeset)
+                    #expect(try store.list(list.name).undo().changeset == change.changeset.inverted())
                 }
             }
         }
@@ -294,13 +294,13 @@ struct IntegrityTests {
         #expect(try store.check() == [])
         #expect(try Self.shape(store) == shape)
         #expect(report.reloadedLists.map(\.name) == ["default"])
-        #expect(try store.changes(since: before).isReload)
+        #expect(try store.list("default").changes(since: before).isReload)
         // Undo does not replay the positions its log holds from before.
-        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.undo() }
+        #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try store.list("default").undo() }
         // Writes at both ends work, and land where they say.
-        try store.apply(.addRow(.text("first"), to: .at(0, 0)))
-        try store.apply(.addRow(.text("last"), to: RowDestination(section: .index(0), index: .end)))
-        let rows = try store.snapshot().sections[0].rows
+        try store.list("default").apply(.addRow(.text("first"), to: .at(0, 0)))
+        try store.list("default").apply(.addRow(.text("last"), to: RowDestination(section: .index(0), index: .end)))
+        let rows = try store.list("default").snapshot().sections[0].rows
         #expect(rows.first?.title == "first" && rows.last?.title == "last")
         #expect(try store.check() == [])
     }
@@ -314,7 +314,7 @@ struct IntegrityTests {
         #expect(report.isEmpty && report.reloadedLists.isEmpty)
         #expect(try Self.versions(store) == versions)
         #expect(try fixture.plainInt("SELECT step FROM journal_writer") == step, "no write transaction committed")
-        #expect(try store.undo().version == versions["default"]! + 1, "the history is whole")
+        #expect(try store.list("default").undo().version == versions["default"]! + 1, "the history is whole")
     }
 
     /// What repair cannot mend safely — a table without a column it had, a table gone — it
@@ -418,8 +418,8 @@ struct SharedIntegrityTests {
         #expect(try store.check() == [])
         #expect(try IntegrityTests.shape(store) == shape)
         #expect(report.reloadedLists.map(\.name) == ["default"])
-        #expect(try store.changes(since: before).isReload)
-        try store.apply(.addRow(.text("after"), to: .at(1, 0)))
+        #expect(try store.list("default").changes(since: before).isReload)
+        try store.list("default").apply(.addRow(.text("after"), to: .at(1, 0)))
         #expect(try store.check() == [])
         #expect(try store.repair().isEmpty)
     }
@@ -435,24 +435,24 @@ struct SharedIntegrityTests {
         for step in 0..<400 {
             let lists = try store.lists().map(\.name)  // undoing a rename renames the list back
             let list = lists[pick(lists.count)]
-            let outline = try store.outline(of: list)
+            let outline = try store.list(list).outline()
             let sections = outline.sections
             let section = pick(sections.count)
             let rows = sections.isEmpty ? 0 : sections[section].rowCount
             func destination() -> RowDestination { .at(pick(sections.count), pick(rows + 1)) }
-            let before = try store.snapshot(of: list)
+            let before = try store.list(list).snapshot()
             var change: Change?  // one change of `list`, to check its changeset and stages
             var composed = false
             do {
                 switch pick(16) {
-                case 0: change = try store.apply(.addSection(title: "s\(step)", at: pick(sections.count + 1)), to: list)
-                case 1: change = try store.apply(.renameSection(.index(section), title: "r\(step)"), to: list)
-                case 2: change = try store.apply(.moveSection(.index(section), to: pick(sections.count)), to: list)
-                case 3: change = try store.apply(.deleteSection(.index(section), force: true), to: list)
-                case 4: change = try store.apply(.setEmptyText(.index(section), step % 2 == 0 ? nil : "empty \(step)"), to: list)
-                case 5, 6: change = try store.apply(.moveRow(.path(.index(section), .index(pick(rows))), to: destination()), to: list)
-                case 7: change = try store.apply(.deleteRow(.path(.index(section), .index(pick(rows)))), to: list)
-                case 8: change = try store.apply(.updateRow(.path(.index(section), .index(pick(rows))), title: "u\(step)"), to: list)
+                case 0: change = try store.list(list).apply(.addSection(title: "s\(step)", at: pick(sections.count + 1)))
+                case 1: change = try store.list(list).apply(.renameSection(.index(section), title: "r\(step)"))
+                case 2: change = try store.list(list).apply(.moveSection(.index(section), to: pick(sections.count)))
+                case 3: change = try store.list(list).apply(.deleteSection(.index(section), force: true))
+                case 4: change = try store.list(list).apply(.setEmptyText(.index(section), step % 2 == 0 ? nil : "empty \(step)"))
+                case 5, 6: change = try store.list(list).apply(.moveRow(.path(.index(section), .index(pick(rows))), to: destination()))
+                case 7: change = try store.list(list).apply(.deleteRow(.path(.index(section), .index(pick(rows)))))
+                case 8: change = try store.list(list).apply(.updateRow(.path(.index(section), .index(pick(rows))), title: "u\(step)"))
                 case 9:
                     made += 1
                     try store.createList(named: "l\(made)")
@@ -460,11 +460,11 @@ struct SharedIntegrityTests {
                     try store.deleteList(list, force: true)
                 case 11 where list != SectionStore.defaultList:
                     try store.renameList(list, to: "n\(step)")
-                case 12: change = try store.undo(list: list)
-                case 13: change = try store.redo(list: list)
+                case 12: change = try store.list(list).undo()
+                case 13: change = try store.list(list).redo()
                 case 14:
                     // A session of several edits, some of them many rows at once.
-                    let session = try store.beginEditing(list)
+                    let session = try store.list(list).beginEditing()
                     for number in 0..<(1 + pick(80)) {
                         _ = try? session.apply(.addRow(.text("e\(number)"), to: RowDestination(section: .index(pick(sections.count + 1)), index: .end)))
                         if number % 7 == 0 { _ = try? session.apply(.addSection(title: "e\(step)")) }
@@ -473,13 +473,13 @@ struct SharedIntegrityTests {
                     composed = true
                 default:
                     for number in 0..<(1 + pick(3)) {
-                        try store.apply(.addRow(.text("a\(step).\(number)"), to: destination()), to: list)
+                        try store.list(list).apply(.addRow(.text("a\(step).\(number)"), to: destination()))
                     }
                 }
             } catch is RepositoryError {
                 // An address past the end, nothing to undo…: refused, and nothing written.
             }
-            if let change, let after = try? store.snapshot(of: list) {
+            if let change, let after = try? store.list(list).snapshot() {
                 expectChangeset(change.changeset, turns: before, into: after, "\(backend), seed \(seed), step \(step)", exactFooters: !composed)
             }
             if step % 50 == 49 {

@@ -135,9 +135,9 @@ struct IntentTests {
     /// the same ids).
     static func fill(_ store: SectionStore) throws {
         for section in 0..<6 {
-            try store.apply(.addSection(title: "S\(section)"))
+            try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<8 {
-                try store.apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                try store.list("default").apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
             }
         }
     }
@@ -154,9 +154,9 @@ struct IntentTests {
         let context = "\(backend), seed \(seed)"
         for step in 0..<80 {
             let edit = SessionRebaseTests.randomEdit(
-                try byEdit.store.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
+                try byEdit.store.list("default").outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
             let list = byIntent.store.list(SectionStore.defaultList)
-            let expected = Result { try byEdit.store.apply(edit) }
+            let expected = Result { try byEdit.store.list("default").apply(edit) }
             let intent: Intent
             do {
                 intent = try list.intent(of: edit)
@@ -174,7 +174,7 @@ struct IntentTests {
             #expect(result.change?.changeset == change.changeset, "step \(step): \(intent) reports the edit's changeset. \(context)")
             #expect(result.change?.version == change.version, "step \(step). \(context)")
             try #require(
-                try byIntent.store.snapshot() == byEdit.store.snapshot(), "step \(step): \(edit) as an intent, \(intent). \(context)")
+                try byIntent.store.list("default").snapshot() == byEdit.store.list("default").snapshot(), "step \(step): \(edit) as an intent, \(intent). \(context)")
         }
         #expect(try byIntent.store.check() == [], "\(context)")
     }
@@ -202,27 +202,27 @@ struct IntentTests {
         var intents: [Intent] = []
         let replicaList = replica.store.list(SectionStore.defaultList)
         for step in 0..<40 {
-            let edit = SessionRebaseTests.randomEdit(try replica.store.outline(), kinds: kinds, step: 100 + step, using: &generator)
+            let edit = SessionRebaseTests.randomEdit(try replica.store.list("default").outline(), kinds: kinds, step: 100 + step, using: &generator)
             guard let intent = try? replicaList.intent(of: edit) else { continue }
-            try replica.store.apply(edit)
+            try replica.store.list("default").apply(edit)
             intents.append(intent)
         }
         for step in 0..<30 {
-            _ = try? server.store.apply(
-                SessionRebaseTests.randomEdit(try server.store.outline(), kinds: kinds, step: 200 + step, using: &generator))
+            _ = try? server.store.list("default").apply(
+                SessionRebaseTests.randomEdit(try server.store.list("default").outline(), kinds: kinds, step: 200 + step, using: &generator))
         }
 
-        var expected = try server.store.snapshot().sections
+        var expected = try server.store.list("default").snapshot().sections
         var nextID: Int64 = 0
         let serverList = server.store.list(SectionStore.defaultList)
         var placedElsewhere = 0
         for (index, intent) in intents.enumerated() {
-            let before = try server.store.snapshot()
+            let before = try server.store.list("default").snapshot()
             let outcome = Self.apply(intent, to: &expected, nextID: &nextID)
             let result = try serverList.apply(intent)
             #expect(result.outcome == outcome, "intent \(index), \(intent). \(context)")
             if case .placedElsewhere = outcome { placedElsewhere += 1 }
-            let after = try server.store.snapshot()
+            let after = try server.store.list("default").snapshot()
             try #require(Self.shape(after.sections) == Self.shape(expected), "intent \(index), \(intent). \(context)")
             if case .dropped = outcome {
                 #expect(result.change == nil && after.version == before.version, "a dropped intent writes nothing. \(context)")
@@ -240,16 +240,16 @@ struct IntentTests {
     func makeList(_ backend: Backend) throws -> (StoreFixture, SessionRebaseTests.KnownIDs) {
         let fixture = try StoreFixture(backend)
         var ids = SessionRebaseTests.KnownIDs()
-        ids.sections["To do"] = try fixture.store.apply(.addSection(title: "To do")).createdID?.sectionID
-        ids.sections["Done"] = try fixture.store.apply(.addSection(title: "Done")).createdID?.sectionID
+        ids.sections["To do"] = try fixture.list.apply(.addSection(title: "To do")).createdID?.sectionID
+        ids.sections["Done"] = try fixture.list.apply(.addSection(title: "Done")).createdID?.sectionID
         for (title, section) in [("a", 0), ("b", 0), ("c", 0), ("d", 0), ("e", 0), ("f", 1)] {
-            ids.rows[title] = try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID?.rowID
+            ids.rows[title] = try fixture.list.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID?.rowID
         }
         return (fixture, ids)
     }
 
     func titles(_ store: SectionStore) throws -> [[String]] {
-        try store.snapshot().sections.map { [$0.title] + $0.rows.map(\.title) }
+        try store.list("default").snapshot().sections.map { [$0.title] + $0.rows.map(\.title) }
     }
 
     @Test(arguments: Backend.all) func aMoveIsRecordedAsItsSectionAndTheRowsAroundItsSlot(backend: Backend) throws {
@@ -394,16 +394,16 @@ struct IntentTests {
         try list.apply(.addSection(title: "Other", at: 0))
         // Sections: Other, Done, Later. After To do (gone), before Done: found, the nearest after.
         #expect(try list.apply(add).outcome == .applied)
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["Other", "New", "Done", "Later"])
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["Other", "New", "Done", "Later"])
         // Later before To do (gone), else before Done, the next section it had after it.
         #expect(try list.apply(move).outcome == .placedElsewhere(.beforeSection(ids.section("Done"))))
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["Other", "New", "Later", "Done"])
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["Other", "New", "Later", "Done"])
         // With no neighbour left, a section goes to its placement's index.
         let first = try list.intent(of: .moveSection(.id(later), to: 0))
         for title in ["Other", "New", "Done"] { try list.apply(.deleteSection(.title(title), force: true)) }
         try list.apply(.addSection(title: "Last"))
         #expect(try list.apply(first).outcome == .placedElsewhere(.inList(index: 0)))
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["Later", "Last"])
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["Later", "Last"])
         #expect(try fixture.store.check() == [])
     }
 
@@ -411,12 +411,12 @@ struct IntentTests {
         let (fixture, ids) = try makeList(backend)
         let list = fixture.store.list(SectionStore.defaultList)
         let intent = try list.intent(of: .moveRow(.id(ids.row("f")), to: .after(ids.row("b"))))
-        let before = try fixture.store.snapshot()
+        let before = try fixture.list.snapshot()
         let result = try list.apply(intent)
         #expect(result.change?.version == before.version + 1 && result.change?.changeset.movedRowIDs == [ids.row("f")])
         #expect(try list.changes(since: before.version).changeset == result.change?.changeset, "journalled as one change")
         try list.undo()
-        #expect(try fixture.store.snapshot().sections == before.sections)
+        #expect(try fixture.list.snapshot().sections == before.sections)
     }
 
     @Test func theReadmeExampleRuns() throws {
@@ -511,7 +511,7 @@ struct IntentTests {
         let list = fixture.store.list(SectionStore.defaultList)
         var generator = SeededGenerator(seed: 61)
         for step in 0..<40 {
-            let edit = SessionRebaseTests.randomEdit(try fixture.store.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
+            let edit = SessionRebaseTests.randomEdit(try fixture.list.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
             guard let intent = try? list.intent(of: edit) else { continue }
             let read = try Intent(json: intent.json)
             #expect(read == intent, "\(intent.json)")

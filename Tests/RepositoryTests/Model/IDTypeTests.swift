@@ -54,22 +54,22 @@ struct IDTypeTests {
         let listID = try #require(list.createdID?.listID)
         #expect(list.createdID == .list(listID))
         #expect(try store.lists().first { $0.name == "other" }?.id == listID)
-        #expect(try store.snapshot(of: "other").listID == listID)
+        #expect(try store.list("other").snapshot().listID == listID)
 
-        let section = try store.apply(.addSection(title: "A"), to: "other")
+        let section = try store.list("other").apply(.addSection(title: "A"))
         let sectionID = try #require(section.createdID?.sectionID)
         #expect(section.createdID == .section(sectionID) && section.changeset.insertedSectionIDs == [sectionID])
 
-        let row = try store.apply(.addRow(.text("a"), to: .init(section: .id(sectionID), index: .end)), to: "other")
+        let row = try store.list("other").apply(.addRow(.text("a"), to: .init(section: .id(sectionID), index: .end)))
         let rowID = try #require(row.createdID?.rowID)
         #expect(row.createdID == .row(rowID))
         #expect(row.changeset.insertedRowIDs == [rowID])
 
         // The id a read gives is the one the changeset named.
-        let read = try store.row(at: RowPath(section: 0, row: 0), in: "other")
+        let read = try store.list("other").row(at: RowPath(section: 0, row: 0))
         #expect(read.row.id == rowID && read.section.id == sectionID)
-        #expect(try store.path(ofRow: rowID, in: "other") == RowPath(section: 0, row: 0))
-        #expect(try store.snapshot(of: "other").sections[0].rows[0].id == row.changeset.insertedRowIDs[0])
+        #expect(try store.list("other").path(ofRow: rowID) == RowPath(section: 0, row: 0))
+        #expect(try store.list("other").snapshot().sections[0].rows[0].id == row.changeset.insertedRowIDs[0])
 
         // Ids in the changeset's JSON are still bare numbers.
         let json = String(decoding: try JSONEncoder().encode(row.changeset), as: UTF8.self)
@@ -80,12 +80,12 @@ struct IDTypeTests {
     @Test func aSessionMapsItsDraftIDsToStoredOnesByKind() throws {
         let directory = try TemporaryDirectory()
         let store = try SectionStore(path: directory.path("list.db"), create: true)
-        let session = try store.beginEditing()
+        let session = try store.list("default").beginEditing()
         let section = try #require(try session.apply(.addSection(title: "A")).createdID?.sectionID)
         let row = try #require(try session.apply(.addRow(.text("a"), to: .at(0, 0))).createdID?.rowID)
         #expect(section < 0 && row < 0, "draft ids are negative")
         try session.save()
-        let saved = try store.snapshot()
+        let saved = try store.list("default").snapshot()
         #expect(session.savedSectionIDs == [section: saved.sections[0].id])
         #expect(session.savedRowIDs == [row: saved.sections[0].rows[0].id])
     }

@@ -252,19 +252,19 @@ struct ModelTests {
         let store = fixture.store
         var model = ListModel()
         var generator = EditGenerator(random: SeededGenerator(seed: seed))
-        var before = try store.snapshot()
+        var before = try store.list("default").snapshot()
         for step in 0..<1500 {
             let edit = generator.edit(model)
             let context = "\(backend), seed \(seed), step \(step), edit \(edit)"
             let expected = model.apply(edit)
             do {
-                let change = try store.apply(edit)
+                let change = try store.list("default").apply(edit)
                 guard case .success(let createdID) = expected else {
                     Issue.record("the store accepted an edit the model refused (\(expected)). \(context)")
                     return
                 }
                 try #require(change.createdID == createdID, "\(context)")
-                let after = try store.snapshot()
+                let after = try store.list("default").snapshot()
                 try #require(after.sections == model.snapshotSections, "snapshot differs from the model. \(context)")
                 try requireChangeset(change.changeset, turns: before, into: after, context)
                 let expectedVersion = change.changeset.isEmpty ? before.version : before.version + 1
@@ -276,10 +276,10 @@ struct ModelTests {
                     return
                 }
                 try #require(error.modelFailure == failure, "expected \(failure), got \(error). \(context)")
-                try #require(try store.snapshot() == before, "a refused edit changed the list. \(context)")
+                try #require(try store.list("default").snapshot() == before, "a refused edit changed the list. \(context)")
             }
         }
-        #expect(try store.snapshot().rowCount > 20, "the run should build a list of some size (seed \(seed))")
+        #expect(try store.list("default").snapshot().rowCount > 20, "the run should build a list of some size (seed \(seed))")
         #expect(try store.check() == [], "\(backend), seed \(seed): the rank structure and the counts after the run")
     }
 
@@ -308,21 +308,21 @@ struct ModelTests {
         for index in 0..<(prefill > 0 ? 3 : 0) {
             let edit = Edit.addSection(title: "Prefilled \(index)")
             _ = model.apply(edit)
-            try sessionSide.store.apply(edit)
-            try directSide.store.apply(edit)
+            try sessionSide.store.list("default").apply(edit)
+            try directSide.store.list("default").apply(edit)
         }
         for index in 0..<prefill {
             let edit = Edit.addRow(.text("row \(index)"), to: .init(section: .index(generator.int(0...2)), index: .end))
             _ = model.apply(edit)
-            try sessionSide.store.apply(edit)
-            try directSide.store.apply(edit)
+            try sessionSide.store.list("default").apply(edit)
+            try directSide.store.list("default").apply(edit)
         }
         for round in 0..<8 {
             // Both sides start equal, ids included: the session side starts each round as a copy
             // of the direct side.
             if round > 0 { try sessionSide.replaceDatabase(withCopyOf: directStore.path) }
-            let start = try sessionSide.store.snapshot()
-            #expect(start.sections == (try directStore.snapshot()).sections, "seed \(seed), round \(round)")
+            let start = try sessionSide.store.list("default").snapshot()
+            #expect(start.sections == (try directStore.list("default").snapshot()).sections, "seed \(seed), round \(round)")
             // A round that ends in cancel keeps a copy of the direct side (ids and the next ids
             // included) and of the model, to go back to afterwards.
             let cancels = round % 4 == 3
@@ -331,7 +331,7 @@ struct ModelTests {
                 try directStore.connection.withLock { try $0.execute(script: "VACUUM INTO '\(backupPath)'") }
             }
             let modelAtStart = model
-            let session = try sessionSide.store.beginEditing()
+            let session = try sessionSide.store.list("default").beginEditing()
             var applied = 0
             // Stored ids on the direct side ⇄ draft ids, for sections and rows apart.
             var ids = IDMap()
@@ -346,7 +346,7 @@ struct ModelTests {
                 do {
                     draftCreated = try session.apply(edit.mappingIDs(sections: ids.draftSection, rows: ids.draftRow)).createdID
                 } catch let error as RepositoryError { sessionError = error }
-                do { directCreated = try directStore.apply(edit).createdID } catch let error as RepositoryError { directError = error }
+                do { directCreated = try directStore.list("default").apply(edit).createdID } catch let error as RepositoryError { directError = error }
                 switch (draftCreated, directCreated) {
                 case (.section(let draft)?, .section(let direct)?): ids.addSection(draft: draft, direct: direct)
                 case (.row(let draft)?, .row(let direct)?): ids.addRow(draft: draft, direct: direct)
@@ -358,7 +358,7 @@ struct ModelTests {
                 } else {
                     applied += 1
                 }
-                let direct = try directStore.snapshot()
+                let direct = try directStore.list("default").snapshot()
                 let draft = try session.snapshot()
                 try #require(
                     draft.sections.map(contentOnly) == direct.sections.map(contentOnly),
@@ -368,10 +368,10 @@ struct ModelTests {
                 try compareReads(session, directStore, direct: direct, ids: ids, generator: &generator, context)
             }
             #expect(session.editCount == applied)
-            #expect(try sessionSide.store.snapshot() == start, "a session wrote before save (seed \(seed))")
+            #expect(try sessionSide.store.list("default").snapshot() == start, "a session wrote before save (seed \(seed))")
             if cancels {
                 session.cancel()
-                #expect(try sessionSide.store.snapshot() == start)
+                #expect(try sessionSide.store.list("default").snapshot() == start)
                 // The direct side goes back to where the round began, as the session side is.
                 directStore = try SectionStore(path: backupPath)
                 model = modelAtStart
@@ -380,12 +380,12 @@ struct ModelTests {
             }
             let change = try session.save()
             roundsSaved += 1
-            let saved = try sessionSide.store.snapshot()
+            let saved = try sessionSide.store.list("default").snapshot()
             // Ids of what the round created may differ: the direct side spent ids on rows and
             // sections that the session created and deleted again without ever writing them.
             let known = start.sections.flatMap { [$0.id.rawValue] + $0.rows.map(\.id.rawValue) }.max() ?? 0
             #expect(
-                withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directStore.snapshot().sections, known: known),
+                withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directStore.list("default").snapshot().sections, known: known),
                 "saved list differs (seed \(seed), round \(round))")
             #expect(change.version == start.version + (change.changeset.isEmpty ? 0 : 1) && saved.version == change.version)
             try requireChangeset(change.changeset, turns: start, into: saved, "seed \(seed), round \(round)", exactFooters: false)
@@ -413,7 +413,7 @@ struct ModelTests {
             }
         }
         var outline = session.outline
-        var storedOutline = try store.outline(editing: true)
+        var storedOutline = try store.list("default").outline(editing: true)
         outline.version = 0
         storedOutline.version = 0
         outline.sections = outline.sections.map(ids.direct)
@@ -422,26 +422,26 @@ struct ModelTests {
             let sectionIndex = generator.int(-1...direct.sections.count)
             let rows = direct.sections.indices.contains(sectionIndex) ? direct.sections[sectionIndex].rows.count : 2
             let path = RowPath(section: sectionIndex, row: generator.int(-1...rows))
-            try same({ try session.row(at: path) }, { var row = try store.row(at: path); row.version = nil; return row }, map: ids.direct, "row at \(path)")
-            try same({ try session.row(.path(.index(sectionIndex), .end)) }, { var row = try store.row(.path(.index(sectionIndex), .end)); row.version = nil; return row }, map: ids.direct, "row \(sectionIndex):end")
+            try same({ try session.row(at: path) }, { var row = try store.list("default").row(at: path); row.version = nil; return row }, map: ids.direct, "row at \(path)")
+            try same({ try session.row(.path(.index(sectionIndex), .end)) }, { var row = try store.list("default").row(.path(.index(sectionIndex), .end)); row.version = nil; return row }, map: ids.direct, "row \(sectionIndex):end")
             let limit = generator.int(0...7)
             try same(
                 { var window = try session.window(from: path, limit: limit); window.version = 0; return window },
-                { var window = try store.window(from: path, limit: limit, editing: true); window.version = 0; return window },
+                { var window = try store.list("default").window(from: path, limit: limit, editing: true); window.version = 0; return window },
                 map: ids.direct, "window from \(path), \(limit) rows")
             try same(
                 { var window = try session.window(startingAt: .path(.index(sectionIndex), .end), limit: limit); window.version = 0; return window },
-                { var window = try store.window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true); window.version = 0; return window },
+                { var window = try store.list("default").window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true); window.version = 0; return window },
                 map: ids.direct, "window from \(sectionIndex):end, \(limit) rows")
         }
         let storedIDs = direct.sections.flatMap { $0.rows.map(\.id) }
         for _ in 0..<3 {
             let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : RowID(Int64(generator.int(-5...9000)))
-            try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.path(ofRow: id) }, map: { $0 }, "path of #\(id)")
-            try same({ try session.row(.id(ids.draftRow(id))) }, { var row = try store.row(.id(id)); row.version = nil; return row }, map: ids.direct, "row #\(id)")
+            try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.list("default").path(ofRow: id) }, map: { $0 }, "path of #\(id)")
+            try same({ try session.row(.id(ids.draftRow(id))) }, { var row = try store.list("default").row(.id(id)); row.version = nil; return row }, map: ids.direct, "row #\(id)")
             try same(
                 { var window = try session.window(startingAt: .id(ids.draftRow(id)), limit: 3); window.version = 0; return window },
-                { var window = try store.window(startingAt: .id(id), limit: 3, editing: true); window.version = 0; return window },
+                { var window = try store.list("default").window(startingAt: .id(id), limit: 3, editing: true); window.version = 0; return window },
                 map: ids.direct, "window from #\(id)")
         }
     }

@@ -13,7 +13,7 @@ struct PositionTests {
     }
 
     func expectSaneOrder(_ store: SectionStore, expected titles: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let snapshot = try store.snapshot()
+        let snapshot = try store.list("default").snapshot()
         try #require(snapshot.sections[0].rows.map(\.title) == titles, sourceLocation: sourceLocation)
         let stored = try positions(store)
         #expect(stored.allSatisfy { $0 >= 1 && $0 < OrderedTable.upperBound }, sourceLocation: sourceLocation)
@@ -27,10 +27,10 @@ struct PositionTests {
     func adversarialInserts(pattern: String, target: Int) throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         var model: [String] = []
         for index in 0..<20 {
-            try store.apply(.addRow(.text("seed \(index)"), to: .init(section: .index(0), index: .end)))
+            try store.list("default").apply(.addRow(.text("seed \(index)"), to: .init(section: .index(0), index: .end)))
             model.append("seed \(index)")
         }
         let writesBefore = store.positionWrites
@@ -42,7 +42,7 @@ struct PositionTests {
             case -2: index = model.count - 1
             default: index = target
             }
-            try store.apply(.addRow(.text("r\(step)"), to: .at(0, index)))
+            try store.list("default").apply(.addRow(.text("r\(step)"), to: .at(0, index)))
             model.insert("r\(step)", at: index)
         }
         try expectSaneOrder(store, expected: model)
@@ -53,10 +53,10 @@ struct PositionTests {
     @Test func randomMovesWriteAboutOneRowEach() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         var model: [String] = []
         for index in 0..<300 {
-            try store.apply(.addRow(.text("\(index)"), to: .init(section: .index(0), index: .end)))
+            try store.list("default").apply(.addRow(.text("\(index)"), to: .init(section: .index(0), index: .end)))
             model.append("\(index)")
         }
         var random = SeededGenerator(seed: 99)
@@ -65,7 +65,7 @@ struct PositionTests {
         for _ in 0..<moves {
             let from = Int.random(in: 0..<model.count, using: &random)
             let to = Int.random(in: 0..<model.count, using: &random)
-            try store.apply(.moveRow(.at(0, from), to: .at(0, to)))
+            try store.list("default").apply(.moveRow(.at(0, from), to: .at(0, to)))
             model.insert(model.remove(at: from), at: to)
         }
         try expectSaneOrder(store, expected: model)
@@ -76,7 +76,7 @@ struct PositionTests {
     @Test func anExhaustedGapIsSpreadLocally() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         // 1,000 rows a step apart, but rows 490…510 packed one position apart: no gap there.
         try store.write { db in
             for index in 0..<1000 {
@@ -88,15 +88,15 @@ struct PositionTests {
         }
         var model = (0..<1000).map(String.init)
         let writesBefore = store.positionWrites
-        try store.apply(.addRow(.text("new"), to: .at(0, 500)))
+        try store.list("default").apply(.addRow(.text("new"), to: .at(0, 500)))
         model.insert("new", at: 500)
         try expectSaneOrder(store, expected: model)
         let rewritten = store.positionWrites - writesBefore - 1
         #expect(rewritten > 0 && rewritten < 100, "rewrote \(rewritten) of 1000 neighbours")
         // A move into a full neighbourhood parks the moving row while the block is spread.
-        try store.apply(.moveRow(.at(0, 10), to: .at(0, 11)))
+        try store.list("default").apply(.moveRow(.at(0, 10), to: .at(0, 11)))
         model.insert(model.remove(at: 10), at: 11)
-        try store.apply(.moveRow(.at(0, 900), to: .at(0, 501)))
+        try store.list("default").apply(.moveRow(.at(0, 900), to: .at(0, 501)))
         model.insert(model.remove(at: 900), at: 501)
         try expectSaneOrder(store, expected: model)
     }
@@ -104,7 +104,7 @@ struct PositionTests {
     @Test func positionsNeverLeaveTheirBounds() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         // Rows crowded against both ends of the space.
         try store.write { db in
             try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, 1, 'low')")
@@ -112,9 +112,9 @@ struct PositionTests {
         }
         var model = ["low", "high"]
         for step in 0..<100 {
-            try store.apply(.addRow(.text("front \(step)"), to: .at(0, 0)))
+            try store.list("default").apply(.addRow(.text("front \(step)"), to: .at(0, 0)))
             model.insert("front \(step)", at: 0)
-            try store.apply(.addRow(.text("back \(step)"), to: .init(section: .index(0), index: .end)))
+            try store.list("default").apply(.addRow(.text("back \(step)"), to: .init(section: .index(0), index: .end)))
             model.append("back \(step)")
         }
         try expectSaneOrder(store, expected: model)
@@ -135,10 +135,10 @@ struct PositionTests {
         let store = fixture.store
         var model: [String] = []
         for index in 0..<300 {
-            try store.apply(.addSection(title: "s\(index)", at: min(1, model.count)))
+            try store.list("default").apply(.addSection(title: "s\(index)", at: min(1, model.count)))
             model.insert("s\(index)", at: min(1, model.count))
         }
-        #expect(try store.snapshot().sections.map(\.title) == model)
+        #expect(try store.list("default").snapshot().sections.map(\.title) == model)
         // Positions stay inside the range kept for them (0 and below are for parking).
         let stored = try store.read { db in try db.query("SELECT position FROM sections ORDER BY position") { $0.int64(0) } }
         #expect(stored.allSatisfy { $0 >= 1 && $0 < OrderedTable.upperBound })

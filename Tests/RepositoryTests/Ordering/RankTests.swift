@@ -52,7 +52,7 @@ struct RankTests {
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         var model: [[String]] = [[], [], []]
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
         var next = 0
         for step in 0..<3_000 {
             let section = Int.random(in: 0..<model.count, using: &generator)
@@ -61,19 +61,19 @@ struct RankTests {
             case 0..<5:
                 // Mostly at one hot index, so level-1 nodes fill, split and fill again.
                 let index = Bool.random(using: &generator) ? min(1, count) : Int.random(in: 0...count, using: &generator)
-                try store.apply(.addRow(.text("r\(next)"), to: .at(section, index)))
+                try store.list("default").apply(.addRow(.text("r\(next)"), to: .at(section, index)))
                 model[section].insert("r\(next)", at: index)
                 next += 1
             case 5..<7 where count > 0:
                 let index = Int.random(in: 0..<count, using: &generator)
-                try store.apply(.deleteRow(.at(section, index)))
+                try store.list("default").apply(.deleteRow(.at(section, index)))
                 model[section].remove(at: index)
             case 7..<10 where count > 0:
                 let from = Int.random(in: 0..<count, using: &generator)
                 let target = Int.random(in: 0..<model.count, using: &generator)
                 let others = model[target].count - (target == section ? 1 : 0)
                 let to = Int.random(in: 0...others, using: &generator)
-                try store.apply(.moveRow(.at(section, from), to: .at(target, to)))
+                try store.list("default").apply(.moveRow(.at(section, from), to: .at(target, to)))
                 model[target].insert(model[section].remove(at: from), at: to)
             default:
                 break
@@ -82,7 +82,7 @@ struct RankTests {
                 try expectLookupsMatchScans(store, samples: 20, using: &generator, seed: seed)
             }
         }
-        let titles = try store.snapshot().sections.map { $0.rows.map(\.title) }
+        let titles = try store.list("default").snapshot().sections.map { $0.rows.map(\.title) }
         #expect(titles == model, "seed \(seed)")
         try expectLookupsMatchScans(store, samples: 50, using: &generator, seed: seed)
     }
@@ -90,15 +90,15 @@ struct RankTests {
     @Test(arguments: Backend.all) func aSectionEmptiedAndRefilledStaysConsistent(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         var generator = SeededGenerator(seed: 7)
         for round in 0..<3 {
             for index in 0..<600 {
-                try store.apply(.addRow(.text("\(round).\(index)"), to: .at(0, index / 2)))
+                try store.list("default").apply(.addRow(.text("\(round).\(index)"), to: .at(0, index / 2)))
             }
             try expectLookupsMatchScans(store, samples: 30, using: &generator, seed: 7)
             for _ in 0..<600 {
-                try store.apply(.deleteRow(.at(0, 0)))
+                try store.list("default").apply(.deleteRow(.at(0, 0)))
             }
             try expectLookupsMatchScans(store, samples: 1, using: &generator, seed: 7)
             let nodes = try store.read { db in try db.scalarInt("SELECT count(*) FROM rank_nodes WHERE section_id = 1") }
@@ -109,21 +109,21 @@ struct RankTests {
     @Test(arguments: Backend.all) func rowsShuttledBetweenTwoSectionsKeepBothConsistent(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addSection(title: "B"))
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "B"))
         for index in 0..<1_000 {
-            try store.apply(.addRow(.text("\(index)"), to: .init(section: .index(0), index: .end)))
+            try store.list("default").apply(.addRow(.text("\(index)"), to: .init(section: .index(0), index: .end)))
         }
         var generator = SeededGenerator(seed: 11)
         // Everything from A's front to B's middle, then back from B's end to A's middle.
         for _ in 0..<1_000 {
-            let count = try store.rowCount(of: .index(1))
-            try store.apply(.moveRow(.at(0, 0), to: .at(1, count / 2)))
+            let count = try store.list("default").rowCount(of: .index(1))
+            try store.list("default").apply(.moveRow(.at(0, 0), to: .at(1, count / 2)))
         }
         try expectLookupsMatchScans(store, samples: 30, using: &generator, seed: 11)
         for _ in 0..<1_000 {
-            let count = try store.rowCount(of: .index(0))
-            try store.apply(.moveRow(.path(.index(1), .end), to: .at(0, count / 2)))
+            let count = try store.list("default").rowCount(of: .index(0))
+            try store.list("default").apply(.moveRow(.path(.index(1), .end), to: .at(0, count / 2)))
         }
         try expectLookupsMatchScans(store, samples: 30, using: &generator, seed: 11)
     }
@@ -131,7 +131,7 @@ struct RankTests {
     @Test(arguments: Backend.all) func aBulkInsertIsCutIntoBalancedNodesBeforeCommit(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         // Rows added by plain SQL in one transaction, as a script or an import would.
         try store.write { db in
             try db.execute(
@@ -157,8 +157,8 @@ struct RankTests {
     @Test(arguments: Backend.all) func checkNamesACountThatDisagreesWithTheRows(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addRow(.text("x"), to: .at(0, 0)))
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addRow(.text("x"), to: .at(0, 0)))
         #expect(try store.check().isEmpty)
         try fixture.plainSQL("UPDATE rank_nodes SET row_count = 5 WHERE section_id = 1 AND level = 2")
         let problems = try store.check()

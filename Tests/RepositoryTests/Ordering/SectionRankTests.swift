@@ -154,7 +154,7 @@ struct SectionRankTests {
             ? "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) SELECT i FROM n"
             : "SELECT generate_series(1, 5000) AS i"
         try fixture.plainSQL("INSERT INTO sections (list_id, position, title) SELECT 1, i * 4096, 's' || i FROM (\(series)) AS n")
-        try store.apply(.addSection(title: "last"))
+        try store.list("default").apply(.addSection(title: "last"))
         let levelOne = try store.read { db in
             try db.query("SELECT section_count FROM section_rank_nodes WHERE list_id = 1 AND level = 1") { $0.int(0) }
         }
@@ -168,7 +168,7 @@ struct SectionRankTests {
     @Test(arguments: Backend.all) func checkNamesAWrongCountAndRepairRebuildsIt(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        for title in ["A", "B", "C"] { try store.apply(.addSection(title: title)) }
+        for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
         try fixture.plainSQL("UPDATE section_rank_nodes SET section_count = 7 WHERE list_id = 1 AND level = 3")
         #expect(
             try store.check() == [

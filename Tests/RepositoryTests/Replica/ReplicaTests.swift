@@ -31,7 +31,7 @@ struct ReplicaTests {
 
     /// The list as titles: one array per section, its title first.
     static func shape(_ store: SectionStore, list: String = SectionStore.defaultList) throws -> [[String]] {
-        let snapshot = try store.snapshot(of: list)
+        let snapshot = try store.list(list).snapshot()
         return snapshot.sections.map { [$0.title] + $0.rows.map { "\($0.id):\($0.content.title)" } }
     }
 
@@ -39,10 +39,10 @@ struct ReplicaTests {
         _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         let server = fixture.server.store
-        try server.apply(.addSection(title: "A"))
-        try server.apply(.addRow(.text("one"), to: .at(0, 0)))
-        try server.apply(.addRow(.text("two"), to: .at(0, 1)))
-        try server.apply(.addSection(title: "B"))
+        try server.list("default").apply(.addSection(title: "A"))
+        try server.list("default").apply(.addRow(.text("one"), to: .at(0, 0)))
+        try server.list("default").apply(.addRow(.text("two"), to: .at(0, 1)))
+        try server.list("default").apply(.addSection(title: "B"))
         let replica = try fixture.clone("r.db")
         #expect(try Self.shape(replica) == Self.shape(server))
         let status = try replica.replicaStatus()
@@ -56,16 +56,16 @@ struct ReplicaTests {
         _ = try #require(ThrowawayCluster.forStores)
         let fixture = try Fixture()
         let server = fixture.server.store
-        try server.apply(.addSection(title: "A"))
-        for title in ["a1", "a2", "a3"] { try server.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
-        try server.apply(.addSection(title: "B"))
+        try server.list("default").apply(.addSection(title: "A"))
+        for title in ["a1", "a2", "a3"] { try server.list("default").apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        try server.list("default").apply(.addSection(title: "B"))
         let first = try fixture.clone("1.db")
         let second = try fixture.clone("2.db")
         let a3 = try first.list(SectionStore.defaultList).row(at: RowPath(section: 0, row: 2)).row.id
-        try first.apply(.moveRow(.id(a3), to: .at(1, 0)))
-        try first.apply(.addRow(.text("new on 1"), to: .at(0, 0)))
-        try second.apply(.addRow(.text("new on 2"), to: .at(1, 0)))
-        try second.apply(.renameSection(.index(0), title: "A2"))
+        try first.list("default").apply(.moveRow(.id(a3), to: .at(1, 0)))
+        try first.list("default").apply(.addRow(.text("new on 1"), to: .at(0, 0)))
+        try second.list("default").apply(.addRow(.text("new on 2"), to: .at(1, 0)))
+        try second.list("default").apply(.renameSection(.index(0), title: "A2"))
         #expect(try first.replicaStatus().pendingIntents == 2)
         try first.sync()
         try second.sync()
@@ -92,9 +92,9 @@ extension ReplicaTests {
     /// A server list "A" with rows a1…a4, and "B" empty.
     static func seeded(_ fixture: Fixture) throws {
         let server = fixture.server.store
-        try server.apply(.addSection(title: "A"))
-        for title in ["a1", "a2", "a3", "a4"] { try server.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
-        try server.apply(.addSection(title: "B"))
+        try server.list("default").apply(.addSection(title: "A"))
+        for title in ["a1", "a2", "a3", "a4"] { try server.list("default").apply(.addRow(.text(title), to: .init(section: .index(0), index: .end))) }
+        try server.list("default").apply(.addSection(title: "B"))
     }
 
     @Test func runsAddedAtOneSpotOnTwoReplicasStayTogetherAndInOrder() throws {
@@ -104,12 +104,12 @@ extension ReplicaTests {
         let first = try fixture.clone("1.db")
         let second = try fixture.clone("2.db")
         for (replica, name) in [(first, "x"), (second, "y")] {
-            for index in 0..<4 { try replica.apply(.addRow(.text("\(name)\(index)"), to: .at(0, 2 + index))) }
+            for index in 0..<4 { try replica.list("default").apply(.addRow(.text("\(name)\(index)"), to: .at(0, 2 + index))) }
         }
         try first.sync()
         try second.sync()
         try first.sync()
-        let titles = try fixture.server.store.snapshot().sections[0].rows.map(\.content.title)
+        let titles = try fixture.server.store.list("default").snapshot().sections[0].rows.map(\.content.title)
         // The second run was made after a2 too: it goes right after a2, before the first run.
         #expect(titles == ["a1", "a2", "y0", "y1", "y2", "y3", "x0", "x1", "x2", "x3", "a3", "a4"])
         #expect(try Self.shape(first) == Self.shape(fixture.server.store))
@@ -118,56 +118,56 @@ extension ReplicaTests {
     @Test func aRowMovedAfterANeighbourEndsAfterItWhereverItWent() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         let server = fixture.server.store
-        let ids = try server.snapshot().sections[0].rows.map(\.id)
+        let ids = try server.list("default").snapshot().sections[0].rows.map(\.id)
         // Offline: a4 after a1. Meanwhile on the server, a1 moves to the end of B's neighbour A… and
         // a2 is deleted.
-        try replica.apply(.moveRow(.id(ids[3]), to: .after(ids[0])))
-        try server.apply(.moveRow(.id(ids[0]), to: .at(0, 2)))
-        try server.apply(.deleteRow(.id(ids[1])))
+        try replica.list("default").apply(.moveRow(.id(ids[3]), to: .after(ids[0])))
+        try server.list("default").apply(.moveRow(.id(ids[0]), to: .at(0, 2)))
+        try server.list("default").apply(.deleteRow(.id(ids[1])))
         let report = try replica.sync()
         #expect(report.pushed.map(\.outcome) == [.applied])
-        #expect(try server.snapshot().sections[0].rows.map(\.content.title) == ["a3", "a1", "a4"])
+        #expect(try server.list("default").snapshot().sections[0].rows.map(\.content.title) == ["a3", "a1", "a4"])
         #expect(try Self.shape(replica) == Self.shape(server))
     }
 
     @Test func aPushWhoseAnswerIsLostIsAppliedOnceWhenSyncedAgain() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
-        try replica.apply(.addRow(.text("new"), to: .at(1, 0)))
-        try replica.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
+        try replica.list("default").apply(.addRow(.text("new"), to: .at(1, 0)))
+        try replica.list("default").apply(.moveRow(.at(0, 0), to: .at(1, 1)))
         replica.syncFaults.withLock { $0 = { stage in if stage == .afterPush { throw LostAnswer() } } }
         #expect(throws: LostAnswer.self) { try replica.sync() }
         replica.syncFaults.withLock { $0 = nil }
         #expect(try replica.replicaStatus().pendingIntents == 2, "unacknowledged, so still pending")
-        let version = try fixture.server.store.snapshot().version
+        let version = try fixture.server.store.list("default").snapshot().version
         let report = try replica.sync()
         #expect(report.pushed.map(\.outcome) == [nil, nil], "applied by the push whose answer was lost")
-        #expect(try fixture.server.store.snapshot().version == version, "nothing applied twice")
-        #expect(try fixture.server.store.snapshot().sections[1].rows.map(\.content.title) == ["new", "a1"], "each once")
+        #expect(try fixture.server.store.list("default").snapshot().version == version, "nothing applied twice")
+        #expect(try fixture.server.store.list("default").snapshot().sections[1].rows.map(\.content.title) == ["new", "a1"], "each once")
         #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
         #expect(try replica.replicaStatus().pendingIntents == 0)
     }
 
     @Test func aCopiedReplicaFileIsRefusedAndKeepsItsWork() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
-        try replica.apply(.addRow(.text("mine"), to: .at(1, 0)))
+        try replica.list("default").apply(.addRow(.text("mine"), to: .at(1, 0)))
         try FileManager.default.copyItem(atPath: fixture.directory.path("r.db"), toPath: fixture.directory.path("copy.db"))
         let copy = try SectionStore(path: fixture.directory.path("copy.db"), server: .postgres)
-        try copy.apply(.renameSection(.index(1), title: "copied"))
+        try copy.list("default").apply(.renameSection(.index(1), title: "copied"))
         try replica.sync()
         #expect(throws: RepositoryError.replica(.identityClash(replicaID: try copy.replicaStatus().replicaID, sequence: 1))) { try copy.sync() }
         #expect(try copy.replicaStatus().pendingIntents == 2)
-        #expect(try fixture.server.store.snapshot().sections[1].title == "B")
+        #expect(try fixture.server.store.list("default").snapshot().sections[1].title == "B")
     }
 
     @Test func aServerBehindTheReplicaIsRefusedBeforeAnythingIsPushed() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
-        try replica.apply(.renameSection(.index(0), title: "offline"))
+        try replica.list("default").apply(.renameSection(.index(0), title: "offline"))
         // As if the server were restored from a backup older than what the replica pulled.
         try Connection(path: fixture.directory.path("r.db"), mode: .readWrite).execute(script: "UPDATE replica SET server_version = 99")
         #expect(throws: RepositoryError.replica(.serverBehind(server: fixture.server.store.path, serverVersion: 6, replicaVersion: 99))) {
             try replica.sync()
         }
-        #expect(try fixture.server.store.snapshot().sections[0].title == "A")
+        #expect(try fixture.server.store.list("default").snapshot().sections[0].title == "A")
         let pending = try replica.replicaStatus().pendingIntents
         #expect(pending == 2, "a rename is kept as the title and the empty text it leaves: \(pending)")
     }
@@ -177,12 +177,12 @@ extension ReplicaTests {
         let store = fixture.store
         var rng = SeededGenerator(seed: 7)
         for section in 0..<6 {
-            try store.apply(.addSection(title: "S\(section)"))
+            try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<Int.random(in: 0..<12, using: &rng) {
-                try store.apply(.addRow(.text("r\(row)"), to: .init(section: .index(section), index: .index(Int.random(in: 0...row, using: &rng)))))
+                try store.list("default").apply(.addRow(.text("r\(row)"), to: .init(section: .index(section), index: .index(Int.random(in: 0...row, using: &rng)))))
             }
         }
-        try store.apply(.moveSection(.index(5), to: 1))
+        try store.list("default").apply(.moveSection(.index(5), to: 1))
         try store.read { db in
             let list = StoredList(db: db, list: try db.listRecord(named: SectionStore.defaultList), store: store)
             let count = try list.sectionCount()
@@ -199,7 +199,7 @@ extension ReplicaTests {
 
     @Test func checkFindsWhatPlainSQLBrokeInAReplicasTablesAndRepairMendsWhatItCan() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
-        try replica.apply(.renameSection(.index(1), title: "B2"))
+        try replica.list("default").apply(.renameSection(.index(1), title: "B2"))
         let path = fixture.directory.path("r.db")
         #expect(try replica.check().isEmpty)
         // Ids handed out again by hand, and the sequence set back.
@@ -210,7 +210,7 @@ extension ReplicaTests {
         let report = try replica.repair()
         #expect(report.actions.map(\.kind) == [.replica, .replica])
         #expect(try replica.check().isEmpty)
-        try replica.apply(.addRow(.text("after the repair"), to: .at(0, 0)))
+        try replica.list("default").apply(.addRow(.text("after the repair"), to: .at(0, 0)))
         try replica.sync()
         #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
         // A pending intent that is not one: found, not repairable, and a sync says so.
@@ -222,14 +222,14 @@ extension ReplicaTests {
     @Test func aPullTheJournalCannotAnswerReadsTheWholeListAndWritesOnlyWhatDiffers() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         let server = fixture.server.store
-        let ids = try server.snapshot().sections[0].rows.map(\.id)
+        let ids = try server.list("default").snapshot().sections[0].rows.map(\.id)
         // Plain SQL on the server: a title changed, and a1 put after a3 by its position.
         try fixture.server.plainSQL(
             """
             UPDATE rows SET title = 'renamed' WHERE id = \(ids[1]);
             UPDATE rows SET position = (SELECT position FROM rows WHERE id = \(ids[2])) + 1 WHERE id = \(ids[0]);
             """)
-        #expect(try server.changes(of: SectionStore.defaultList, since: server.snapshot().version - 1).isReload)
+        #expect(try server.list(SectionStore.defaultList).changes(since: server.list("default").snapshot().version - 1).isReload)
         let report = try replica.sync()
         #expect(try Self.shape(replica) == Self.shape(server))
         #expect(try Self.shape(replica)[0] == ["A", "\(ids[1]):renamed", "\(ids[2]):a3", "\(ids[0]):a1", "\(ids[3]):a4"])
@@ -242,12 +242,12 @@ extension ReplicaTests {
 
     @Test func plainSQLOnAReplicaIsNotPushedAndTheNextSyncPutsTheServersStateBack() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
-        try replica.apply(.renameSection(.index(1), title: "B offline"))
+        try replica.list("default").apply(.renameSection(.index(1), title: "B offline"))
         try tamper(path: fixture.directory.path("r.db"), "UPDATE rows SET title = 'by sqlite3' WHERE id = (SELECT min(id) FROM rows)")
         let report = try replica.sync()
         #expect(report.pushed.count == 2, "the rename's intents, and nothing of the plain SQL")
         #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
-        #expect(try fixture.server.store.snapshot().sections[1].title == "B offline")
+        #expect(try fixture.server.store.list("default").snapshot().sections[1].title == "B offline")
         #expect(try !Self.shape(replica).joined().contains { $0.hasSuffix("by sqlite3") })
         #expect(try replica.check().isEmpty)
         // Once put back, the next sync reads only what changed.
@@ -258,13 +258,13 @@ extension ReplicaTests {
     @Test func aReplicaOutOfIdsRefusesToAddUntilASyncBringsMore() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         try tamper(path: fixture.directory.path("r.db"), "DELETE FROM replica_ids WHERE kind = 'row'")
-        let before = try replica.snapshot()
-        #expect(throws: RepositoryError.replica(.noIDsLeft(kind: "row"))) { try replica.apply(.addRow(.text("one too many"), to: .at(0, 0))) }
-        #expect(try replica.snapshot() == before, "nothing written")
+        let before = try replica.list("default").snapshot()
+        #expect(throws: RepositoryError.replica(.noIDsLeft(kind: "row"))) { try replica.list("default").apply(.addRow(.text("one too many"), to: .at(0, 0))) }
+        #expect(try replica.list("default").snapshot() == before, "nothing written")
         #expect(try replica.replicaStatus().pendingIntents == 0)
         try replica.sync()
         #expect(try replica.replicaStatus().rowIDsLeft == SectionStore.replicaIDBlock)
-        try replica.apply(.addRow(.text("after the sync"), to: .at(0, 0)))
+        try replica.list("default").apply(.addRow(.text("after the sync"), to: .at(0, 0)))
         try replica.sync()
         #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
     }
@@ -308,13 +308,13 @@ extension ReplicaTests {
         let fixture = try Fixture()
         try Self.seeded(fixture)
         guard let (proxy, replica) = try Self.replicaThroughProxy(fixture, cluster: cluster) else { return }
-        try replica.apply(.addRow(.text("first"), to: .at(1, 0)))
+        try replica.list("default").apply(.addRow(.text("first"), to: .at(1, 0)))
         try replica.sync()  // connects, and prepares its statements
-        for index in 0..<60 { try replica.apply(.addRow(.text("run \(index)"), to: .at(0, 1 + index))) }
+        for index in 0..<60 { try replica.list("default").apply(.addRow(.text("run \(index)"), to: .at(0, 1 + index))) }
         // Twice 600 moves: together more than the file's journal keeps (1,000 versions), which
         // the second sync must not need (the first one's push marks where the file equals the server).
         for round in 0..<2 {
-            for index in 0..<600 { try replica.apply(.moveRow(.at(0, index % 30), to: .at(0, (index * 7 + round) % 60))) }
+            for index in 0..<600 { try replica.list("default").apply(.moveRow(.at(0, index % 30), to: .at(0, (index * 7 + round) % 60))) }
             let pending = try replica.replicaStatus().pendingIntents
             proxy.resetRoundTrips()
             let report = try replica.sync()
@@ -325,9 +325,9 @@ extension ReplicaTests {
         }
         // A connection lost since (a server restart) costs the next sync a new one, not an error.
         proxy.cut()
-        try replica.apply(.renameSection(.index(1), title: "after the cut"))
+        try replica.list("default").apply(.renameSection(.index(1), title: "after the cut"))
         try replica.sync()
-        #expect(try fixture.server.store.snapshot().sections[1].title == "after the cut")
+        #expect(try fixture.server.store.list("default").snapshot().sections[1].title == "after the cut")
     }
 
     @Test func largePushesSplitAndMergeTheServersRankNodesAndSpreadItsPositions() throws {
@@ -344,39 +344,39 @@ extension ReplicaTests {
         }
         // A run of 300 rows after a1: each halves the gap before a2 until a block is spread out;
         // the section's rank nodes split. And 100 sections: the list's section rank nodes split.
-        for index in 0..<300 { try replica.apply(.addRow(.text("r\(index)"), to: .at(0, 1 + index))) }
-        for index in 0..<100 { try replica.apply(.addSection(title: "S\(index)", at: 1 + index)) }
+        for index in 0..<300 { try replica.list("default").apply(.addRow(.text("r\(index)"), to: .at(0, 1 + index))) }
+        for index in 0..<100 { try replica.list("default").apply(.addSection(title: "S\(index)", at: 1 + index)) }
         try syncAndCompare("a run of adds")
         // Most of it deleted: nodes merge.
-        for _ in 0..<280 { try replica.apply(.deleteRow(.at(0, 1))) }
-        for _ in 0..<95 { try replica.apply(.deleteSection(.index(1), force: true)) }
+        for _ in 0..<280 { try replica.list("default").apply(.deleteRow(.at(0, 1))) }
+        for _ in 0..<95 { try replica.list("default").apply(.deleteSection(.index(1), force: true)) }
         try syncAndCompare("deletes")
         // Rows moved across sections, in both directions.
-        for index in 0..<20 { try replica.apply(.moveRow(.at(0, 0), to: .at(1 + index % 5, 0))) }
-        for index in 0..<10 { try replica.apply(.moveRow(.at(1 + index % 5, 0), to: .init(section: .index(0), index: .end))) }
+        for index in 0..<20 { try replica.list("default").apply(.moveRow(.at(0, 0), to: .at(1 + index % 5, 0))) }
+        for index in 0..<10 { try replica.list("default").apply(.moveRow(.at(1 + index % 5, 0), to: .init(section: .index(0), index: .end))) }
         try syncAndCompare("moves across sections")
     }
 
     @Test func aSyncWhosePushFailsWritesNothingHereWhenRunAgain() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         struct Refused: Error {}
-        try replica.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
-        try replica.apply(.addRow(.text("added offline"), to: .at(0, 1)))
+        try replica.list("default").apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try replica.list("default").apply(.addRow(.text("added offline"), to: .at(0, 1)))
         let shape = try Self.shape(replica)
-        let version = try replica.snapshot().version
+        let version = try replica.list("default").snapshot().version
         // A push that fails every time (a server that refuses it): each sync pulls and replays,
         // and leaves the file as it was — no new version, which `sync --watch` would take for a
         // change to sync again.
         replica.syncFaults.withLock { $0 = { stage in if stage == .beforePush { throw Refused() } } }
         for _ in 0..<3 {
             #expect(throws: Refused.self) { try replica.sync() }
-            #expect(try replica.snapshot().version == version)
+            #expect(try replica.list("default").snapshot().version == version)
             #expect(try Self.shape(replica) == shape)
             #expect(try replica.replicaStatus().pendingIntents == 2)
         }
         replica.syncFaults.withLock { $0 = nil }
         try replica.sync()
-        #expect(try replica.snapshot().version == version, "the push wrote where the file has its items")
+        #expect(try replica.list("default").snapshot().version == version, "the push wrote where the file has its items")
         #expect(try Self.shape(fixture.server.store) == shape)
         #expect(try fixture.server.store.check().isEmpty)
     }
@@ -387,13 +387,13 @@ extension ReplicaTests {
         for moves in [1, SectionStore.pushAtOnceAttempts] {
             let left = Tally(moves)
             let tries = Tally()
-            try replica.apply(.addRow(.text("offline \(moves)"), to: .at(1, 0)))
+            try replica.list("default").apply(.addRow(.text("offline \(moves)"), to: .at(1, 0)))
             replica.syncFaults.withLock {
                 $0 = { stage in
                     guard stage == .beforePush else { return }
                     tries.add()
                     // Between the pull and the push, another writer changes the list.
-                    if left.take() { try server.apply(.addRow(.text("meanwhile"), to: .init(section: .index(0), index: .end))) }
+                    if left.take() { try server.list("default").apply(.addRow(.text("meanwhile"), to: .init(section: .index(0), index: .end))) }
                 }
             }
             let report = try replica.sync()
@@ -403,7 +403,7 @@ extension ReplicaTests {
             #expect(tries.count == moves + 1)
             #expect(report.pushed.map(\.outcome) == [.applied])
             #expect(try Self.shape(replica) == Self.shape(server))
-            #expect(try server.snapshot().sections[1].rows.filter { $0.content.title == "offline \(moves)" }.count == 1)
+            #expect(try server.list("default").snapshot().sections[1].rows.filter { $0.content.title == "offline \(moves)" }.count == 1)
             #expect(try server.check().isEmpty)
             #expect(try replica.replicaStatus().pendingIntents == 0)
         }
@@ -546,13 +546,13 @@ struct ReplicaConvergenceTests {
         let proxied = StoreLocation.server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres")
         var titles = 0
         var ledger = Ledger()
-        try server.store.apply(.addSection(title: "A"))
-        try server.store.apply(.addSection(title: "B"))
-        try server.store.apply(.addSection(title: "C"))
+        try server.store.list("default").apply(.addSection(title: "A"))
+        try server.store.list("default").apply(.addSection(title: "B"))
+        try server.store.list("default").apply(.addSection(title: "C"))
         for section in 0..<2 {
             for _ in 0..<4 {
                 titles += 1
-                try ledger.note(try server.store.apply(.addRow(.text("t\(titles)"), to: .init(section: .index(section), index: .end))), on: server.store)
+                try ledger.note(try server.store.list("default").apply(.addRow(.text("t\(titles)"), to: .init(section: .index(section), index: .end))), on: server.store)
             }
         }
         let directory = try TemporaryDirectory()
@@ -576,7 +576,7 @@ struct ReplicaConvergenceTests {
                 replica.syncFaults.withLock {
                     $0 = { @Sendable (now: SyncStage) throws in
                         if now == .beforePush, let movesOn, movesOn.take() {
-                            _ = try? serverStore.apply(.renameSection(.index(0), title: "moved on \(movesOn.count)"))
+                            _ = try? serverStore.list("default").apply(.renameSection(.index(0), title: "moved on \(movesOn.count)"))
                         }
                         guard now == faultAt else { return }
                         // A connection cut where the server is being talked to; elsewhere, an error.
@@ -611,7 +611,7 @@ struct ReplicaConvergenceTests {
         }
         let expected = try ReplicaTests.shape(server.store)
         #expect(try server.store.check().isEmpty, "\(context)")
-        let onServer = try server.store.snapshot().sections.flatMap(\.rows)
+        let onServer = try server.store.list("default").snapshot().sections.flatMap(\.rows)
         let titlesOnServer = onServer.map(\.content.title)
         #expect(Set(titlesOnServer).count == titlesOnServer.count, "a row made twice. \(context)")
         let idsOnServer = Set(onServer.map(\.id))

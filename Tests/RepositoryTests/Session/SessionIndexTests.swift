@@ -14,16 +14,16 @@ struct SessionIndexTests {
     @Test(arguments: [1, 2, 3] as [UInt64]) func manyRandomEditsReadLikeAModelAndSaveIt(seed: UInt64) throws {
         let fixture = try StoreFixture(.sqlite)
         for (index, rows) in Self.storedRows.enumerated() {
-            try fixture.store.apply(.addSection(title: "S\(index)"))
+            try fixture.list.apply(.addSection(title: "S\(index)"))
             guard rows > 0 else { continue }
-            let filling = try fixture.store.beginEditing()
+            let filling = try fixture.list.beginEditing()
             for row in 0..<rows { try filling.apply(.addRow(.text("s\(index) r\(row)"), to: .init(section: .index(index), index: .end))) }
             try filling.save()
         }
-        let before = try fixture.store.snapshot()
+        let before = try fixture.list.snapshot()
         var model = before.sections.map(\.rows)
         var gone: [RowID] = []
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         var random = SeededGenerator(seed: seed)
         var added = 0
 
@@ -88,7 +88,7 @@ struct SessionIndexTests {
         let draft = try session.snapshot()
         #expect(draft.sections.map(\.rows) == model, "seed \(seed)")
         let change = try session.save()
-        let after = try fixture.store.snapshot()
+        let after = try fixture.list.snapshot()
         // Saved rows have stored ids: compare contents in order, and ids of the rows kept.
         #expect(after.sections.map { $0.rows.map(\.content) } == model.map { $0.map(\.content) }, "seed \(seed)")
         let savedIDs = session.savedRowIDs

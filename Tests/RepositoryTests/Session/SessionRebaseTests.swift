@@ -224,12 +224,12 @@ struct SessionRebaseTests {
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         for section in 0..<6 {
-            try store.apply(.addSection(title: "S\(section)"))
+            try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<8 {
-                try store.apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                try store.list("default").apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
             }
         }
-        let session = try store.beginEditing()
+        let session = try store.list("default").beginEditing()
         var intents: [Intent?] = []
         let sessionKinds: [Kind] = Array(repeating: .moveRow, count: 8) + [.addRow, .addRow, .addRow] + Kind.allCases
         for step in 0..<60 {
@@ -244,7 +244,7 @@ struct SessionRebaseTests {
         var otherEdits = 0
         let otherKinds: [Kind] = Array(repeating: .deleteRow, count: 4) + Array(repeating: .moveRow, count: 4) + Kind.allCases
         for step in 0..<25 {
-            let change = try? other.apply(Self.randomEdit(try other.outline(), kinds: otherKinds, step: 200 + step, using: &generator))
+            let change = try? other.list("default").apply(Self.randomEdit(try other.list("default").outline(), kinds: otherKinds, step: 200 + step, using: &generator))
             if let change, !change.changeset.isEmpty { otherEdits += 1 }
         }
         let context = "\(backend), seed \(seed)"
@@ -254,7 +254,7 @@ struct SessionRebaseTests {
         }
         #expect(throws: RepositoryError.self, "\(context): the save conflicts") { try session.save() }
 
-        let base = try store.snapshot(editing: true)
+        let base = try store.list("default").snapshot(editing: true)
         var expected = base.sections
         var expectedDropped: [Int: DroppedEdit.Reason] = [:]
         for (index, intent) in intents.enumerated() {
@@ -272,9 +272,9 @@ struct SessionRebaseTests {
         try requireChangeset(report.changeset, turns: base, into: draft, "\(context): the rebase's changeset")
         #expect(session.pendingChanges == report.changeset, "\(context)")
 
-        let preSave = try store.snapshot()
+        let preSave = try store.list("default").snapshot()
         let saved = try session.save()
-        let postSave = try store.snapshot()
+        let postSave = try store.list("default").snapshot()
         #expect(saved.version == (report.changeset.isEmpty ? preSave.version : preSave.version + 1), "\(context)")
         try requireChangeset(saved.changeset, turns: preSave, into: postSave, "\(context): the saved changeset")
         let storedIDs = draft.sections.map {
@@ -300,23 +300,23 @@ struct SessionRebaseTests {
     func makeList(_ backend: Backend) throws -> (StoreFixture, KnownIDs) {
         let fixture = try StoreFixture(backend)
         var ids = KnownIDs()
-        ids.sections["To do"] = try fixture.store.apply(.addSection(title: "To do")).createdID?.sectionID
-        ids.sections["Done"] = try fixture.store.apply(.addSection(title: "Done")).createdID?.sectionID
+        ids.sections["To do"] = try fixture.list.apply(.addSection(title: "To do")).createdID?.sectionID
+        ids.sections["Done"] = try fixture.list.apply(.addSection(title: "Done")).createdID?.sectionID
         for (title, section) in [("a", 0), ("b", 0), ("c", 0), ("d", 1)] {
-            ids.rows[title] = try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID?.rowID
+            ids.rows[title] = try fixture.list.apply(.addRow(.text(title), to: .init(section: .index(section), index: .end))).createdID?.rowID
         }
         return (fixture, ids)
     }
 
     func titles(_ store: SectionStore) throws -> [[String]] {
-        try store.snapshot().sections.map { [$0.title] + $0.rows.map(\.title) }
+        try store.list("default").snapshot().sections.map { [$0.title] + $0.rows.map(\.title) }
     }
 
     @Test(arguments: Backend.all) func aMoveIsAppliedAgainNextToTheSameRowNotAtTheSamePath(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(0, 1)))  // a after b
-        try fixture.reopen().apply(.addRow(.text("x"), to: .at(0, 0)))
+        try fixture.reopen().list("default").apply(.addRow(.text("x"), to: .at(0, 0)))
         #expect(throws: RepositoryError.self) { try session.save() }
         let report = try session.rebase()
         #expect(report.dropped.isEmpty && report.previousVersion + 1 == report.version)
@@ -328,12 +328,12 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func editsOfARowDeletedElsewhereAreDroppedAndSaid(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.id(ids.row("b")), to: .at(1, 0)))
         try session.apply(.updateRow(.id(ids.row("b")), title: "B"))
         try session.apply(.deleteRow(.id(ids.row("b"))))
         try session.apply(.moveRow(.id(ids.row("c")), to: .at(0, 0)))
-        try fixture.reopen().apply(.deleteRow(.id(ids.row("b"))))
+        try fixture.reopen().list("default").apply(.deleteRow(.id(ids.row("b"))))
         let report = try session.rebase()
         #expect(report.dropped.map(\.index) == [0, 1, 2])
         #expect(report.dropped.map(\.reason) == Array(repeating: .rowGone(ids.row("b")), count: 3))
@@ -347,13 +347,13 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func rowsGoingIntoASectionDeletedElsewhereAreDropped(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         let added = try #require(try session.apply(.addRow(.text("new"), to: .at(1, 1))).createdID?.rowID)
         try session.apply(.moveRow(.id(ids.row("a")), to: .at(1, 0)))
         try session.apply(.updateRow(.id(added), title: "newer"))
         try session.apply(.renameSection(.id(ids.section("Done")), title: "Finished"))
         try session.apply(.moveRow(.id(ids.row("c")), to: .at(0, 0)))
-        try fixture.reopen().apply(.deleteSection(.id(ids.section("Done")), force: true))
+        try fixture.reopen().list("default").apply(.deleteSection(.id(ids.section("Done")), force: true))
         let report = try session.rebase()
         #expect(report.dropped.map(\.index) == [0, 1, 2, 3])
         #expect(
@@ -366,11 +366,11 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func editsOfASectionDeletedElsewhereAreDropped(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.setEmptyText(.id(ids.section("Done")), "Nothing yet"))
         try session.apply(.moveSection(.id(ids.section("Done")), to: 0))
         try session.apply(.deleteSection(.id(ids.section("Done")), force: true))
-        try fixture.reopen().apply(.deleteSection(.id(ids.section("Done")), force: true))
+        try fixture.reopen().list("default").apply(.deleteSection(.id(ids.section("Done")), force: true))
         let report = try session.rebase()
         #expect(report.dropped.map(\.reason) == Array(repeating: .sectionGone(ids.section("Done")), count: 3))
         #expect(report.kept.isEmpty && session.pendingChanges.isEmpty)
@@ -380,10 +380,10 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func anUnforcedDeletionOfASectionFilledElsewhereIsRefused(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        try fixture.store.apply(.deleteRow(.id(ids.row("d"))))
-        let session = try fixture.store.beginEditing()
+        try fixture.list.apply(.deleteRow(.id(ids.row("d"))))
+        let session = try fixture.list.beginEditing()
         try session.apply(.deleteSection(.id(ids.section("Done"))))
-        try fixture.reopen().apply(.addRow(.text("e"), to: .init(section: .id(ids.section("Done")), index: .end)))
+        try fixture.reopen().list("default").apply(.addRow(.text("e"), to: .init(section: .id(ids.section("Done")), index: .end)))
         let report = try session.rebase()
         #expect(report.dropped.map(\.reason) == [.refused(.sectionNotEmpty(title: "Done", rowCount: 1))])
         try session.save()
@@ -392,13 +392,13 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func aRowWhoseNeighboursAreGoneKeepsItsIndexInItsSection(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.id(ids.row("d")), to: .at(0, 1)))  // between a and b
         let other = try fixture.reopen()
-        try other.apply(.deleteRow(.id(ids.row("a"))))
-        try other.apply(.deleteRow(.id(ids.row("b"))))
-        try other.apply(.addRow(.text("y"), to: .at(0, 0)))
-        try other.apply(.addRow(.text("z"), to: .at(0, 0)))
+        try other.list("default").apply(.deleteRow(.id(ids.row("a"))))
+        try other.list("default").apply(.deleteRow(.id(ids.row("b"))))
+        try other.list("default").apply(.addRow(.text("y"), to: .at(0, 0)))
+        try other.list("default").apply(.addRow(.text("z"), to: .at(0, 0)))
         let report = try session.rebase()
         #expect(report.kept == [.moveRow(.id(ids.row("d")), to: RowDestination(section: .id(ids.section("To do")), index: .index(1)))])
         try session.save()
@@ -407,23 +407,23 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func anUpdateSetsOnlyWhatItSet(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        try fixture.store.apply(.addSection(title: "S"))
-        let id = try #require(try fixture.store.apply(.addRow(RowContent(kind: .field, title: "label", value: "1"), to: .at(0, 0))).createdID?.rowID)
-        let session = try fixture.store.beginEditing()
+        try fixture.list.apply(.addSection(title: "S"))
+        let id = try #require(try fixture.list.apply(.addRow(RowContent(kind: .field, title: "label", value: "1"), to: .at(0, 0))).createdID?.rowID)
+        let session = try fixture.list.beginEditing()
         try session.apply(.updateRow(.at(0, 0), value: .set("2")))
-        try fixture.reopen().apply(.updateRow(.id(id), title: "renamed"))
+        try fixture.reopen().list("default").apply(.updateRow(.id(id), title: "renamed"))
         try session.rebase()
         try session.save()
-        #expect(try fixture.store.snapshot().sections[0].rows[0].content == RowContent(kind: .field, title: "renamed", value: "2"))
+        #expect(try fixture.list.snapshot().sections[0].rows[0].content == RowContent(kind: .field, title: "renamed", value: "2"))
     }
 
     @Test(arguments: Backend.all) func draftIDsKeepWorkingAcrossARebase(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         let section = try #require(try session.apply(.addSection(title: "Later", at: 1)).createdID?.sectionID)
         let row = try #require(try session.apply(.addRow(.text("new"), to: .init(section: .id(section), index: .end))).createdID?.rowID)
         try session.apply(.moveRow(.id(ids.row("a")), to: .after(row)))
-        try fixture.reopen().apply(.moveSection(.id(ids.section("Done")), to: 0))
+        try fixture.reopen().list("default").apply(.moveSection(.id(ids.section("Done")), to: 0))
         let report = try session.rebase()
         #expect(report.dropped.isEmpty)
         #expect(report.kept[0] == .addSection(title: "Later", at: 2), "just after To do, which was before it, and is now second")
@@ -431,7 +431,7 @@ struct SessionRebaseTests {
         #expect(session.outline.sections.map(\.id) == [ids.section("Done"), ids.section("To do"), section])
         try session.apply(.updateRow(.id(row), title: "newer"))
         let saved = try session.save()
-        let stored = try fixture.store.snapshot()
+        let stored = try fixture.list.snapshot()
         #expect(stored.sections.map { [$0.title] + $0.rows.map(\.title) } == [["Done", "d"], ["To do", "b", "c"], ["Later", "newer", "a"]])
         #expect(session.savedSectionIDs[section] == stored.sections[2].id && session.savedRowIDs[row] == stored.sections[2].rows[0].id)
         #expect(saved.changeset.insertedSectionIDs == [stored.sections[2].id])
@@ -439,16 +439,16 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func aSessionCanBeRebasedAgainAfterTheListMovesAgain(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         let row = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID?.rowID)  // after a
         try session.apply(.moveRow(.id(ids.row("d")), to: .after(row)))
         let other = try fixture.reopen()
-        try other.apply(.moveRow(.id(ids.row("a")), to: .at(1, 0)))
+        try other.list("default").apply(.moveRow(.id(ids.row("a")), to: .at(1, 0)))
         let first = try session.rebase()
         #expect(first.kept.first == .addRow(.text("new"), to: .before(ids.row("b"))), "a left the section: next to b, which was after it")
         #expect(session.outline.sections.map(\.rowCount) == [4, 1])
-        try other.apply(.deleteRow(.id(ids.row("b"))))
-        try other.apply(.addRow(.text("y"), to: .at(0, 0)))
+        try other.list("default").apply(.deleteRow(.id(ids.row("b"))))
+        try other.list("default").apply(.addRow(.text("y"), to: .at(0, 0)))
         #expect(throws: RepositoryError.self) { try session.save() }
         let second = try session.rebase()
         #expect(second.dropped.isEmpty && second.previousVersion == first.version)
@@ -464,7 +464,7 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func aRebaseWithNothingNewKeepsEverything(backend: Backend) throws {
         let (fixture, _) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         try session.apply(.renameSection(.index(0), title: "Now"))
         try session.apply(.renameSection(.index(0), title: "Now"))  // changes nothing
@@ -480,12 +480,12 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func undoAfterARebaseTakesBackTheEditAsAppliedAgain(backend: Backend) throws {
         let (fixture, ids) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(0, 2)))
         try session.apply(.deleteRow(.at(0, 0)))  // b
-        try fixture.reopen().apply(.addRow(.text("x"), to: .at(0, 0)))
+        try fixture.reopen().list("default").apply(.addRow(.text("x"), to: .at(0, 0)))
         try session.rebase()
-        let base = try fixture.store.snapshot(editing: true)
+        let base = try fixture.list.snapshot(editing: true)
         let before = try session.snapshot()
         let undo = try session.undoLastEdit()
         try requireChangeset(undo.changeset, turns: before, into: try session.snapshot())
@@ -497,7 +497,7 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func aListDeletedElsewhereCannotBeRebasedOnAndTheSessionStaysAsItWas(backend: Backend) throws {
         let (fixture, _) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         let (edits, pending, outline) = (session.edits, session.pendingChanges, session.outline)
         let version = session.baseVersion
@@ -514,7 +514,7 @@ struct SessionRebaseTests {
 
     @Test(arguments: Backend.all) func aRenamedListIsRebasedOnUnderItsNewName(backend: Backend) throws {
         let (fixture, _) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try fixture.reopen().renameList("default", to: "renamed")
         #expect(throws: RepositoryError.self) { try session.save() }
@@ -522,14 +522,14 @@ struct SessionRebaseTests {
         #expect(session.name == "renamed")
         let saved = try session.save()
         #expect(saved.list == "renamed")
-        #expect(try fixture.store.snapshot(of: "renamed").sections.map { $0.rows.map(\.title) } == [["b", "c"], ["a", "d"]])
+        #expect(try fixture.store.list("renamed").snapshot().sections.map { $0.rows.map(\.title) } == [["b", "c"], ["a", "d"]])
     }
 
     // MARK: - Cancel
 
     @Test(arguments: Backend.all) func cancelIsTheInverseOfThePendingChangesAndReadsNothing(backend: Backend) throws {
         let (fixture, _) = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
         try session.apply(.addSection(title: "Later", at: 0))
         try session.apply(.addRow(.text("new"), to: .at(0, 0)))

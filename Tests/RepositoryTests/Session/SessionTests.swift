@@ -10,41 +10,41 @@ struct SessionTests {
     /// A list with two sections: "To do" with three rows, and an empty "Done".
     func makeList(_ backend: Backend) throws -> StoreFixture {
         let fixture = try StoreFixture(backend)
-        try fixture.store.apply(.addSection(title: "To do"))
-        try fixture.store.apply(.addSection(title: "Done"))
+        try fixture.list.apply(.addSection(title: "To do"))
+        try fixture.list.apply(.addSection(title: "Done"))
         for title in ["a", "b", "c"] {
-            try fixture.store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
+            try fixture.list.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
         }
         return fixture
     }
 
     @Test(arguments: Backend.all) func cancelWritesNothing(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try session.apply(.addSection(title: "Later"))
         try session.apply(.deleteRow(.at(0, 0)))
         #expect(session.editCount == 3)
         session.cancel()
-        #expect(try fixture.store.snapshot() == before)
+        #expect(try fixture.list.snapshot() == before)
         #expect(throws: RepositoryError.sessionClosed) { try session.save() }
         #expect(throws: RepositoryError.sessionClosed) { try session.apply(.addSection(title: "x")) }
     }
 
     @Test(arguments: Backend.all) func aDroppedSessionWritesNothing(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
+        let before = try fixture.list.snapshot()
         do {
-            let session = try fixture.store.beginEditing()
+            let session = try fixture.list.beginEditing()
             try session.apply(.moveRow(.at(0, 2), to: .at(0, 0)))
         }
-        #expect(try fixture.store.snapshot() == before)
+        #expect(try fixture.list.snapshot() == before)
     }
 
     @Test(arguments: Backend.all) func theDraftIsAnEditingViewAndTheDatabaseWaits(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         #expect(try session.snapshot().isEditing && session.outline.isEditing)
         #expect(try session.snapshot().footer(ofSection: 1) == "No Data")
         #expect(session.outline.sections[1].footer(editing: session.outline.isEditing) == "No Data")
@@ -52,14 +52,14 @@ struct SessionTests {
         #expect(try session.snapshot().footer(ofSection: 1) == nil)
         #expect(session.outline.sections[1].footer(editing: true) == nil)
         #expect(try session.snapshot().sections[1].rows.map(\.title) == ["b"])
-        #expect(try fixture.store.snapshot().sections[1].rows.isEmpty)
+        #expect(try fixture.list.snapshot().sections[1].rows.isEmpty)
         #expect(session.pendingChanges.movedRows == [.init(from: RowPath(section: 0, row: 1), to: RowPath(section: 1, row: 0))])
     }
 
     @Test(arguments: Backend.all) func saveIsOneVersionStepAndOneChangeset(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 1)))
         let created = try #require(try session.apply(.addSection(title: "Later", at: 0)).createdID?.sectionID)
@@ -68,7 +68,7 @@ struct SessionTests {
         try session.apply(.renameSection(.title("Done"), title: "Finished"))
         let change = try session.save()
         #expect(!session.isOpen)
-        let after = try fixture.store.snapshot()
+        let after = try fixture.list.snapshot()
         #expect(change.version == before.version + 1 && after.version == change.version)
         #expect(after.sections.map(\.title) == ["Later", "To do", "Finished"])
         #expect(after.sections.map { $0.rows.map(\.title) } == [["when"], ["c"], ["a", "b"]])
@@ -80,69 +80,69 @@ struct SessionTests {
 
     @Test(arguments: Backend.all) func aConcurrentChangeMakesSaveAConflictAndKeepsTheOtherChange(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.deleteRow(.at(0, 0)))
         // Another process (its own connection) changes the list meanwhile: beginning took no lock.
         let other = try fixture.reopen()
-        try other.apply(.addRow(.text("from elsewhere"), to: .init(section: .index(1), index: .end)))
-        let afterOther = try fixture.store.snapshot()
+        try other.list("default").apply(.addRow(.text("from elsewhere"), to: .init(section: .index(1), index: .end)))
+        let afterOther = try fixture.list.snapshot()
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) {
             try session.save()
         }
-        #expect(try fixture.store.snapshot() == afterOther, "a refused save writes nothing")
+        #expect(try fixture.list.snapshot() == afterOther, "a refused save writes nothing")
         #expect(session.isOpen, "after a conflict the caller decides: cancel, or begin again")
         session.cancel()
     }
 
     @Test(arguments: Backend.all) func aListDeletedAndMadeAnewIsAConflictNotATarget(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.deleteRow(.at(0, 0)))
         try session.apply(.renameSection(.index(0), title: "Renamed"))
         // Someone replaces the list with another of the same name; its versions start past the old one's.
         let other = try fixture.reopen()
         try other.deleteList("default", force: true)
         try other.createList(named: "default")
-        for index in 0..<5 { try other.apply(.addSection(title: "new \(index)")) }
-        let replaced = try fixture.store.snapshot()
+        for index in 0..<5 { try other.list("default").apply(.addSection(title: "new \(index)")) }
+        let replaced = try fixture.list.snapshot()
         #expect(replaced.version == session.baseVersion + 6)
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: nil)) { try session.save() }
-        #expect(try fixture.store.snapshot() == replaced)
+        #expect(try fixture.list.snapshot() == replaced)
     }
 
     @Test(arguments: Backend.all) func aRenamedListIsAConflict(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.addRow(.text("x"), to: .at(1, 0)))
         try fixture.reopen().renameList("default", to: "elsewhere")
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) { try session.save() }
-        #expect(try fixture.store.snapshot(of: "elsewhere").sections[1].rows.isEmpty)
+        #expect(try fixture.store.list("elsewhere").snapshot().sections[1].rows.isEmpty)
     }
 
     @Test(arguments: Backend.all) func aChangeMadeWithPlainSQLIsCaughtAtSave(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         try session.apply(.deleteRow(.at(0, 0)))
         // SQL written outside sectionctl makes a version of its own.
         try fixture.plainSQL("DELETE FROM rows WHERE title = 'a'")
-        let changed = try fixture.store.snapshot()
+        let changed = try fixture.list.snapshot()
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 6)) { try session.save() }
-        #expect(try fixture.store.snapshot() == changed, "the move before the failing step was rolled back too")
+        #expect(try fixture.list.snapshot() == changed, "the move before the failing step was rolled back too")
     }
 
     @Test(arguments: Backend.all) func editsThatAddUpToNothingWriteNothing(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         try session.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
         try session.apply(.renameSection(.index(1), title: "Done"))
         #expect(session.editCount == 3 && session.pendingChanges.isEmpty)
-        let second = try fixture.store.beginEditing()
+        let second = try fixture.list.beginEditing()
         let change = try session.save()
         #expect(change.version == before.version && change.changeset.isEmpty)
-        #expect(try fixture.store.snapshot() == before)
+        #expect(try fixture.list.snapshot() == before)
         // A session begun before that save is not disturbed by it.
         try second.apply(.deleteRow(.at(0, 0)))
         #expect(try second.save().version == before.version + 1)
@@ -150,7 +150,7 @@ struct SessionTests {
 
     @Test(arguments: Backend.all) func aFailingEditKeepsTheSessionAndItsDraft(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         let draft = try session.snapshot()
         #expect(throws: RepositoryError.rowIndexOutOfRange(9, section: 1, valid: 0...1)) {
@@ -162,10 +162,10 @@ struct SessionTests {
     @Test(arguments: Backend.all) func aSessionOfAThousandMovesSavesAtOnce(backend: Backend) throws {
         let fixture = try makeList(backend)
         for index in 0..<50 {
-            try fixture.store.apply(.addRow(.text("row \(index)"), to: .init(section: .index(1), index: .end)))
+            try fixture.list.apply(.addRow(.text("row \(index)"), to: .init(section: .index(1), index: .end)))
         }
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         var random = SeededGenerator(seed: 7)
         for _ in 0..<1000 {
             let from = Int.random(in: 0..<50, using: &random)
@@ -174,7 +174,7 @@ struct SessionTests {
         }
         let draft = try session.snapshot()
         let change = try session.save()
-        let after = try fixture.store.snapshot()
+        let after = try fixture.list.snapshot()
         #expect(after.sections == draft.sections)
         #expect(after.version == before.version + 1)
         try requireChangeset(change.changeset, turns: before, into: after)
@@ -182,15 +182,15 @@ struct SessionTests {
 
     @Test(arguments: Backend.all) func aChangeElsewhereMakesTheDraftsRowsAConflictUntilRebased(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         let (edits, pending, outline) = (session.edits, session.pendingChanges, session.outline)
         // Another connection changes the list while the session is open: nothing waits.
         let other = try fixture.reopen()
-        try other.apply(.deleteRow(.at(0, 0)))
-        try other.apply(.addSection(title: "Elsewhere", at: 0))
-        try other.apply(.renameSection(.index(1), title: "Renamed"))
+        try other.list("default").apply(.deleteRow(.at(0, 0)))
+        try other.list("default").apply(.addSection(title: "Elsewhere", at: 0))
+        try other.list("default").apply(.renameSection(.index(1), title: "Renamed"))
         // What needs the rows the session began on is refused, as a save would be.
         let conflict = RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: 8)
         #expect(throws: conflict) { try session.snapshot() }
@@ -210,14 +210,14 @@ struct SessionTests {
         try session.rebase()
         #expect(try session.snapshot().sections.map { $0.rows.map(\.title) } == [[], ["b"], ["c"]])
         try session.save()
-        #expect(try fixture.store.snapshot().sections.map(\.title) == ["Elsewhere", "Renamed", "Done"])
+        #expect(try fixture.list.snapshot().sections.map(\.title) == ["Elsewhere", "Renamed", "Done"])
         #expect(throws: RepositoryError.sessionClosed) { try session.snapshot() }
         #expect(throws: RepositoryError.sessionClosed) { try session.outline(from: 0, limit: 1) }
     }
 
     @Test(arguments: Backend.all) func writesToAnotherListLeaveASessionAsItWas(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         let draft = try session.snapshot()
         let other = try fixture.reopen()
@@ -226,7 +226,7 @@ struct SessionTests {
         #expect(try session.snapshot() == draft)
         try session.apply(.moveRow(.at(0, 0), to: .at(0, 1)))
         #expect(try session.save().version == 6)
-        #expect(try fixture.store.snapshot().sections.map { $0.rows.map(\.title) } == [["b", "a"], ["c"]])
+        #expect(try fixture.list.snapshot().sections.map { $0.rows.map(\.title) } == [["b", "a"], ["c"]])
     }
 
     /// A draft's content without ids (row ids are shared by every list of a file, so the twin
@@ -255,13 +255,13 @@ struct SessionTests {
             try store.list("other").apply(.addSection(title: "elsewhere"))
         }
         for step in 0..<20 {
-            let edit = randomEdit(try main.store.outline(), step: step, using: &generator)
-            try main.store.apply(edit)
-            try twin.store.apply(edit)
+            let edit = randomEdit(try main.store.list("default").outline(), step: step, using: &generator)
+            try main.store.list("default").apply(edit)
+            try twin.store.list("default").apply(edit)
         }
         let other = try main.reopen()
-        var session = try main.store.beginEditing()
-        var alone = try twin.store.beginEditing()
+        var session = try main.store.list("default").beginEditing()
+        var alone = try twin.store.list("default").beginEditing()
         var conflicts = 0
         for step in 0..<120 {
             let context = "seed \(seed), step \(step)"
@@ -269,9 +269,9 @@ struct SessionTests {
             case 0, 1, 2:
                 try other.list("other").apply(.addRow(.text("o\(step)"), to: .at(0, 0)))
             case 3:
-                let edit = randomEdit(try other.outline(), step: step, using: &generator)
-                guard let change = try? other.apply(edit) else { continue }
-                try twin.store.apply(edit)
+                let edit = randomEdit(try other.list("default").outline(), step: step, using: &generator)
+                guard let change = try? other.list("default").apply(edit) else { continue }
+                try twin.store.list("default").apply(edit)
                 guard change.committed else { continue }
                 conflicts += 1
                 let conflict = RepositoryError.conflict(list: "default", sessionVersion: session.baseVersion, currentVersion: change.version)
@@ -284,8 +284,8 @@ struct SessionTests {
                 #expect(session.outline == outline && session.edits == edits && session.pendingChanges == pending, "\(context)")
                 session.cancel()
                 alone.cancel()
-                session = try main.store.beginEditing()
-                alone = try twin.store.beginEditing()
+                session = try main.store.list("default").beginEditing()
+                alone = try twin.store.list("default").beginEditing()
             case 4, 5:
                 let undone = Result { try session.undoLastEdit().changeset }
                 let undoneAlone = Result { try alone.undoLastEdit().changeset }
@@ -305,7 +305,7 @@ struct SessionTests {
         }
         try session.save()
         try alone.save()
-        #expect(Self.shape(try main.store.snapshot()) == Self.shape(try twin.store.snapshot()), "seed \(seed)")
+        #expect(Self.shape(try main.store.list("default").snapshot()) == Self.shape(try twin.store.list("default").snapshot()), "seed \(seed)")
         #expect(try main.store.check() == [] && twin.store.check() == [], "seed \(seed)")
         #expect(conflicts > 0, "seed \(seed): the list changed under a session at least once")
     }
@@ -319,7 +319,7 @@ struct SessionTests {
         try other.createList(named: "other")
         let list = other.list("other")
         try list.apply(.addSection(title: "Elsewhere"))
-        let session = try fixture.store.beginEditing()
+        let session = try fixture.list.beginEditing()
         try session.apply(.moveRow(.at(0, 2), to: .at(1, 0)))
         for index in 0..<20 { try list.apply(.addRow(.text("row \(index)"), to: .at(0, 0))) }
         _ = try session.window(from: RowPath(section: 0, row: 0), limit: 3)
@@ -339,13 +339,13 @@ struct SessionTests {
         #expect(try raw.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) } == [1])
         try pinned.execute(script: "ROLLBACK")
         try session.save()
-        #expect(try fixture.store.snapshot().sections[1].rows.map(\.title) == ["c"])
+        #expect(try fixture.list.snapshot().sections[1].rows.map(\.title) == ["c"])
     }
 
     @Test(arguments: Backend.all) func readsOfTheDraftFollowEveryKindOfEdit(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let session = try fixture.store.beginEditing()
-        let ids = try fixture.store.snapshot().sections[0].rows.map(\.id)  // a, b, c
+        let session = try fixture.list.beginEditing()
+        let ids = try fixture.list.snapshot().sections[0].rows.map(\.id)  // a, b, c
         try session.apply(.updateRow(.id(ids[1]), title: "b2"))
         let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 1))).createdID?.rowID)
         try session.apply(.moveRow(.id(ids[0]), to: .at(1, 0)))
@@ -368,12 +368,12 @@ struct SessionTests {
 
     @Test(arguments: Backend.all) func aSessionOnALargerListFindsRowsAcrossItsEdits(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
-        try fixture.store.apply(.addSection(title: "Many"))
-        let session = try fixture.store.beginEditing()
+        try fixture.list.apply(.addSection(title: "Many"))
+        let session = try fixture.list.beginEditing()
         for index in 0..<500 { try session.apply(.addRow(.text("row \(index)"), to: .init(section: .index(0), index: .end))) }
         #expect(try session.save().changeset.insertedRows.count == 500)
-        let before = try fixture.store.snapshot()
-        let edits = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let edits = try fixture.list.beginEditing()
         var model = before.sections[0].rows
         var random = SeededGenerator(seed: 5)
         for step in 0..<300 {
@@ -386,15 +386,15 @@ struct SessionTests {
             #expect(try edits.path(ofRow: model[probe].id) == RowPath(section: 0, row: probe), "step \(step)")
         }
         let change = try edits.save()
-        let after = try fixture.store.snapshot()
+        let after = try fixture.list.snapshot()
         #expect(after.sections[0].rows == model)
         try requireChangeset(change.changeset, turns: before, into: after)
     }
 
     @Test(arguments: Backend.all) func applyReportsLikeTheStoreCancelAnimatesBackAndSaveMapsDraftIDs(backend: Backend) throws {
         let fixture = try makeList(backend)
-        let before = try fixture.store.snapshot()
-        let session = try fixture.store.beginEditing()
+        let before = try fixture.list.snapshot()
+        let session = try fixture.list.beginEditing()
         let added = try session.apply(.addRow(.text("new"), to: .at(1, 0)))
         #expect(added.list == "default" && added.version == before.version, "nothing is committed yet")
         #expect(added.changeset.insertedRows == [RowPath(section: 1, row: 0)] && added.createdID == .row(-1))
@@ -403,13 +403,13 @@ struct SessionTests {
         // Cancel gives the way back, from the draft to the list as it was.
         let back = session.cancel()
         try requireChangeset(back, turns: draft, into: before)
-        #expect(try fixture.store.snapshot() == before)
+        #expect(try fixture.list.snapshot() == before)
 
-        let again = try fixture.store.beginEditing()
+        let again = try fixture.list.beginEditing()
         let section = try #require(try again.apply(.addSection(title: "Later")).createdID?.sectionID)
         let row = try #require(try again.apply(.addRow(.text("x"), to: .at(2, 0))).createdID?.rowID)
         try again.save()
-        let saved = try fixture.store.snapshot()
+        let saved = try fixture.list.snapshot()
         #expect(again.savedSectionIDs[section] == saved.sections[2].id)
         #expect(again.savedRowIDs[row] == saved.sections[2].rows[0].id)
         #expect(again.cancel() == Changeset(), "a closed session has nothing to take back")

@@ -16,10 +16,10 @@ struct SessionUndoTests {
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         for step in 0..<20 {
-            try store.apply(randomEdit(try store.outline(), step: step, using: &generator))
+            try store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator))
         }
-        let start = try store.snapshot(editing: true)
-        let session = try store.beginEditing()
+        let start = try store.list("default").snapshot(editing: true)
+        let session = try store.list("default").beginEditing()
         var drafts: [ListSnapshot] = []
         for step in 0..<150 {
             let before = try session.snapshot()
@@ -47,7 +47,7 @@ struct SessionUndoTests {
         }
         let draft = try session.snapshot()
         try session.save()
-        let saved = try store.snapshot(editing: true)
+        let saved = try store.list("default").snapshot(editing: true)
         #expect(
             saved.sections.map { [$0.title] + $0.rows.map(\.title) } == draft.sections.map { [$0.title] + $0.rows.map(\.title) },
             "seed \(seed): what is saved is the draft")
@@ -57,13 +57,13 @@ struct SessionUndoTests {
     @Test(arguments: Backend.all) func undoingEveryEditLeavesNothingToSave(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "To do"))
-        try store.apply(.addSection(title: "Done"))
+        try store.list("default").apply(.addSection(title: "To do"))
+        try store.list("default").apply(.addSection(title: "Done"))
         for title in ["a", "b", "c"] {
-            try store.apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
+            try store.list("default").apply(.addRow(.text(title), to: .init(section: .index(0), index: .end)))
         }
-        let before = try store.snapshot()
-        let session = try store.beginEditing()
+        let before = try store.list("default").snapshot()
+        let session = try store.list("default").beginEditing()
         try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
         let added = try #require(try session.apply(.addRow(.text("new"), to: .at(0, 0))).createdID?.rowID)
         try session.undoLastEdit()
@@ -74,7 +74,7 @@ struct SessionUndoTests {
         #expect(session.pendingChanges.isEmpty)
         #expect(throws: RepositoryError.nothingToUndo(list: "default")) { try session.undoLastEdit() }
         try session.save()
-        #expect(try store.snapshot() == before, "nothing was written")
+        #expect(try store.list("default").snapshot() == before, "nothing was written")
         #expect(throws: RepositoryError.sessionClosed) { try session.undoLastEdit() }
     }
 }

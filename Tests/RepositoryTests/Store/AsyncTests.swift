@@ -13,30 +13,30 @@ struct AsyncTests {
     @Test(arguments: Backend.all) func asyncCallsGiveWhatBlockingCallsGive(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        let first = try await store.apply(.addSection(title: "A"))
+        let first = try await store.list("default").apply(.addSection(title: "A"))
         #expect(first.version == 1)
         for index in 0..<5 {
-            try await store.apply(.addRow(.text("r\(index)"), to: .init(section: .index(0), index: .end)))
+            try await store.list("default").apply(.addRow(.text("r\(index)"), to: .init(section: .index(0), index: .end)))
         }
-        let moved = try await store.apply(.moveRow(.at(0, 0), to: .at(0, 4)))
+        let moved = try await store.list("default").apply(.moveRow(.at(0, 0), to: .at(0, 4)))
         #expect(moved.changeset.movedRows.count == 1)
         let path = RowPath(section: 0, row: 2)
         let blocking = try Self.blockingReads(store, at: path)
         let id = blocking.row.row.id
-        #expect(try await store.row(at: path) == blocking.row)
-        #expect(try await store.row(.id(id)) == blocking.row)
-        #expect(try await store.path(ofRow: id) == path)
-        #expect(try await store.rowCount(of: .index(0)) == 5)
-        #expect(try await store.outline() == blocking.outline)
-        #expect(try await store.snapshot() == blocking.snapshot)
-        #expect(try await store.window(from: path, limit: 2) == blocking.window)
-        #expect(try await store.changes(since: 1) == blocking.changes)
-        let undone = try await store.undo()
-        #expect(try await store.snapshot().sections[0].rows.map(\.title) == ["r0", "r1", "r2", "r3", "r4"])
-        let redone = try await store.redo()
+        #expect(try await store.list("default").row(at: path) == blocking.row)
+        #expect(try await store.list("default").row(.id(id)) == blocking.row)
+        #expect(try await store.list("default").path(ofRow: id) == path)
+        #expect(try await store.list("default").rowCount(of: .index(0)) == 5)
+        #expect(try await store.list("default").outline() == blocking.outline)
+        #expect(try await store.list("default").snapshot() == blocking.snapshot)
+        #expect(try await store.list("default").window(from: path, limit: 2) == blocking.window)
+        #expect(try await store.list("default").changes(since: 1) == blocking.changes)
+        let undone = try await store.list("default").undo()
+        #expect(try await store.list("default").snapshot().sections[0].rows.map(\.title) == ["r0", "r1", "r2", "r3", "r4"])
+        let redone = try await store.list("default").redo()
         #expect(redone.version == undone.version + 1)
-        #expect(try await store.snapshot().sections[0].rows.map(\.title) == blocking.snapshot.sections[0].rows.map(\.title))
-        await #expect(throws: RepositoryError.self) { try await store.row(at: RowPath(section: 3, row: 0)) }
+        #expect(try await store.list("default").snapshot().sections[0].rows.map(\.title) == blocking.snapshot.sections[0].rows.map(\.title))
+        await #expect(throws: RepositoryError.self) { try await store.list("default").row(at: RowPath(section: 3, row: 0)) }
     }
 
     /// A write made inside a task that is already cancelled rolls back: the blocking form sees
@@ -44,16 +44,16 @@ struct AsyncTests {
     @Test(arguments: Backend.all) func aCancelledTasksWriteWritesNothing(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.apply(.addSection(title: "A"))
+        try await store.list("default").apply(.addSection(title: "A"))
         let gate = AsyncStream<Void>.makeStream()
         let writing = Task {
             var opened = gate.stream.makeAsyncIterator()
             await opened.next()  // runs once it is cancelled
             #expect(Task.isCancelled)
-            #expect(throws: CancellationError.self) { try store.apply(.addSection(title: "B")) }
-            await #expect(throws: CancellationError.self) { try await store.apply(.addSection(title: "C")) }
+            #expect(throws: CancellationError.self) { try store.list("default").apply(.addSection(title: "B")) }
+            await #expect(throws: CancellationError.self) { try await store.list("default").apply(.addSection(title: "C")) }
             // A session's save too: its edits stay in the draft, unwritten.
-            let session = try store.beginEditing()
+            let session = try store.list("default").beginEditing()
             try session.apply(.addRow(.text("drafted"), to: .init(section: .index(0), index: .end)))
             #expect(throws: CancellationError.self) { try session.save() }
             #expect(session.pendingChanges.insertedRows.count == 1)
@@ -61,7 +61,7 @@ struct AsyncTests {
         writing.cancel()
         gate.continuation.yield()
         try await writing.value
-        let after = try await store.snapshot()
+        let after = try await store.list("default").snapshot()
         #expect(after.version == 1 && after.sections.map(\.title) == ["A"] && after.sections[0].rows.isEmpty)
     }
 
@@ -69,6 +69,6 @@ struct AsyncTests {
     static func blockingReads(_ store: SectionStore, at path: RowPath) throws
         -> (row: LocatedRow, outline: ListOutline, snapshot: ListSnapshot, window: ListWindow, changes: ListChanges)
     {
-        (try store.row(at: path), try store.outline(), try store.snapshot(), try store.window(from: path, limit: 2), try store.changes(since: 1))
+        (try store.list("default").row(at: path), try store.list("default").outline(), try store.list("default").snapshot(), try store.list("default").window(from: path, limit: 2), try store.list("default").changes(since: 1))
     }
 }

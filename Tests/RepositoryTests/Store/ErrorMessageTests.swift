@@ -51,11 +51,11 @@ import Testing
 @Suite struct ErrorValueTests {
     @Test func anEngineFailureKeepsItsCodeMessageAndStatement() throws {
         let fixture = try StoreFixture()
-        try fixture.store.apply(.addSection(title: "A"))
+        try fixture.list.apply(.addSection(title: "A"))
         // As the sqlite3 shell would (its triggers go with it).
         try Connection(path: fixture.path, mode: .readWrite).execute(script: "DROP TABLE journal")
         do {
-            _ = try fixture.store.changes(since: 0)
+            _ = try fixture.list.changes(since: 0)
             Issue.record("a read of a dropped table succeeded")
         } catch RepositoryError.database(let code, let message, let sql) {
             #expect(code == 1, "SQLITE_ERROR")
@@ -71,9 +71,9 @@ import Testing
         #expect(throws: RepositoryError.listNameContainsNUL("a\u{0}")) { try store.createList(named: "a\u{0}") }
         let long = String(repeating: "x", count: SectionStore.maximumTextLength + 1)
         #expect(throws: RepositoryError.textTooLong(what: "the section title", bytes: long.utf8.count, limit: SectionStore.maximumTextLength)) {
-            try store.apply(.addSection(title: long))
+            try store.list("default").apply(.addSection(title: long))
         }
-        #expect(throws: RepositoryError.negativeWindowLimit(-3)) { try store.window(from: RowPath(section: 0, row: 0), limit: -3) }
+        #expect(throws: RepositoryError.negativeWindowLimit(-3)) { try store.list("default").window(from: RowPath(section: 0, row: 0), limit: -3) }
         #expect(throws: RepositoryError.unsupportedURL(scheme: "ftp")) { try SectionStore(url: try #require(URL(string: "ftp://host/a.db"))) }
         #expect(RepositoryError.unsupportedURL(scheme: nil).description.hasPrefix("a URL without a scheme is not a database location"))
         #expect(

@@ -13,8 +13,8 @@ struct ListHandleTests {
     @Test(arguments: Backend.all) func everyOperationActsOnTheHandlesListAlone(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "Default's"))
-        let defaultBefore = try store.snapshot()
+        try store.list("default").apply(.addSection(title: "Default's"))
+        let defaultBefore = try store.list("default").snapshot()
         try store.createList(named: "work")
         let work = store.list("work")
 
@@ -42,7 +42,7 @@ struct ListHandleTests {
         #expect(try session.save().list == "work")
         #expect(try work.snapshot().sections[0].rows.map(\.title) == ["c"])
 
-        #expect(try store.snapshot() == defaultBefore, "the default list was never touched")
+        #expect(try store.list("default").snapshot() == defaultBefore, "the default list was never touched")
         let (renamed, later) = try work.rename(to: "later")
         #expect(renamed.list == "later" && later.name == "later")
         #expect(throws: RepositoryError.self) { try work.outline() }
@@ -91,7 +91,7 @@ struct ListHandleTests {
         #expect(throws: movedOn) { try work.rowCount(of: .index(0), atVersion: 2) }
         #expect(throws: movedOn) { try work.window(startingAt: .id(row), limit: 1, atVersion: 2) }
         // The default list was never touched.
-        #expect(try fixture.store.outline().sections.isEmpty)
+        #expect(try fixture.list.outline().sections.isEmpty)
     }
 
     @Test(arguments: Backend.all) func aHandlesAsyncReadsTakeTheVersionToo(backend: Backend) async throws {
@@ -138,6 +138,6 @@ struct ListHandleTests {
         #expect(try await work.rowCount(of: .index(0)) == 0)
         try await work.redo()
         #expect(try await work.changes(since: 0).changeset != nil)
-        #expect(try await store.snapshot().sections.isEmpty, "the default list was never touched")
+        #expect(try await store.list("default").snapshot().sections.isEmpty, "the default list was never touched")
     }
 }

@@ -12,11 +12,11 @@ struct ReadTests {
     /// A list of `sections` sections with random row counts (some empty), built through the store.
     func randomList(_ store: SectionStore, sections: Int, using generator: inout SeededGenerator) throws {
         for index in 0..<sections {
-            try store.apply(.addSection(title: "S\(index)", emptyText: index % 3 == 0 ? "nothing in \(index)" : nil))
+            try store.list("default").apply(.addSection(title: "S\(index)", emptyText: index % 3 == 0 ? "nothing in \(index)" : nil))
             let rows = Bool.random(using: &generator) ? 0 : Int.random(in: 1...150, using: &generator)
             for row in 0..<rows {
                 let kind = RowKind.allCases.randomElement(using: &generator)!
-                try store.apply(.addRow(RowContent(kind: kind, title: "\(index).\(row)", value: kind == .field ? "v" : nil), to: .at(index, row)))
+                try store.list("default").apply(.addRow(RowContent(kind: kind, title: "\(index).\(row)", value: kind == .field ? "v" : nil), to: .at(index, row)))
             }
         }
     }
@@ -45,35 +45,35 @@ struct ReadTests {
         try randomList(store, sections: 8, using: &generator)
         // Some moves, so positions are no longer in insertion order.
         for _ in 0..<200 {
-            let outline = try store.outline()
+            let outline = try store.list("default").outline()
             let full = outline.sections.filter { $0.rowCount > 0 }
             guard let from = full.randomElement(using: &generator) else { break }
             let to = outline.sections.randomElement(using: &generator)!
             let others = to.rowCount - (to.id == from.id ? 1 : 0)
-            try store.apply(
+            try store.list("default").apply(
                 .moveRow(
                     .at(from.index, Int.random(in: 0..<from.rowCount, using: &generator)),
                     to: .at(to.index, Int.random(in: 0...others, using: &generator))))
         }
-        let snapshot = try store.snapshot(editing: true)
-        let outline = try store.outline(editing: true)
+        let snapshot = try store.list("default").snapshot(editing: true)
+        let outline = try store.list("default").outline(editing: true)
         #expect(outline.sections.map(\.id) == snapshot.sections.map(\.id), "seed \(seed)")
         #expect(outline.sections.map(\.rowCount) == snapshot.sections.map(\.rows.count), "seed \(seed)")
         #expect(outline.sections.map { $0.footer(editing: true) } == snapshot.sections.map { $0.footer(editing: true) })
         for (sectionIndex, section) in snapshot.sections.enumerated() {
-            #expect(try store.rowCount(of: .id(section.id)) == section.rows.count)
+            #expect(try store.list("default").rowCount(of: .id(section.id)) == section.rows.count)
             for (rowIndex, row) in section.rows.enumerated() {
                 let path = RowPath(section: sectionIndex, row: rowIndex)
-                let located = try store.row(at: path)
+                let located = try store.list("default").row(at: path)
                 #expect(located.row == row && located.section.id == section.id, "seed \(seed): row at \(path)")
-                #expect(try store.path(ofRow: row.id) == path, "seed \(seed): path of #\(row.id)")
+                #expect(try store.list("default").path(ofRow: row.id) == path, "seed \(seed): path of #\(row.id)")
             }
         }
         for _ in 0..<100 {
             let section = Int.random(in: 0..<snapshot.sections.count, using: &generator)
             let start = RowPath(section: section, row: Int.random(in: 0...snapshot.sections[section].rows.count, using: &generator))
             let limit = Int.random(in: 0...120, using: &generator)
-            let window = try store.window(from: start, limit: limit, editing: true)
+            let window = try store.list("default").window(from: start, limit: limit, editing: true)
             let expected = expectedWindow(snapshot, from: start, limit: limit)
             #expect(window.parts.map(\.section.index) == expected.map(\.section), "seed \(seed): window \(start) +\(limit)")
             #expect(window.parts.map(\.firstRow) == expected.map(\.first), "seed \(seed): window \(start) +\(limit)")
@@ -88,10 +88,10 @@ struct ReadTests {
     @Test(arguments: Backend.all) func aWindowStartingAtASectionsEndBeginsWithTheNextSection(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        for title in ["A", "Empty", "C"] { try store.apply(.addSection(title: title)) }
-        try store.apply(.addRow(.text("a"), to: .at(0, 0)))
-        try store.apply(.addRow(.text("c"), to: .at(2, 0)))
-        let window = try store.window(from: RowPath(section: 0, row: 1), limit: 5, editing: true)
+        for title in ["A", "Empty", "C"] { try store.list("default").apply(.addSection(title: title)) }
+        try store.list("default").apply(.addRow(.text("a"), to: .at(0, 0)))
+        try store.list("default").apply(.addRow(.text("c"), to: .at(2, 0)))
+        let window = try store.list("default").window(from: RowPath(section: 0, row: 1), limit: 5, editing: true)
         #expect(window.parts.map(\.section.title) == ["A", "Empty", "C"])
         #expect(window.located.map(\.path) == [RowPath(section: 2, row: 0)])
         #expect(window.parts[1].section.footer(editing: window.isEditing) == "No Data")
@@ -101,21 +101,21 @@ struct ReadTests {
     @Test(arguments: Backend.all) func windowsAndLookupsRefuseWhatIsOutsideTheList(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addRow(.text("a"), to: .at(0, 0)))
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addRow(.text("a"), to: .at(0, 0)))
         #expect(throws: RepositoryError.rowIndexOutOfRange(2, section: 0, valid: 0...1, version: 2)) {
-            try store.window(from: RowPath(section: 0, row: 2), limit: 1)
+            try store.list("default").window(from: RowPath(section: 0, row: 2), limit: 1)
         }
         #expect(throws: RepositoryError.sectionIndexOutOfRange(1, valid: 0...0, version: 2)) {
-            try store.window(from: RowPath(section: 1, row: 0), limit: 1)
+            try store.list("default").window(from: RowPath(section: 1, row: 0), limit: 1)
         }
         #expect(throws: RepositoryError.negativeWindowLimit(-1)) {
-            try store.window(from: RowPath(section: 0, row: 0), limit: -1)
+            try store.list("default").window(from: RowPath(section: 0, row: 0), limit: -1)
         }
-        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0, version: 2)) { try store.row(at: RowPath(section: 0, row: 1)) }
-        #expect(throws: RepositoryError.rowNotFound(99, list: "default")) { try store.path(ofRow: 99) }
+        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0, version: 2)) { try store.list("default").row(at: RowPath(section: 0, row: 1)) }
+        #expect(throws: RepositoryError.rowNotFound(99, list: "default")) { try store.list("default").path(ofRow: 99) }
         // A window may start at a reference too; S:end is the last row.
-        let window = try store.window(startingAt: .path(.index(0), .end), limit: 3)
+        let window = try store.list("default").window(startingAt: .path(.index(0), .end), limit: 3)
         #expect(window.located.map(\.row.title) == ["a"])
     }
 }

@@ -14,8 +14,8 @@ struct ReaderTests {
     @Test(arguments: Backend.all) func aReadDoesNotWaitForAWriteInProgressAndSeesTheLastCommit(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        try store.apply(.addRow(.text("committed"), to: .init(section: .index(0), index: .end)))
+        try store.list("default").apply(.addSection(title: "A"))
+        try store.list("default").apply(.addRow(.text("committed"), to: .init(section: .index(0), index: .end)))
         #expect(store.readsBesideWrites)
 
         let writing = DispatchSemaphore(value: 0)
@@ -34,9 +34,9 @@ struct ReaderTests {
         writer.start()
         #expect(writing.wait(timeout: .now() + hangGuardSeconds) == .success)
         let readStarted = ContinuousClock.now
-        let row = try store.row(at: RowPath(section: 0, row: 0))
-        let outline = try store.outline()
-        let snapshot = try store.snapshot()
+        let row = try store.list("default").row(at: RowPath(section: 0, row: 0))
+        let outline = try store.list("default").outline()
+        let snapshot = try store.list("default").snapshot()
         let readTook = ContinuousClock.now - readStarted
         readsDone.signal()
         #expect(writeEnded.wait(timeout: .now() + hangGuardSeconds) == .success)
@@ -46,7 +46,7 @@ struct ReaderTests {
         #expect(snapshot.sections[0].rows.map(\.title) == ["committed"])
         // Only a guard: a read that waited would have waited for all of it.
         #expect(readTook < .seconds(hangGuardSeconds))
-        #expect(try store.row(at: RowPath(section: 0, row: 0)).row.title == "committed")
+        #expect(try store.list("default").row(at: RowPath(section: 0, row: 0)).row.title == "committed")
     }
 
     /// A read on a reader sees what this store just committed, as a read on its own connection
@@ -54,23 +54,23 @@ struct ReaderTests {
     @Test(arguments: Backend.all) func readsSeeEveryWriteTheStoreCommitted(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.apply(.addSection(title: "A"))
+        try await store.list("default").apply(.addSection(title: "A"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {
                     for index in 0..<25 {
-                        let change = try store.apply(.addRow(.text("\(worker)-\(index)"), to: .init(section: .index(0), index: .end)))
+                        let change = try store.list("default").apply(.addRow(.text("\(worker)-\(index)"), to: .init(section: .index(0), index: .end)))
                         let id = try #require(change.createdID?.rowID)
                         // Read right after the commit: the row is there, at a version no older.
-                        let path = try store.path(ofRow: id)
-                        #expect(try store.row(at: path).row.title == "\(worker)-\(index)")
-                        #expect(try store.outline().version >= change.version)
+                        let path = try store.list("default").path(ofRow: id)
+                        #expect(try store.list("default").row(at: path).row.title == "\(worker)-\(index)")
+                        #expect(try store.list("default").outline().version >= change.version)
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(try await store.snapshot().sections[0].rows.count == 100)
+        #expect(try await store.list("default").snapshot().sections[0].rows.count == 100)
     }
 
     /// A file not in WAL mode (a read-only store leaves a file's journal mode alone) is read on
@@ -80,13 +80,13 @@ struct ReaderTests {
         let path = directory.path("shared.db")
         do {
             let store = try SectionStore(path: path, create: true)
-            try store.apply(.addSection(title: "A"))
+            try store.list("default").apply(.addSection(title: "A"))
             #expect(store.readsBesideWrites)
         }
         try tamper(path: path, "PRAGMA journal_mode = DELETE")
         let plain = try SectionStore(path: path, readOnly: true)
         #expect(!plain.readsBesideWrites)
-        #expect(try plain.outline().sections.map(\.title) == ["A"])
+        #expect(try plain.list("default").outline().sections.map(\.title) == ["A"])
     }
 
     /// A store opened for a process that never reads while it writes (the command line) reads on
@@ -96,11 +96,11 @@ struct ReaderTests {
         let path = directory.path("one.db")
         let store = try SectionStore(location: .file(path: path), create: true, readsBesideWrites: false)
         #expect(!store.readsBesideWrites)
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         let other = try SectionStore(path: path)
-        try other.apply(.addRow(.text("from another"), to: .init(section: .index(0), index: .end)))
-        #expect(try store.row(at: RowPath(section: 0, row: 0)).row.title == "from another")
-        #expect(try store.outline().version == 2)
+        try other.list("default").apply(.addRow(.text("from another"), to: .init(section: .index(0), index: .end)))
+        #expect(try store.list("default").row(at: RowPath(section: 0, row: 0)).row.title == "from another")
+        #expect(try store.list("default").outline().version == 2)
     }
 
     /// When no reader can be opened — here the file was removed while the store had it open —
@@ -109,8 +109,8 @@ struct ReaderTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("removed.db")
         let store = try SectionStore(path: path, create: true)
-        try store.apply(.addSection(title: "A"))
+        try store.list("default").apply(.addSection(title: "A"))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        #expect(try store.outline().sections.map(\.title) == ["A"])
+        #expect(try store.list("default").outline().sections.map(\.title) == ["A"])
     }
 }

@@ -10,8 +10,8 @@ struct ReliabilityTests {
     @Test func aFullDiskIsReportedAndNothingIsWritten() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try store.apply(.addSection(title: "A"))
-        let before = try store.snapshot()
+        try store.list("default").apply(.addSection(title: "A"))
+        let before = try store.list("default").snapshot()
         // Cap the file at its current size: the next growth fails as a full disk would.
         try store.connection.withLock { db in
             let pages = try db.scalarInt("PRAGMA page_count") ?? 0
@@ -19,31 +19,31 @@ struct ReliabilityTests {
         }
         let big = String(repeating: "x", count: 200_000)
         #expect(throws: RepositoryError.diskFull) {
-            try store.apply(.addRow(.text(big), to: .at(0, 0)))
+            try store.list("default").apply(.addRow(.text(big), to: .at(0, 0)))
         }
-        #expect(try store.snapshot() == before)
+        #expect(try store.list("default").snapshot() == before)
         // The store keeps working for changes that fit.
-        try store.apply(.addRow(.text("small"), to: .at(0, 0)))
-        #expect(try store.snapshot().rowCount == 1)
+        try store.list("default").apply(.addRow(.text("small"), to: .at(0, 0)))
+        #expect(try store.list("default").snapshot().rowCount == 1)
     }
 
     @Test func aLockHeldPastTheTimeoutIsBusyAndNothingIsWritten() throws {
         let fixture = try StoreFixture()
         let store = fixture.store
         store.connection.withLock { ($0 as! SQLiteEngine).connection.setBusyTimeout(milliseconds: 100) }
-        let before = try store.snapshot()
+        let before = try store.list("default").snapshot()
         let other = try Connection(path: fixture.path, mode: .readWrite)
         try other.execute(script: "BEGIN IMMEDIATE")
-        #expect(throws: RepositoryError.busy) { try store.apply(.addSection(title: "A")) }
+        #expect(throws: RepositoryError.busy) { try store.list("default").apply(.addSection(title: "A")) }
         try other.execute(script: "ROLLBACK")
-        #expect(try store.snapshot() == before)
-        try store.apply(.addSection(title: "A"))
+        #expect(try store.list("default").snapshot() == before)
+        try store.list("default").apply(.addSection(title: "A"))
     }
 
     @Test func aDamagedFileIsReportedNotTrusted() throws {
         let fixture = try StoreFixture()
         for index in 0..<200 {
-            try fixture.store.apply(.addSection(title: "section \(index) " + String(repeating: "x", count: 100)))
+            try fixture.list.apply(.addSection(title: "section \(index) " + String(repeating: "x", count: 100)))
         }
         // Flush the WAL into the main file, then overwrite the pages after the header.
         try fixture.store.connection.withLock { db in _ = try db.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) } }
@@ -53,7 +53,7 @@ struct ReliabilityTests {
         try handle.close()
         #expect(throws: RepositoryError.corrupt(path: fixture.path, detail: "database disk image is malformed")) {
             let reopened = try SectionStore(path: fixture.path)
-            _ = try reopened.snapshot()
+            _ = try reopened.list("default").snapshot()
         }
     }
 
@@ -63,21 +63,21 @@ struct ReliabilityTests {
         var random = SeededGenerator(seed: 5)
         // The same operations on plain arrays: what the order must be.
         var model: [[String]] = Array(repeating: [], count: 4)
-        for index in 0..<4 { try store.apply(.addSection(title: "s\(index)")) }
+        for index in 0..<4 { try store.list("default").apply(.addSection(title: "s\(index)")) }
         for step in 0..<600 {
             let section = Int.random(in: 0..<4, using: &random)
             if Int.random(in: 0..<3, using: &random) == 0 {
-                try store.apply(.addRow(.text("r\(step)"), to: .init(section: .index(section), index: .index(0))))
+                try store.list("default").apply(.addRow(.text("r\(step)"), to: .init(section: .index(section), index: .index(0))))
                 model[section].insert("r\(step)", at: 0)
             } else if let from = model.indices.first(where: { !model[$0].isEmpty }) {
-                try store.apply(.moveRow(.path(.index(from), .index(0)), to: .init(section: .index(section), index: .end)))
+                try store.list("default").apply(.moveRow(.path(.index(from), .index(0)), to: .init(section: .index(section), index: .end)))
                 model[section].append(model[from].removeFirst())
             }
             if step % 100 == 99 {
-                #expect(try store.snapshot().sections.map { $0.rows.map(\.title) } == model, "after step \(step)")
+                #expect(try store.list("default").snapshot().sections.map { $0.rows.map(\.title) } == model, "after step \(step)")
             }
         }
-        #expect(try store.snapshot().sections.map { $0.rows.map(\.title) } == model)
+        #expect(try store.list("default").snapshot().sections.map { $0.rows.map(\.title) } == model)
         #expect(model.joined().count > 100, "the run should move a good number of rows")
         let problems = try store.read { db in
             try db.query("PRAGMA integrity_check") { $0.string(0) }

@@ -15,14 +15,14 @@ struct SpaceTests {
     /// SQL in one statement (the schema keeps counts and ranks), then one edit so the list is
     /// sectionctl's again.
     func bigSection(_ fixture: StoreFixture, rows count: Int) throws {
-        try fixture.store.apply(.addSection(title: "Big"))
+        try fixture.list.apply(.addSection(title: "Big"))
         try fixture.plainSQL(
             """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
             INSERT INTO rows (section_id, position, title)
             SELECT (SELECT id FROM sections WHERE title = 'Big'), i * 4096, printf('%0600d', i) FROM n
             """)
-        try fixture.store.apply(.addSection(title: "Small"))
+        try fixture.list.apply(.addSection(title: "Small"))
     }
 
     func pages(_ fixture: StoreFixture) throws -> (total: Int64, free: Int64) {
@@ -37,7 +37,7 @@ struct SpaceTests {
         #expect(full.total > 2_000)
 
         // Deleting the section frees its pages; the write that freed them gives them back.
-        try fixture.store.apply(.deleteSection(.title("Big"), force: true))
+        try fixture.list.apply(.deleteSection(.title("Big"), force: true))
         let deleted = try pages(fixture)
         #expect(deleted.free < SpaceReport.reclaimThresholdPages, "free pages after the delete: \(deleted)")
         // The undo log keeps the deleted rows, so the file keeps about their size; what it
@@ -46,9 +46,9 @@ struct SpaceTests {
 
         // Undo brings the rows back; redo deletes them again, and the file gives back what that
         // frees: after both, it is about the size it was, not the sum of all three.
-        try fixture.store.undo()
-        #expect(try fixture.store.rowCount(of: .title("Big")) == 12_000)
-        try fixture.store.redo()
+        try fixture.list.undo()
+        #expect(try fixture.list.rowCount(of: .title("Big")) == 12_000)
+        try fixture.list.redo()
         let redone = try pages(fixture)
         #expect(redone.free < SpaceReport.reclaimThresholdPages || redone.free * 8 < redone.total, "\(redone)")
         #expect(Double(redone.total) <= 1.3 * Double(deleted.total), "\(redone.total) pages after undo and redo, \(deleted.total) after the delete")
@@ -59,7 +59,7 @@ struct SpaceTests {
         let fixture = try StoreFixture(.sqlite)
         try bigSection(fixture, rows: 12_000)
         // Some hundred rows: their pages stay free for the next rows, with no work to give back.
-        for _ in 0..<3 { try fixture.store.apply(.deleteRow(.at(0, 0))) }
+        for _ in 0..<3 { try fixture.list.apply(.deleteRow(.at(0, 0))) }
         let after = try pages(fixture)
         #expect(after.free < SpaceReport.reclaimThresholdPages)
         #expect(try fixture.store.check().isEmpty)
@@ -89,7 +89,7 @@ struct SpaceTests {
         #expect(try fixture.plainInt("PRAGMA auto_vacuum") == 2)
         let problems = try fixture.store.check()
         #expect(problems.isEmpty, "\(problems)")
-        #expect(try fixture.store.snapshot().sections.map { $0.rows.count } == [0, 0])
+        #expect(try fixture.list.snapshot().sections.map { $0.rows.count } == [0, 0])
 
         // Run again: nothing left to compact; the file is the size it was.
         let again = try #require(try fixture.store.vacuum())
@@ -111,12 +111,12 @@ struct SpaceTests {
     @Test func theWriteAheadLogIsCutBackAfterALargeTransaction() throws {
         let fixture = try StoreFixture(.sqlite)
         try bigSection(fixture, rows: 40_000)
-        try fixture.store.apply(.deleteSection(.title("Big"), force: true))
+        try fixture.list.apply(.deleteSection(.title("Big"), force: true))
         // The next write after a checkpoint reset starts the log from its beginning and cuts
         // the file back to the limit.
         let raw = try Connection(path: fixture.path, mode: .readWrite)
         _ = try raw.query("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(0) }
-        try fixture.store.apply(.addSection(title: "After"))
+        try fixture.list.apply(.addSection(title: "After"))
         let wal = try #require(try FileManager.default.attributesOfItem(atPath: fixture.path + "-wal")[.size] as? Int64)
         #expect(wal <= SpaceReport.walSizeLimit, "the write-ahead log is \(wal) bytes")
     }
