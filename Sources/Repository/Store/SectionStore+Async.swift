@@ -35,7 +35,7 @@ extension SectionStore {
     /// A write that already committed stays committed.
     ///
     /// ```swift
-    /// let imported = try await store.perform { store in try store.importJSON(data) }
+    /// let problems = try await store.perform { store in try store.check() }
     /// ```
     public func perform<T: Sendable>(_ work: @escaping @Sendable (SectionStore) throws -> T) async throws -> T {
         let flag = CancellationFlag()

@@ -10,11 +10,14 @@ import Synchronization
 /// one at a time; other processes may open the same database at once (on SQLite: WAL,
 /// `BEGIN IMMEDIATE`, a busy timeout; on PostgreSQL: a lock on the list's row per write).
 ///
+/// A list's own operations go through its `ListHandle` (`list(_:)`):
+///
 /// ```swift
-/// let store = try SectionStore(path: "/tmp/tasks.db")
-/// try store.apply(.addSection(title: "To do"))
-/// try store.apply(.addRow(.text("Buy milk"), to: .init(section: .index(0), index: .end)))
-/// let snapshot = try store.snapshot()
+/// let store = try SectionStore(path: path, create: true)
+/// let list = store.list(SectionStore.defaultList)  // a new database has the list "default"
+/// try list.apply(.addSection(title: "To do"))
+/// try list.apply(.addRow(.text("Buy milk"), to: .init(section: .index(0), index: .end)))
+/// let snapshot = try list.snapshot()  // snapshot.sections[0].rows[0].title == "Buy milk"
 /// ```
 public final class SectionStore: Sendable {
     /// The name of the list used when none is named.
