@@ -46,7 +46,7 @@ extension SectionStore {
     public static let maximumDocumentLength = 256 * 1024 * 1024
 }
 
-package func validateText(_ text: String, _ what: String) throws {
+func validateText(_ text: String, _ what: String) throws {
     let length = text.utf8.count
     guard length <= SectionStore.maximumTextLength else {
         throw RepositoryError.textTooLong(what: what, bytes: length, limit: SectionStore.maximumTextLength)

@@ -7,7 +7,7 @@ extension Database {
     // MARK: - What belongs to nothing
 
     /// The rows whose section does not exist, by section: how many, and the first ids.
-    package func rowsOfMissingSections() throws -> [ItemGroup] {
+    func rowsOfMissingSections() throws -> [ItemGroup] {
         try groups(
             """
             SELECT r.section_id, r.id, r.position FROM rows AS r
@@ -17,7 +17,7 @@ extension Database {
     }
 
     /// The sections whose list does not exist, by list: how many, and the first ids.
-    package func sectionsOfMissingLists() throws -> [ItemGroup] {
+    func sectionsOfMissingLists() throws -> [ItemGroup] {
         try groups(
             """
             SELECT s.list_id, s.id, s.position FROM sections AS s
@@ -29,7 +29,7 @@ extension Database {
     /// The lists that entries of `table` (a table with a `list_id`: the journal, the undo and
     /// redo steps, the undo log) name but that do not exist, with how many entries each. The
     /// undo log's list −1 (rows deleted with their section) is no list and never counted.
-    package func entriesOfMissingLists(in table: ListKeyedTable) throws -> [(list: Int64, count: Int)] {
+    func entriesOfMissingLists(in table: ListKeyedTable) throws -> [(list: Int64, count: Int)] {
         try query(
             """
             SELECT e.list_id, count(*) FROM \(table.rawValue) AS e
@@ -41,7 +41,7 @@ extension Database {
 
     /// The steps of the undo log entries that name a list that does not exist (the lists that
     /// file those steps cannot trust what undoing them would replay).
-    package func stepsOfUndoLogEntriesOfMissingLists() throws -> [Int64] {
+    func stepsOfUndoLogEntriesOfMissingLists() throws -> [Int64] {
         try query(
             """
             SELECT DISTINCT e.step FROM undo_log AS e
@@ -51,13 +51,13 @@ extension Database {
     }
 
     /// The lists plain SQL changed since their last version (`journaled` = 0).
-    package func listsChangedOutsideSectionctl() throws -> [Int64] {
+    func listsChangedOutsideSectionctl() throws -> [Int64] {
         try query("SELECT id FROM lists WHERE journaled = 0 ORDER BY id") { $0.int64(0) }
     }
 
     /// Deletes the entries of `table` that belong to `list`, which does not exist.
     @discardableResult
-    package func deleteEntries(ofMissingList list: Int64, in table: ListKeyedTable) throws -> Int {
+    func deleteEntries(ofMissingList list: Int64, in table: ListKeyedTable) throws -> Int {
         try run("DELETE FROM \(table.rawValue) WHERE list_id = ?", list)
     }
 
@@ -79,7 +79,7 @@ extension Database {
 
     /// The items of `table` at positions outside `1 ..< OrderedTable.upperBound`, by parent:
     /// how many, and the first ones with their positions.
-    package func itemsOutsidePositionRange(_ table: OrderedTable) throws -> [ItemGroup] {
+    func itemsOutsidePositionRange(_ table: OrderedTable) throws -> [ItemGroup] {
         try groups(
             """
             SELECT \(table.parent), id, position FROM \(table.table)
@@ -95,7 +95,7 @@ extension Database {
     /// under `UNIQUE (parent, position)`, neither order ever lands on a position still taken
     /// (the order of `OrderedTable`'s spreading, over the whole range).
     @discardableResult
-    package func renumberItems(of parent: Int64, in table: OrderedTable) throws -> [(id: Int64, position: Int64)] {
+    func renumberItems(of parent: Int64, in table: OrderedTable) throws -> [(id: Int64, position: Int64)] {
         let items = try query(
             "SELECT id, position FROM \(table.table) WHERE \(table.parent) = ? ORDER BY position, id", parent
         ) { (id: $0.int64(0), position: $0.int64(1)) }
@@ -113,14 +113,14 @@ extension Database {
     // MARK: - Counts
 
     /// Sets a section's row count.
-    package func setRowCount(_ count: Int, ofSection section: Int64) throws {
+    func setRowCount(_ count: Int, ofSection section: Int64) throws {
         try run("UPDATE sections SET row_count = ? WHERE id = ?", count, section)
     }
 
     // MARK: - The journal and the undo history against the lists' versions
 
     /// The journal entries at versions past their list's version, by list, oldest first.
-    package func journalEntriesPastListVersion() throws -> [VersionGroup] {
+    func journalEntriesPastListVersion() throws -> [VersionGroup] {
         try versionGroups(
             """
             SELECT j.list_id, l.version, j.version FROM journal AS j JOIN lists AS l ON l.id = j.list_id
@@ -129,7 +129,7 @@ extension Database {
     }
 
     /// The steps of `history` at versions past their list's version, by list, oldest first.
-    package func historyStepsPastListVersion(_ history: UndoHistory) throws -> [VersionGroup] {
+    func historyStepsPastListVersion(_ history: UndoHistory) throws -> [VersionGroup] {
         try versionGroups(
             """
             SELECT h.list_id, l.version, h.version FROM \(history.table) AS h JOIN lists AS l ON l.id = h.list_id
@@ -139,7 +139,7 @@ extension Database {
 
     /// Calls `body` with every journal entry of the lists there are, as (list, the list's
     /// version, the entry's version, changes).
-    package func forEachJournalEntry(_ body: (Int64, Int64, Int64, String) throws -> Void) throws {
+    func forEachJournalEntry(_ body: (Int64, Int64, Int64, String) throws -> Void) throws {
         try forEachRow(
             """
             SELECT j.list_id, l.version, j.version, j.changes FROM journal AS j JOIN lists AS l ON l.id = j.list_id
@@ -153,18 +153,18 @@ extension Database {
 
     /// Drops the list's journal entries past `version`. Returns how many it dropped.
     @discardableResult
-    package func dropJournalEntries(list: Int64, after version: Int64) throws -> Int {
+    func dropJournalEntries(list: Int64, after version: Int64) throws -> Int {
         try run("DELETE FROM journal WHERE list_id = ? AND version > ?", list, version)
     }
 
     /// Sets what the journal says `version` of the list changed.
-    package func replaceJournalEntry(list: Int64, version: Int64, changes: String) throws {
+    func replaceJournalEntry(list: Int64, version: Int64, changes: String) throws {
         try run("UPDATE journal SET changes = ? WHERE list_id = ? AND version = ?", changes, list, version)
     }
 
     /// The steps a list files under more than one version (of its undo and redo history
     /// together), as (list, step, versions).
-    package func historyStepsFiledTwice() throws -> [(list: Int64, step: Int64, versions: [Int64])] {
+    func historyStepsFiledTwice() throws -> [(list: Int64, step: Int64, versions: [Int64])] {
         let rows = try query(
             """
             WITH h AS (SELECT list_id, step, version FROM undo_steps UNION ALL SELECT list_id, step, version FROM redo_steps)
@@ -204,7 +204,7 @@ extension Database {
     /// Drops the list's whole undo and redo history: its steps and everything they logged.
     /// Returns how many steps of each it dropped.
     @discardableResult
-    package func dropUndoHistory(of list: Int64) throws -> (undo: Int, redo: Int) {
+    func dropUndoHistory(of list: Int64) throws -> (undo: Int, redo: Int) {
         let undo = try historySteps(.undo, of: list)
         let redo = try historySteps(.redo, of: list)
         for step in undo + redo { try dropUndoLog(step: step.step, list: list) }
@@ -215,7 +215,7 @@ extension Database {
     }
 
     /// Drops what `step` logged, for every list: the log of a transaction that files no step.
-    package func dropUndoLog(step: Int64) throws {
+    func dropUndoLog(step: Int64) throws {
         try run("DELETE FROM undo_log WHERE step = ?", step)
     }
 
@@ -247,7 +247,7 @@ extension Database {
 }
 
 /// A table whose entries belong to a list by `list_id`.
-package enum ListKeyedTable: String, CaseIterable, Sendable {
+enum ListKeyedTable: String, CaseIterable, Sendable {
     case journal
     case undoSteps = "undo_steps"
     case redoSteps = "redo_steps"
@@ -256,9 +256,9 @@ package enum ListKeyedTable: String, CaseIterable, Sendable {
 
 /// Items of one parent (a section's rows, a list's sections) that a check found: how many, and
 /// the first few with their positions, for a message.
-package struct ItemGroup: Sendable {
+struct ItemGroup: Sendable {
     /// How many items a message names by id.
-    package static let shownItems = 5
+    static let shownItems = 5
 
     package var parent: Int64
     package var count = 0
@@ -275,9 +275,9 @@ package struct ItemGroup: Sendable {
 }
 
 /// Versions of one list that a check found past the list's version.
-package struct VersionGroup: Sendable {
+struct VersionGroup: Sendable {
     package var list: Int64
-    package var listVersion: Int64
+    var listVersion: Int64
     package var count = 0
     package var first: [Int64] = []
 

@@ -25,7 +25,7 @@ package struct OrderedTable {
     package static let parkingPosition = Int64(SchemaConstants.positionParking)
 
     /// Whether an item may rest at `position`.
-    package static func isValid(_ position: Int64) -> Bool { position >= lowerBound && position < upperBound }
+    static func isValid(_ position: Int64) -> Bool { position >= lowerBound && position < upperBound }
 
     /// `position`, read from the database, if an item may rest there; else the error that says
     /// the file disagrees with itself (plain SQL put it there), so that no arithmetic meets it.
@@ -36,7 +36,7 @@ package struct OrderedTable {
             "\(what) is at position \(position), outside \(Self.lowerBound)…\(Self.upperBound - 1)")
     }
     /// How fast the allowed density falls as the block doubles.
-    package static let densityGrowth = 1.5
+    static let densityGrowth = 1.5
 
     package let table: String
     package let parent: String

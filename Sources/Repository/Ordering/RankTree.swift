@@ -15,11 +15,11 @@ package struct RankSpace: Sendable, Equatable {
     package let items: String
     package let owners: String
     /// The words for an owner and an item, in messages.
-    package let ownerNoun: String
-    package let itemNoun: String
+    let ownerNoun: String
+    let itemNoun: String
 
     /// What one of its nodes is called in messages.
-    package var nodeNoun: String { self == .rows ? "rank node" : "section rank node" }
+    var nodeNoun: String { self == .rows ? "rank node" : "section rank node" }
 
     /// The rows of each section.
     package static let rows = RankSpace(

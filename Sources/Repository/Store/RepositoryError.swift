@@ -313,7 +313,7 @@ package func rangeText(_ range: ClosedRange<Int>) -> String {
 }
 
 /// How many names a message lists before it says how many more there are.
-package let listedNamesLimit = 10
+let listedNamesLimit = 10
 
 /// Names as a message lists them: the first `listedNamesLimit`, each quoted and cut to
 /// `excerpt(_:)`'s length, then "and N more", so that a list of 20,000 sections still makes one

@@ -3,7 +3,7 @@
 extension SQLExecutor {
     /// The list's entries after `version` up to `last` (all there are when `nil`), oldest first,
     /// as (version, changes JSON).
-    package func journalEntries(list: Int64, after version: Int64, through last: Int64? = nil) throws -> [(version: Int64, changes: String)] {
+    func journalEntries(list: Int64, after version: Int64, through last: Int64? = nil) throws -> [(version: Int64, changes: String)] {
         try query(
             "SELECT version, changes FROM journal WHERE list_id = ? AND version > ? AND version <= ? ORDER BY version",
             list, version, last ?? Int64.max
@@ -11,16 +11,16 @@ extension SQLExecutor {
     }
 
     /// The changes JSON journaled at `version` of the list, if the journal still holds it.
-    package func journalEntry(list: Int64, version: Int64) throws -> String? {
+    func journalEntry(list: Int64, version: Int64) throws -> String? {
         try queryFirst("SELECT changes FROM journal WHERE list_id = ? AND version = ?", list, version) { $0.string(0) }
     }
 
-    package func appendJournalEntry(list: Int64, version: Int64, changes: String) throws {
+    func appendJournalEntry(list: Int64, version: Int64, changes: String) throws {
         try run("INSERT INTO journal (list_id, version, changes) VALUES (?, ?, ?)", list, version, changes)
     }
 
     /// Drops the list's entries at `version` and before.
-    package func pruneJournal(list: Int64, through version: Int64) throws {
+    func pruneJournal(list: Int64, through version: Int64) throws {
         try run("DELETE FROM journal WHERE list_id = ? AND version <= ?", list, version)
     }
 }

@@ -81,18 +81,18 @@ extension SQLExecutor {
 extension SQLExecutor {
     /// Whether every change to the list since its last version was sectionctl's own (0 once
     /// plain SQL changed it: the triggers of `Migrations/0003_journal.sql` clear it).
-    package func isJournaled(listID: Int64) throws -> Bool {
+    func isJournaled(listID: Int64) throws -> Bool {
         try scalarInt("SELECT journaled FROM lists WHERE id = ?", listID) == 1
     }
 
     /// The list's undo barrier: the last version plain SQL (or `repair`) made. No change made at
     /// or before it can be undone or redone.
-    package func plainVersion(ofList id: Int64) throws -> Int64 {
+    func plainVersion(ofList id: Int64) throws -> Int64 {
         try scalarInt("SELECT plain_version FROM lists WHERE id = ?", id) ?? 0
     }
 
     /// The list's name, version and journaled flag; `nil` once it is deleted.
-    package func listState(id: Int64) throws -> (name: String, version: Int64, journaled: Bool)? {
+    func listState(id: Int64) throws -> (name: String, version: Int64, journaled: Bool)? {
         try queryFirst("SELECT name, version, journaled FROM lists WHERE id = ?", id) { ($0.string(0), $0.int64(1), $0.int(2) == 1) }
     }
 
@@ -116,7 +116,7 @@ extension SQLExecutor {
     /// `repair` does for a list it mended.
     /// - Returns: the new version, or `nil` when no list has this id.
     @discardableResult
-    package func markListForReload(id: Int64) throws -> Int64? {
+    func markListForReload(id: Int64) throws -> Int64? {
         guard
             let version = try queryFirst(
                 "UPDATE lists SET version = version + 1, plain_version = version + 1, journaled = 1 WHERE id = ? RETURNING version", id, row: { $0.int64(0) })

@@ -7,7 +7,7 @@ extension SQLExecutor {
     /// Calls `body` with the (first, row count) of the nodes on `level` of `owner` whose
     /// first is in `range` (`through` the upper bound when `closed`), in order, until it returns
     /// false.
-    package func forEachRankNode(
+    func forEachRankNode(
         in space: RankSpace, owner: Int64, level: Int, from low: Int64, to high: Int64, closed: Bool = false, _ body: (Int64, Int) throws -> Bool
     ) throws {
         try forEachRow(
@@ -17,16 +17,16 @@ extension SQLExecutor {
     }
 
     /// One node noted in `rank_pending`, if any.
-    package func firstPendingRankNode(in space: RankSpace) throws -> (owner: Int64, first: Int64)? {
+    func firstPendingRankNode(in space: RankSpace) throws -> (owner: Int64, first: Int64)? {
         try queryFirst("SELECT \(space.owner), first FROM \(space.pending) LIMIT 1") { ($0.int64(0), $0.int64(1)) }
     }
 
-    package func clearPendingRankNode(in space: RankSpace, owner: Int64, first: Int64) throws {
+    func clearPendingRankNode(in space: RankSpace, owner: Int64, first: Int64) throws {
         try run("DELETE FROM \(space.pending) WHERE \(space.owner) = ? AND first = ?", owner, first)
     }
 
     /// The (first, row count) of the node on `level` of `owner` whose range holds `position`.
-    package func rankNode(holding position: Int64, level: Int, in space: RankSpace, owner: Int64) throws -> (first: Int64, rowCount: Int)? {
+    func rankNode(holding position: Int64, level: Int, in space: RankSpace, owner: Int64) throws -> (first: Int64, rowCount: Int)? {
         try queryFirst(
             "SELECT first, \(space.count) FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first <= ? ORDER BY first DESC LIMIT 1",
             owner, level, position
@@ -34,32 +34,32 @@ extension SQLExecutor {
     }
 
     /// The first of the node after the one starting at `first` on `level` of `owner`.
-    package func rankNodeStart(after first: Int64, level: Int, in space: RankSpace, owner: Int64) throws -> Int64? {
+    func rankNodeStart(after first: Int64, level: Int, in space: RankSpace, owner: Int64) throws -> Int64? {
         try scalarInt(
             "SELECT first FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first > ? ORDER BY first LIMIT 1", owner, level, first)
     }
 
     /// How many nodes `level` of `owner` has in `low..<high`.
-    package func rankNodeCount(in space: RankSpace, owner: Int64, level: Int, from low: Int64, to high: Int64) throws -> Int {
+    func rankNodeCount(in space: RankSpace, owner: Int64, level: Int, from low: Int64, to high: Int64) throws -> Int {
         Int(
             try scalarInt(
                 "SELECT count(*) FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first >= ? AND first < ?", owner, level, low, high)
                 ?? 0)
     }
 
-    package func insertRankNode(in space: RankSpace, owner: Int64, level: Int, first: Int64, rowCount: Int) throws {
+    func insertRankNode(in space: RankSpace, owner: Int64, level: Int, first: Int64, rowCount: Int) throws {
         try run("INSERT INTO \(space.nodes) (\(space.owner), level, first, \(space.count)) VALUES (?, ?, ?, ?)", owner, level, first, rowCount)
     }
 
-    package func deleteRankNode(in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
+    func deleteRankNode(in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
         try run("DELETE FROM \(space.nodes) WHERE \(space.owner) = ? AND level = ? AND first = ?", owner, level, first)
     }
 
-    package func setRankNodeCount(_ count: Int, in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
+    func setRankNodeCount(_ count: Int, in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
         try run("UPDATE \(space.nodes) SET \(space.count) = ? WHERE \(space.owner) = ? AND level = ? AND first = ?", count, owner, level, first)
     }
 
-    package func addToRankNodeCount(_ delta: Int, in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
+    func addToRankNodeCount(_ delta: Int, in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
         try run(
             "UPDATE \(space.nodes) SET \(space.count) = \(space.count) + ? WHERE \(space.owner) = ? AND level = ? AND first = ?", delta, owner, level, first)
     }
@@ -67,7 +67,7 @@ extension SQLExecutor {
     // MARK: - The items a level-1 node counts
 
     /// How many of the owner's items are in `low..<high`.
-    package func rankedItemCount(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64) throws -> Int {
+    func rankedItemCount(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64) throws -> Int {
         Int(
             try scalarInt(
                 "SELECT count(*) FROM \(space.items) WHERE \(space.owner) = ? AND position >= ? AND position < ?", owner, low, high)
@@ -76,7 +76,7 @@ extension SQLExecutor {
 
     /// The id and position of the item at 0-based `offset` among the owner's items in
     /// `low..<high` (read from the `(owner, position)` index alone).
-    package func rankedItemPlace(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (
+    func rankedItemPlace(in space: RankSpace, owner: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (
         id: Int64, position: Int64
     )? {
         try queryFirst(
@@ -88,7 +88,7 @@ extension SQLExecutor {
     }
 
     /// Whether the owner (the section or list) exists.
-    package func rankOwnerExists(in space: RankSpace, owner: Int64) throws -> Bool {
+    func rankOwnerExists(in space: RankSpace, owner: Int64) throws -> Bool {
         try scalarInt("SELECT count(*) FROM \(space.owners) WHERE id = ?", owner) == 1
     }
 
@@ -100,7 +100,7 @@ extension SQLExecutor {
     /// what remains). The view numbers every row of the database, so the sections go through
     /// it together, `rebuildBatch` at a time.
     /// - Returns: how many nodes each owner has now.
-    package func rebuildRankNodes(in space: RankSpace, owners sections: [Int64]) throws -> [Int64: Int] {
+    func rebuildRankNodes(in space: RankSpace, owners sections: [Int64]) throws -> [Int64: Int] {
         var nodes: [Int64: Int] = [:]
         for start in stride(from: 0, to: sections.count, by: Self.rebuildBatch) {
             let batch: [(any SQLArgument)?] = sections[start..<min(start + Self.rebuildBatch, sections.count)].map { $0 }
@@ -132,7 +132,7 @@ extension SQLExecutor {
     private static var rebuildBatch: Int { 500 }
 
     /// Every note of `rank_pending`, with whether its owner and its level-1 node exist.
-    package func pendingRankNotes(in space: RankSpace) throws -> [(owner: Int64, first: Int64, ownerExists: Bool, nodeExists: Bool)] {
+    func pendingRankNotes(in space: RankSpace) throws -> [(owner: Int64, first: Int64, ownerExists: Bool, nodeExists: Bool)] {
         try query(
             """
             SELECT p.\(space.owner), p.first,
@@ -146,12 +146,12 @@ extension SQLExecutor {
 
     /// Clears every note of `rank_pending`. Returns how many there were.
     @discardableResult
-    package func clearRankPending(in space: RankSpace) throws -> Int {
+    func clearRankPending(in space: RankSpace) throws -> Int {
         try run("DELETE FROM \(space.pending)")
     }
 
     /// The owners that rank nodes belong to but that do not exist, with how many nodes each.
-    package func rankNodesOfMissingOwners(in space: RankSpace) throws -> [(owner: Int64, count: Int)] {
+    func rankNodesOfMissingOwners(in space: RankSpace) throws -> [(owner: Int64, count: Int)] {
         try query(
             """
             SELECT n.\(space.owner), count(*) FROM \(space.nodes) AS n
@@ -162,7 +162,7 @@ extension SQLExecutor {
     }
 
     /// Deletes the rank nodes and notes of an owner that does not exist.
-    package func deleteRankNodes(in space: RankSpace, ofMissingOwner section: Int64) throws {
+    func deleteRankNodes(in space: RankSpace, ofMissingOwner section: Int64) throws {
         try run("DELETE FROM \(space.nodes) WHERE \(space.owner) = ?", section)
         try run("DELETE FROM \(space.pending) WHERE \(space.owner) = ?", section)
     }
@@ -171,7 +171,7 @@ extension SQLExecutor {
 
     /// The (owner, level) pairs without the node at the start of the level that every
     /// owner has.
-    package func ownersMissingRankOrigin(in space: RankSpace) throws -> [(owner: Int64, level: Int)] {
+    func ownersMissingRankOrigin(in space: RankSpace) throws -> [(owner: Int64, level: Int)] {
         try query(
             """
             SELECT s.id, l.level FROM \(space.owners) AS s,
@@ -182,7 +182,7 @@ extension SQLExecutor {
     }
 
     /// The nodes above level 1 whose first starts no node of the level below.
-    package func rankNodesStartingNoChild(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64)] {
+    func rankNodesStartingNoChild(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64)] {
         try query(
             """
             SELECT n.\(space.owner), n.level, n.first FROM \(space.nodes) AS n
@@ -193,7 +193,7 @@ extension SQLExecutor {
     }
 
     /// The nodes whose count differs from the rows in their range.
-    package func rankNodesWithWrongCounts(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64, stored: Int, actual: Int)] {
+    func rankNodesWithWrongCounts(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64, stored: Int, actual: Int)] {
         try query(
             """
             WITH nodes AS (
@@ -213,7 +213,7 @@ extension SQLExecutor {
 
     /// The nodes with more children than `RankTree.maximumChildren`, or fewer than
     /// `RankTree.minimumChildren` where settling would have merged them (see `RankTree.problems`).
-    package func rankNodesOutsideFillBounds(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64, children: Int)] {
+    func rankNodesOutsideFillBounds(in space: RankSpace) throws -> [(owner: Int64, level: Int, first: Int64, children: Int)] {
         let (origin, maximumChildren, minimumChildren, topLevel) =
             (RankTree.origin, RankTree.maximumChildren, RankTree.minimumChildren, RankTree.topLevel)
         return try query(

@@ -94,7 +94,7 @@ extension Database {
     }
 
     /// The section and position of the row with this id, if the list has it.
-    package func placeOfRow(id: Int64, in list: ListRecord) throws -> (section: Int64, position: Int64)? {
+    func placeOfRow(id: Int64, in list: ListRecord) throws -> (section: Int64, position: Int64)? {
         try queryFirst(
             "SELECT r.section_id, r.position FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ? AND s.list_id = ?",
             id, list.id
@@ -112,7 +112,7 @@ extension Database {
     }
 
     /// Every row of the section with id `section`, in order.
-    package func allRows(ofSection section: Int64) throws -> [Row] {
+    func allRows(ofSection section: Int64) throws -> [Row] {
         try query("SELECT \(Row.columns) FROM rows WHERE section_id = ? ORDER BY position", section) { Row($0, from: 0) }
     }
 
@@ -122,14 +122,14 @@ extension Database {
         try scalarInt("SELECT s.list_id FROM rows AS r JOIN sections AS s ON s.id = r.section_id WHERE r.id = ?", id)
     }
 
-    package func rowContent(id: Int64) throws -> RowContent? {
+    func rowContent(id: Int64) throws -> RowContent? {
         try queryFirst("SELECT \(RowContent.columns) FROM rows WHERE id = ?", id) { RowContent($0, from: 0) }
     }
 
     /// Inserts a row at `position` of the section, with the id `id` or (`nil`) one the database
     /// picks — on a replica file, the next id the server allotted it (`takeAllottedID`), so
     /// that rows made offline never collide with anyone's; returns its id.
-    package func insertRow(_ content: RowContent, section: Int64, position: Int64, id: Int64? = nil) throws -> Int64 {
+    func insertRow(_ content: RowContent, section: Int64, position: Int64, id: Int64? = nil) throws -> Int64 {
         if let id = try id ?? allottedIDIfReplica(kind: "row") {
             try run(
                 "INSERT INTO rows (id, section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?, ?)",
@@ -153,7 +153,7 @@ extension Database {
 
     /// Puts a row at `position` of the section with id `section`. Returns how many rows it changed.
     @discardableResult
-    package func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
+    func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
         try run(
             "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
             section, position, id, list.id)
@@ -174,14 +174,14 @@ extension SQLExecutor {
     }
 
     /// Inserts a row again with the id and every column it had. Returns how many rows it inserted.
-    package func restoreRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
+    func restoreRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
         try run(
             "INSERT INTO rows (id, section_id, position, kind, title, value) VALUES (?, ?, ?, ?, ?, ?)",
             id, section, position, kind, title, value)
     }
 
     /// Sets every column of the row with this id back. Returns how many rows it changed.
-    package func overwriteRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
+    func overwriteRow(id: Int64, section: Int64?, position: Int64?, kind: String?, title: String?, value: String?) throws -> Int {
         try run(
             "UPDATE rows SET section_id = ?, position = ?, kind = ?, title = ?, value = ? WHERE id = ?",
             section, position, kind, title, value, id)
@@ -191,7 +191,7 @@ extension SQLExecutor {
 extension RowRecord {
     /// The insert the bulk appender prepares once, for `rows` rows at a time: section, position,
     /// kind, title, value for each.
-    package static func insertSQL(rows: Int) -> String {
+    static func insertSQL(rows: Int) -> String {
         "INSERT INTO rows (section_id, position, kind, title, value) VALUES "
             + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }

@@ -125,7 +125,7 @@ extension Database {
         try scalarInt("SELECT list_id FROM sections WHERE id = ?", id)
     }
 
-    package func sectionExists(id: Int64, in list: ListRecord) throws -> Bool {
+    func sectionExists(id: Int64, in list: ListRecord) throws -> Bool {
         try scalarInt("SELECT count(*) FROM sections WHERE id = ? AND list_id = ?", id, list.id) == 1
     }
 
@@ -150,13 +150,13 @@ extension Database {
     /// Sets a section's title and empty text. Returns how many sections it changed (0 when the
     /// list has no such section).
     @discardableResult
-    package func updateSection(id: Int64, title: String, emptyText: String?, in list: ListRecord) throws -> Int {
+    func updateSection(id: Int64, title: String, emptyText: String?, in list: ListRecord) throws -> Int {
         try run("UPDATE sections SET title = ?, empty_text = ? WHERE id = ? AND list_id = ?", title, emptyText, id, list.id)
     }
 
     /// Puts a section at `position`. Returns how many sections it changed.
     @discardableResult
-    package func placeSection(id: Int64, position: Int64, in list: ListRecord) throws -> Int {
+    func placeSection(id: Int64, position: Int64, in list: ListRecord) throws -> Int {
         try run("UPDATE sections SET position = ? WHERE id = ? AND list_id = ?", position, id, list.id)
     }
 
@@ -214,13 +214,13 @@ extension SQLExecutor {
     }
 
     /// Inserts a section again with the id and every column it had. Returns how many it inserted.
-    package func restoreSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
+    func restoreSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
         try run(
             "INSERT INTO sections (id, list_id, position, title, empty_text) VALUES (?, ?, ?, ?, ?)", id, list, position, title, emptyText)
     }
 
     /// Sets every column of the section with this id back. Returns how many it changed.
-    package func overwriteSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
+    func overwriteSection(id: Int64, list: Int64?, position: Int64?, title: String?, emptyText: String?) throws -> Int {
         try run(
             "UPDATE sections SET list_id = ?, position = ?, title = ?, empty_text = ? WHERE id = ?", list, position, title, emptyText, id)
     }
@@ -250,7 +250,7 @@ extension SQLExecutor {
 
     /// The list's section count, row count, and the widest `S:R` path any of its rows (or an
     /// empty section's `S:0`… the width of "0:0" at least) has.
-    package func sectionTotals(of list: ListRecord) throws -> (sections: Int, rows: Int, pathWidth: Int) {
+    func sectionTotals(of list: ListRecord) throws -> (sections: Int, rows: Int, pathWidth: Int) {
         let sql = """
             SELECT count(*), coalesce(sum(c), 0), coalesce(max(CASE WHEN c = 0 THEN 3 ELSE length((i - 1) || ':' || (c - 1)) END), 3)
             FROM (SELECT row_number() OVER (ORDER BY position) AS i, row_count AS c FROM sections WHERE list_id = ?) AS counts
@@ -259,7 +259,7 @@ extension SQLExecutor {
     }
 
     /// Every list with its section and row counts, by name.
-    package func listSummaries() throws -> [(id: Int64, name: String, version: Int64, sections: Int, rows: Int)] {
+    func listSummaries() throws -> [(id: Int64, name: String, version: Int64, sections: Int, rows: Int)] {
         try query(
             """
             SELECT l.id, l.name, l.version, count(s.id), coalesce(sum(s.row_count), 0)
@@ -270,7 +270,7 @@ extension SQLExecutor {
     }
 
     /// The sections whose stored row count differs from the rows in them: (id, stored, actual).
-    package func sectionsWithWrongRowCounts() throws -> [(id: Int64, stored: Int, actual: Int)] {
+    func sectionsWithWrongRowCounts() throws -> [(id: Int64, stored: Int, actual: Int)] {
         try query(
             """
             SELECT id, row_count, actual FROM (

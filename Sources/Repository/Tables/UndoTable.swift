@@ -2,7 +2,7 @@
 /// versions that can be undone or redone and the writer step that made each), `undo_log` (what
 /// each step's writes overwrote) and the step counter of `journal_writer`. Every read and write
 /// of them goes through here.
-package enum UndoHistory {
+enum UndoHistory {
     /// The changes that can be undone.
     case undo
     /// The undos that can be redone.
@@ -17,16 +17,16 @@ package enum UndoHistory {
 }
 
 /// One logged write of a step, as `undo_log` keeps it.
-package struct UndoLogEntry {
+struct UndoLogEntry {
     /// The entry's own id in `undo_log`: entries of a step are taken back from the highest.
-    package var logID: Int64
+    var logID: Int64
     /// `insert`, `delete` or `update`.
     package var action: String
     /// `row`, `section` or `list`.
     package var target: String
-    package var itemID: Int64
+    var itemID: Int64
     /// The section of a row, the list of a section, as it was.
-    package var parentID: Int64?
+    var parentID: Int64?
     package var position: Int64?
     package var kind: String?
     package var title: String?
@@ -35,7 +35,7 @@ package struct UndoLogEntry {
 
 extension SQLExecutor {
     /// The step number of the open write transaction: the key of its `undo_log` entries.
-    package func currentWriterStep() throws -> Int64 {
+    func currentWriterStep() throws -> Int64 {
         guard let step = try scalarInt("SELECT step FROM journal_writer WHERE id = 1") else {
             throw RepositoryError.inconsistent("journal_writer has lost its row")
         }
@@ -43,7 +43,7 @@ extension SQLExecutor {
     }
 
     /// The list's steps in `history`, newest first, past the `skippingNewest` newest.
-    package func historySteps(_ history: UndoHistory, of list: Int64, skippingNewest skipped: Int = 0) throws
+    func historySteps(_ history: UndoHistory, of list: Int64, skippingNewest skipped: Int = 0) throws
         -> [(version: Int64, step: Int64)]
     {
         try query(
@@ -52,26 +52,26 @@ extension SQLExecutor {
     }
 
     /// The list's newest step in `history`, if any.
-    package func newestHistoryStep(_ history: UndoHistory, of list: Int64) throws -> (version: Int64, step: Int64)? {
+    func newestHistoryStep(_ history: UndoHistory, of list: Int64) throws -> (version: Int64, step: Int64)? {
         try queryFirst("SELECT version, step FROM \(history.table) WHERE list_id = ? ORDER BY version DESC LIMIT 1", list) {
             ($0.int64(0), $0.int64(1))
         }
     }
 
     /// The step that made `version` of the list, if `history` holds it.
-    package func historyStep(_ history: UndoHistory, list: Int64, version: Int64) throws -> Int64? {
+    func historyStep(_ history: UndoHistory, list: Int64, version: Int64) throws -> Int64? {
         try scalarInt("SELECT step FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
     }
 
-    package func addHistoryStep(_ history: UndoHistory, list: Int64, version: Int64, step: Int64) throws {
+    func addHistoryStep(_ history: UndoHistory, list: Int64, version: Int64, step: Int64) throws {
         try run("INSERT INTO \(history.table) (list_id, version, step) VALUES (?, ?, ?)", list, version, step)
     }
 
-    package func removeHistoryStep(_ history: UndoHistory, list: Int64, version: Int64) throws {
+    func removeHistoryStep(_ history: UndoHistory, list: Int64, version: Int64) throws {
         try run("DELETE FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
     }
 
-    package func clearHistory(_ history: UndoHistory, of list: Int64) throws {
+    func clearHistory(_ history: UndoHistory, of list: Int64) throws {
         try run("DELETE FROM \(history.table) WHERE list_id = ?", list)
     }
 
@@ -80,7 +80,7 @@ extension SQLExecutor {
     /// Deletes a batch at a time: a `DELETE` of a million entries at once holds every rowid it
     /// is to delete in memory first (the table has a delete trigger), so the undo of a large
     /// change would grow with it.
-    package func dropUndoLog(step: Int64, list: Int64) throws {
+    func dropUndoLog(step: Int64, list: Int64) throws {
         let batch = 10_000
         while try run(
             "DELETE FROM undo_log WHERE id IN (SELECT id FROM undo_log WHERE list_id IN (?, -1) AND step = ? LIMIT ?)", list, step, Int64(batch))
@@ -92,7 +92,7 @@ extension SQLExecutor {
     /// sections it deleted; at most `limit` entries, those logged before the entry `before`
     /// (all of them when `nil`). Taking a step back page by page holds one page at a time; each
     /// page costs O(limit): the two halves are read from `undo_log_step` in id order and merged.
-    package func undoLog(step: Int64, list: Int64, before: Int64? = nil, limit: Int = Int.max) throws -> [UndoLogEntry] {
+    func undoLog(step: Int64, list: Int64, before: Int64? = nil, limit: Int = Int.max) throws -> [UndoLogEntry] {
         try query(
             """
             SELECT id, action, target, item_id, parent_id, position, kind, title, value FROM undo_log
