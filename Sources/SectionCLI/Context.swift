@@ -86,6 +86,12 @@ final class Context {
         }
     }
 
+    /// Opens the database, which must exist, and names the list the command works on
+    /// (`listName`): the handle every per-list command goes through, as an app's code would.
+    func openList() throws -> ListHandle {
+        try openStore().list(listName)
+    }
+
     /// Prints a JSON value on one line.
     func printJSON(_ value: JSONValue) {
         console.writeLine(value.rendered)

@@ -58,7 +58,7 @@ import Testing
     @Test func browsingShowsHeadersWithCountsAndTheCursorOnTheFirstRow() throws {
         let fixture = try Fixture()
         try fixture.make([3, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         let lines = try plainLines(browser)
         #expect(lines.count == 12, "title, ten lines of list, status")
         #expect(lines[1] == "[0] S0  (3 rows)  #1")
@@ -72,7 +72,7 @@ import Testing
     @Test func reorderModeShowsTheHeldRowAndTheSlotItWouldLandIn() throws {
         let fixture = try Fixture()
         try fixture.make([3, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("e"))
         var lines = try plainLines(browser)
         #expect(lines[7] == "       (No Data)", "the empty section's footer: \(lines)")
@@ -100,7 +100,7 @@ import Testing
         let fixture = try Fixture()
         try fixture.make([1, 0])
         try fixture.list.apply(.setEmptyText(.index(1), "Nothing done yet"))
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 8)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 8)
         #expect(try !plainLines(browser).contains { $0.contains("Nothing done yet") })
         _ = try browser.handle(.character("e"))
         #expect(try plainLines(browser).contains("       (Nothing done yet)"))
@@ -123,7 +123,7 @@ import Testing
             guard counts.reduce(0, +) > 0 else { continue }
             try fixture.make(counts)
             var model = try fixture.titles()
-            let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: Int.random(in: 3...12, using: &generator))
+            let browser = try ListBrowser(list: fixture.list, pageHeight: Int.random(in: 3...12, using: &generator))
             _ = try browser.handle(.character("e"))
             for _ in 0..<Int.random(in: 0..<6, using: &generator) { _ = try browser.handle(.down) }
             let origin = try #require(browser.cursor)
@@ -164,8 +164,8 @@ import Testing
             try whole.make(counts)
             try windowed.make(counts)
             let pageHeight = Int.random(in: 3...8, using: &generator)
-            let reference = try ListBrowser(store: whole.store, list: "default", pageHeight: pageHeight)
-            let browser = try ListBrowser(store: windowed.store, list: "default", pageHeight: pageHeight, wholeOutlineLimit: 0)
+            let reference = try ListBrowser(list: whole.list, pageHeight: pageHeight)
+            let browser = try ListBrowser(list: windowed.list, pageHeight: pageHeight, wholeOutlineLimit: 0)
             var pressed: [String] = []
             for _ in 0..<60 {
                 // Now and then the terminal is resized instead of a key being pressed.
@@ -195,14 +195,14 @@ import Testing
     @Test func theTitleCountsTheRowsOnlyWhenTheWholeOutlineIsRead() throws {
         let fixture = try Fixture()
         try fixture.make([2, 0, 1] + Array(repeating: 1, count: 30))
-        let whole = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2)
+        let whole = try ListBrowser(list: fixture.list, pageHeight: 2)
         #expect(try plainLines(whole)[0].contains("· 33 sections, 33 rows · BROWSE"))
-        let windowed = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 32)
+        let windowed = try ListBrowser(list: fixture.list, pageHeight: 2, wholeOutlineLimit: 32)
         #expect(try plainLines(windowed)[0].contains("· 33 sections · BROWSE"), "more sections than the limit: a window")
         #expect(windowed.outline.sections.count < 33)
         _ = try windowed.handle(.character("e"))
         #expect(try plainLines(windowed)[0].contains("· 33 sections · REORDER"), "a session's draft is read a window at a time too")
-        let atTheLimit = try ListBrowser(store: fixture.store, list: "default", pageHeight: 2, wholeOutlineLimit: 33)
+        let atTheLimit = try ListBrowser(list: fixture.list, pageHeight: 2, wholeOutlineLimit: 33)
         #expect(try plainLines(atTheLimit)[0].contains("· 33 sections, 33 rows · BROWSE"))
         // Grown past the limit meanwhile: read whole once more, then a window at a time.
         for title in ["x", "y"] { try fixture.list.apply(.addSection(title: title)) }
@@ -217,7 +217,7 @@ import Testing
     @Test func escapeCancelsUndoTakesBackAndDeleteKeepsTheCursorInPlace() throws {
         let fixture = try Fixture()
         try fixture.make([3, 1])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("j"))
         _ = try browser.handle(.character("d"))
         #expect(try fixture.titles() == [["r0.0", "r0.2"], ["r1.0"]])
@@ -248,7 +248,7 @@ import Testing
     @Test func aConflictOffersReloadWhichAppliesTheEditsAgain() throws {
         let fixture = try Fixture()
         try fixture.make([3, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.space)
         _ = try browser.handle(.down)
@@ -267,7 +267,7 @@ import Testing
     @Test func aChangeElsewhereWhileCarryingKeepsTheScreenAndReloadDropsTheRowWhereItWasCarried() throws {
         let fixture = try Fixture()
         try fixture.make([4, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.space)  // r0.0, carried below r0.1
         _ = try browser.handle(.down)
@@ -316,7 +316,7 @@ import Testing
     @Test func aReportedChangeInReorderModeAsksAtOnceAndEscCancels() throws {
         let fixture = try Fixture()
         try fixture.make([3, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.space)
         _ = try browser.handle(.down)
@@ -336,7 +336,7 @@ import Testing
         let fixture = try Fixture()
         try fixture.make([4, 0])
         let ids = try fixture.list.snapshot().sections[0].rows.map(\.id)
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         _ = try browser.handle(.character("e"))
         _ = try browser.handle(.space)  // r0.0, carried below r0.1
         _ = try browser.handle(.down)

@@ -54,8 +54,8 @@ final class EditCommand {
         run: { try run(context: $0) })
 
     static func run(context: Context) throws {
-        let store = try context.openStore()
-        let session = try store.list(context.listName).beginEditing()
+        let list = try context.openList()
+        let session = try list.beginEditing()
         try EditCommand(context: context, session: session).run()
     }
 

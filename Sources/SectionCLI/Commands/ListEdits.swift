@@ -160,8 +160,8 @@ enum ListEdits {
     /// Applies an edit to the database and reports the change: the command line's `section …`
     /// and `row …`.
     static func apply(_ arguments: any EditArguments, context: Context) throws {
-        let store = try context.openStore()
-        context.report(try arguments.places.naming { try store.list(context.listName).apply(arguments.edit) })
+        let list = try context.openList()
+        context.report(try arguments.places.naming { try list.apply(arguments.edit) })
     }
 }
 

@@ -3,9 +3,9 @@ import Repository
 /// `row get PATH`: one row with its index path and its section.
 enum RowGetCommand {
     static func run(_ arguments: RowGetArguments, context: Context) throws {
-        let store = try context.openStore()
+        let list = try context.openList()
         try arguments.row.places.naming {
-            let window = try store.list(context.listName).window(startingAt: arguments.row.reference, limit: 1)
+            let window = try list.window(startingAt: arguments.row.reference, limit: 1)
             try print(window, context: context, readAt: window.version)
         }
     }

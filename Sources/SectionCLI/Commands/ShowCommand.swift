@@ -28,7 +28,7 @@ enum ShowCommand {
         if let window = arguments.window {
             return try runWindow(window, editing: arguments.editing, context: context)
         }
-        let store = try context.openStore()
+        let list = try context.openList()
         let isEditing = arguments.editing
         let console = context.console
         let line = context.progressLine("show", writesToOutput: true)
@@ -42,7 +42,7 @@ enum ShowCommand {
         }
         /// Streams the list into `writer` as the query steps, counting rows for the progress line.
         func stream<Writer: ListItemWriter>(into writer: inout Writer) throws {
-            try store.list(context.listName).forEachItem(editing: isEditing, start: {
+            try list.forEachItem(editing: isEditing, start: {
                 progress.totalRows = $0.rowCount
                 writer.begin($0)
             }) {
@@ -106,9 +106,9 @@ extension ListingWriter: ListItemWriter {
 
 extension ShowCommand {
     static func runWindow(_ request: ShowArguments.Window, editing: Bool, context: Context) throws {
-        let store = try context.openStore()
+        let list = try context.openList()
         let window = try (request.start?.places ?? []).naming {
-            try store.list(context.listName).window(startingAt: request.start?.reference ?? .at(0, 0), limit: request.limit, editing: editing)
+            try list.window(startingAt: request.start?.reference ?? .at(0, 0), limit: request.limit, editing: editing)
         }
         if context.json {
             context.printJSON(JSONShapes.window(window))

@@ -39,11 +39,11 @@ enum UICommand {
         if context.json {
             throw CLIError.usage("ui takes no --json: it is a screen, not output for scripts", command: ["ui"])
         }
-        let store = try context.openStore()
+        let list = try context.openList()
         let terminal = try Terminal()
         var size = terminal.size
-        let browser = try ListBrowser(store: store, list: context.listName, pageHeight: size.rows - 2)
-        let watcher = try ListWatcher(location: store.location, server: store.server, list: context.listName, from: browser.outline.version)
+        let browser = try ListBrowser(list: list, pageHeight: size.rows - 2)
+        let watcher = try ListWatcher(location: list.store.location, server: list.store.server, list: list.name, from: browser.outline.version)
         let style = Style.forStream(isTerminal: true, environment: context.environment)
         try terminal.enter()
         var interrupted = false

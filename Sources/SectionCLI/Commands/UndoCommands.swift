@@ -24,8 +24,8 @@ enum UndoCommands {
     ) { context in try run(redo: true, context: context) }
 
     static func run(redo: Bool, context: Context) throws {
-        let store = try context.openStore()
-        let change = redo ? try store.list(context.listName).redo() : try store.list(context.listName).undo()
+        let list = try context.openList()
+        let change = redo ? try list.redo() : try list.undo()
         if context.json {
             context.printJSON(JSONShapes.change(change))
         } else {

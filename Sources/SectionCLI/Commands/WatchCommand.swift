@@ -19,15 +19,15 @@ enum WatchCommand {
         run: { try run(context: $0) })
 
     static func run(context: Context) throws {
-        let store = try context.openStore()
+        let list = try context.openList()
         // Read first, so that a missing list is refused before anything is printed.
-        let start = try store.list(context.listName).header().version
+        let start = try list.header().version
         if !context.json {
             context.console.writeLine("Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(start); Ctrl-C ends.")
             context.console.flush()
         }
         let printer = Printer(context: context)
-        let feed = store.list(context.listName).updates(from: start)
+        let feed = list.updates(from: start)
         // The whole of watch: the library's feed, printed as it comes.
         try UntilInterrupted.run {
             for try await update in feed {
@@ -85,8 +85,7 @@ enum ChangesCommand {
 
     static func run(_ arguments: ChangesArguments, context: Context) throws {
         let since = arguments.since
-        let store = try context.openStore()
-        let answer = try store.list(context.listName).changes(since: since)
+        let answer = try context.openList().changes(since: since)
         if context.json {
             context.printJSON(JSONShapes.changes(answer))
             return

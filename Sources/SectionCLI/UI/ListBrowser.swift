@@ -88,11 +88,11 @@ final class ListBrowser {
     /// The default `wholeOutlineLimit`: an outline this size reads in well under a millisecond.
     static let defaultWholeOutlineLimit = 2_000
 
-    init(store: SectionStore, list: String, pageHeight: Int, wholeOutlineLimit: Int = ListBrowser.defaultWholeOutlineLimit) throws {
-        self.list = store.list(list)
+    init(list: ListHandle, pageHeight: Int, wholeOutlineLimit: Int = ListBrowser.defaultWholeOutlineLimit) throws {
+        self.list = list
         self.pageHeight = max(1, pageHeight)
         self.wholeOutlineLimit = wholeOutlineLimit
-        outline = OutlineWindow(listID: ListID(rawValue: 0), name: list, version: 0, sectionCount: 0)
+        outline = OutlineWindow(listID: ListID(rawValue: 0), name: list.name, version: 0, sectionCount: 0)
         try loadOutline(around: 0)
         try moveCursor(to: reachedPath(0))
     }
