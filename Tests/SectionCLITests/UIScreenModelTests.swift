@@ -295,7 +295,7 @@ import Testing
     @Test func theKeyLinesMessagesAndTheConflictPromptFitEightyColumns() throws {
         let fixture = try Fixture()
         try fixture.make([3, 0])
-        let browser = try ListBrowser(store: fixture.store, list: "default", pageHeight: 10)
+        let browser = try ListBrowser(list: fixture.list, pageHeight: 10)
         var statuses = [try #require(try plainLines(browser).last)]
         #expect(statuses[0].hasSuffix("? help · q quit"), "\(statuses[0])")
         for key in [Key.character("e"), .down, .character("x"), .space, .down, .space, .character("e"), .down] {
