@@ -1,13 +1,11 @@
 /// What opens `StoreLocation.server` locations: the PostgreSQL engine, `.postgres`, from the
 /// product `RepositoryPostgres`. The `Repository` product reaches SQLite alone, so that an app
-/// links no server client it does not use; an app that opens servers adds the product and
-/// passes this value where it opens a store:
+/// links no server client it does not use; an app that opens servers adds the product, imports
+/// `RepositoryPostgres`, and passes this value where it opens a store (`location` a server's,
+/// such as `StoreLocation("postgresql://localhost/tasks")`):
 ///
 /// ```swift
-/// import Repository
-/// import RepositoryPostgres
-///
-/// let store = try SectionStore(location: StoreLocation("postgresql://localhost/tasks"), server: .postgres, create: true)
+/// let store = try SectionStore(location: location, server: .postgres, create: true)
 /// ```
 ///
 /// Nothing is looked up in a global: a store opened without it refuses a server location with

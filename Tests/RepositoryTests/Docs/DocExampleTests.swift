@@ -3,7 +3,9 @@ import Synchronization
 import TestSupport
 import Testing
 
+import PostgresCluster
 import Repository
+import RepositoryPostgres
 
 /// The examples in the library's doc comments, run as tests. Each example is written here once,
 /// between `// doc example: NAME begins` and `// doc example: NAME ends`, as an app would write it
@@ -60,6 +62,18 @@ struct DocExampleTests {
         #expect(problems.isEmpty)
     }
 
+    @Test(.needs(.postgreSQL)) func serverSupport() throws {
+        let cluster = try #require(ThrowawayCluster.forStores)
+        let location = StoreLocation(try cluster.newDatabase())
+
+        // doc example: ServerSupport begins
+        let store = try SectionStore(location: location, server: .postgres, create: true)
+        // doc example: ServerSupport ends
+
+        #expect(try store.lists().map(\.name) == [SectionStore.defaultList])
+        #expect(store.server != nil)
+    }
+
     @Test(.timeLimit(.minutes(1))) func updates() async throws {
         let updates = try await followUntilDeleted { store, recorder in
             let tableView = recorder
@@ -92,7 +106,7 @@ struct DocExampleTests {
 
     @Test func theExamplesAreTheOnesInTheDocComments() throws {
         let marked = try markedExamples()
-        #expect(Set(marked.map(\.name)) == ["SectionStore", "ListHandle", "perform", "updates", "ListFeed"])
+        #expect(Set(marked.map(\.name)) == ["SectionStore", "ListHandle", "perform", "ServerSupport", "updates", "ListFeed"])
         let documented = try docExamples(under: packageRoot.appending(path: "Sources/Repository"))
         for example in marked {
             let places = documented.filter { $0.code == example.code }
