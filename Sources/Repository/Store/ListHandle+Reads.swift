@@ -48,7 +48,9 @@ extension ListHandle {
     }
 
     /// The list's sections with their row counts, but no rows.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - editing: whether to read as an editing view does (empty sections then show their footer).
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
     public func outline(
@@ -66,6 +68,8 @@ extension ListHandle {
     /// shows, whatever the number of sections.
     /// - Parameters:
     ///   - first: the first section's index, from 0 to the number of sections (which gives none).
+    ///   - limit: how many sections at most (not negative).
+    ///   - editing: whether to read as an editing view does (empty sections then show their footer).
     ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.sectionIndexOutOfRange` when `first` is outside `0…count`; `.negativeWindowLimit` for a
@@ -87,7 +91,9 @@ extension ListHandle {
 
     /// The number of rows in a section. `versionedRowCount(of:atVersion:)` also says the
     /// version it read.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - section: the section: its index, `#ID` or exact title.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the list's sections (sections are ordered, not ranked: an index or an id
     ///   is found through the `(list_id, position)` index, a title by reading the titles);
@@ -99,7 +105,9 @@ extension ListHandle {
     }
 
     /// The number of rows in a section, with the list's version it was read at.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - section: the section: its index, `#ID` or exact title.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: as `rowCount(of:atVersion:)`.
     public func versionedRowCount(
@@ -112,7 +120,9 @@ extension ListHandle {
 
     /// The section a reference names (an index, `#ID` or a title), with its index and row count,
     /// and the list's version it was read at.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - section: the section: its index, `#ID` or exact title.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.sectionIndexOutOfRange`, `.sectionNotFound` or `.ambiguousSectionTitle` when it names
     ///   no one section.
@@ -128,7 +138,9 @@ extension ListHandle {
 
     /// The row a reference names (`S:R`, `S:end`, `#ID`), with its index path, its section and
     /// the list's version it was read at (`LocatedRow.version`).
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - ref: the row: `S:R`, `S:end` or `#ID`.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowIndexOutOfRange`, `.sectionIndexOutOfRange` (naming the version read),
     ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
@@ -153,7 +165,9 @@ extension ListHandle {
 
     /// The index path of the row with this id. `versionedPath(ofRow:atVersion:)` also says
     /// the version it read.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - id: the row's id.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
@@ -164,7 +178,9 @@ extension ListHandle {
     }
 
     /// The index path of the row with this id, with the list's version it was read at.
-    /// - Parameter expected: when given, the version the list must be at (see above).
+    /// - Parameters:
+    ///   - id: the row's id.
+    ///   - expected: when given, the version the list must be at (see above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
@@ -180,7 +196,11 @@ extension ListHandle {
     /// in order, with the sections they belong to. `start.row` may equal the section's row
     /// count (the end of the section): the window then begins with the next section's rows.
     /// Empty sections passed on the way are included, so an editing view can show their footers.
-    /// - Parameter expected: when given, the version the list must be at (see the reads above).
+    /// - Parameters:
+    ///   - start: where the window begins.
+    ///   - limit: how many rows at most (not negative).
+    ///   - editing: whether to read as an editing view does (empty sections then show their footer).
+    ///   - expected: when given, the version the list must be at (see the reads above).
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
     ///   `.sectionIndexOutOfRange` or `.rowIndexOutOfRange` (valid rows are `0…count`; the error
     ///   names the version read) when `start` is outside the list; `.negativeWindowLimit` for a

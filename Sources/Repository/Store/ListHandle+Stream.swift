@@ -62,8 +62,10 @@ extension ListHandle {
     }
 
     /// The list's header alone: name, version, counts.
-    /// - Parameter expected: when given, the version the list must be at: at any other, the read
-    ///   throws `RepositoryError.listMovedOn` and reads nothing.
+    /// - Parameters:
+    ///   - editing: whether to read as an editing view does (empty sections then show their footer).
+    ///   - expected: when given, the version the list must be at: at any other, the read
+    ///     throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
     public func header(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListHeader {
         try readList(atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }

@@ -78,8 +78,10 @@ extension SectionStore {
 extension ListHandle {
     /// The list's sections and rows in order, as one consistent snapshot, with the version it
     /// holds. In an `editing` snapshot, empty sections show their footer.
-    /// - Parameter expected: when given, the version the list must be at: at any other, the read
-    ///   throws `RepositoryError.listMovedOn` and reads nothing.
+    /// - Parameters:
+    ///   - editing: whether to read as an editing view does (empty sections then show their footer).
+    ///   - expected: when given, the version the list must be at: at any other, the read
+    ///     throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(n + s) time and memory for n rows and s sections; `forEachItem` reads in
     ///   O(1) memory.
     public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListSnapshot {
