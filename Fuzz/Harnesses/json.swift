@@ -6,7 +6,7 @@
 @testable import Transfer
 
 /// RFC 8259 over UTF-8, with the product's own rules: a leading byte order mark is skipped,
-/// nesting stops at `JSONScanner.maximumDepth`, escapes of lone surrogates are refused.
+/// nesting stops at `JSONReader.maximumDepth`, escapes of lone surrogates are refused.
 /// Recursive and plain, written for clarity rather than speed.
 private struct Reference {
     enum Failure: Error { case invalid }
@@ -40,7 +40,7 @@ private struct Reference {
         guard let byte = current else { throw .invalid }
         switch byte {
         case UInt8(ascii: "{"):
-            guard depth < JSONScanner.maximumDepth else { throw .invalid }
+            guard depth < JSONReader.maximumDepth else { throw .invalid }
             index += 1
             whitespace()
             if current == UInt8(ascii: "}") { index += 1; return }
@@ -59,7 +59,7 @@ private struct Reference {
                 return
             }
         case UInt8(ascii: "["):
-            guard depth < JSONScanner.maximumDepth else { throw .invalid }
+            guard depth < JSONReader.maximumDepth else { throw .invalid }
             index += 1
             whitespace()
             if current == UInt8(ascii: "]") { index += 1; return }
@@ -187,17 +187,17 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     var reference = Reference(input)
     let expected = Result { () throws(Reference.Failure) in try reference.document() }
     input.withUnsafeBufferPointer { bytes in
-        let scanned = Result { () throws(JSONSyntaxError) in try JSONScanner.scanDocument(bytes) }
+        let scanned = Result { () throws(JSONSyntaxError) in try JSONReader.scanDocument(bytes) }
         switch (scanned, expected) {
         case (.success(let document), .success(let first)):
             require(document.kind == JSONValueKind(firstByte: first), "the top-level kind differs")
             // Each string decodes to the reference's scalars, byte for byte.
             for string in reference.strings {
-                let decoded = JSONScanner.decodeString(UnsafeBufferPointer(rebasing: bytes[string.range]))
+                let decoded = JSONReader.decodeString(UnsafeBufferPointer(rebasing: bytes[string.range]))
                 require(Array(decoded.unicodeScalars) == string.text, "a string decodes differently")
             }
             // The walk over the nodes gives the same numbers and strings (member names included).
-            var walker = JSONScanner(bytes)
+            var walker = JSONReader(bytes)
             walker.skipByteOrderMark()
             var numbers: [String] = []
             var strings: [[Unicode.Scalar]] = []

@@ -44,7 +44,7 @@ private func expectedRecords(_ input: [UInt8]) -> [Outcome] {
         // A byte order mark counts only at the very start of the input; `scanDocument` would
         // skip one anywhere it starts.
         let valid = !value.starts(with: [0xEF, 0xBB, 0xBF]) && value.withUnsafeBufferPointer { bytes -> Bool in
-            guard let document = try? JSONScanner.scanDocument(bytes) else { return false }
+            guard let document = try? JSONReader.scanDocument(bytes) else { return false }
             return document.kind == .object
         }
         guard valid else { return outcomes + [.failure("line \(lineNumber)")] }

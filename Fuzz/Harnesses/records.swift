@@ -2,7 +2,7 @@
 // equal the same records read one per line by the `--nl` reader, and those sections, written
 // as a native document and read back, come back byte for byte. The first input byte chooses a
 // template (none, one that lists and drops keys, one with a title pattern) and a title key.
-// Each record's nodes, as the import reads them (`JSONScanner.forEachNode`, arrays as their
+// Each record's nodes, as the import reads them (`JSONReader.forEachNode`, arrays as their
 // text and as elements), must be the nodes SQLite's `json_tree` gives (records-jsontree.swift,
 // shared with the tests).
 import Foundation
@@ -40,8 +40,8 @@ private func shape(_ nodes: [JSONTreeNode]) -> [[UInt8]] {
 private func compareWithJSONTree(_ record: String) {
     var text = record
     text.withUTF8 { bytes in
-        for arrays in [JSONScanner.ArrayNodes.text, .elements] {
-            var scanner = JSONScanner(bytes)
+        for arrays in [JSONArrayNodes.text, .elements] {
+            var scanner = JSONReader(bytes)
             var nodes: [JSONTreeNode] = []
             do {
                 try scanner.forEachNode(arrays: arrays) { nodes.append($0) }

@@ -15,7 +15,7 @@ enum JSONNodeKind: Equatable {
     }
 }
 
-/// One value of a JSON document, as `JSONScanner.forEachNode` and `JSONStream` hand them over:
+/// One value of a JSON document, as `JSONReader.forEachNode` and `JSONStream` hand them over:
 /// parents before children, members in the document's own order (the order SQLite's
 /// `json_tree` walks a document in).
 struct JSONTreeNode {

@@ -123,7 +123,7 @@ struct JSONWriter {
             case UInt8(ascii: "\t"): escape = "\\t"
             case 0x08: escape = "\\b"
             case 0x0C: escape = "\\f"
-            case 0x00..<0x20: escape = "\\u" + JSONScanner.hex(UInt32(byte))
+            case 0x00..<0x20: escape = "\\u" + JSONReader.hex(UInt32(byte))
             default: escape = nil
             }
             if let escape {

@@ -16,18 +16,18 @@ struct RecordTree {
 
     private(set) var nodes: [Node] = []
 
-    /// The tree of `record`, read with `JSONScanner.forEachNode`. With `expandingArrays`, the
+    /// The tree of `record`, read with `JSONReader.forEachNode`. With `expandingArrays`, the
     /// elements of arrays are nodes too (their `key` is empty) and arrays carry no text.
     init(_ record: RecordText, expandingArrays: Bool = false) throws {
         var nodes: [Node] = []
         var lastChild: [Int] = []
         var json = record.json
         try json.withUTF8 { bytes in
-            var scanner = JSONScanner(bytes)
+            var reader = JSONReader(bytes)
             do {
                 // The walk numbers its nodes from 0 in the order they come, so a node's id is
                 // its index here.
-                try scanner.forEachNode(arrays: expandingArrays ? .elements : .text) { node in
+                try reader.forEachNode(arrays: expandingArrays ? .elements : .text) { node in
                     let index = nodes.count
                     nodes.append(Node(kind: node.kind, key: node.key ?? "", text: node.text))
                     lastChild.append(-1)
@@ -36,8 +36,8 @@ struct RecordTree {
                         lastChild[parent] = index
                     }
                 }
-                scanner.skipWhitespace()
-                guard scanner.isAtEnd else { throw scanner.unexpected("expected the end of the record") }
+                reader.skipWhitespace()
+                guard reader.isAtEnd else { throw reader.unexpected("expected the end of the record") }
             } catch let error as JSONSyntaxError {
                 // The record's source checked its syntax already, so this is not expected.
                 throw RecordProblem(message: "invalid JSON at \(TextLocation(of: error.offset, in: bytes)) of the record: \(error.message)")

@@ -1,7 +1,7 @@
 import Repository
 import Foundation
 
-/// One record's JSON text, checked by `JSONScanner`.
+/// One record's JSON text, checked by `JSONReader`.
 struct RecordText {
     var json: String
     /// 1 for the first record of the import, 2 for the next, …
@@ -46,58 +46,58 @@ enum RecordSource {
     private static func forEachElement(
         of bytes: UnsafeBufferPointer<UInt8>, collecting: Bool, _ body: (RecordText) throws -> Void
     ) throws {
-        var scanner = JSONScanner(bytes)
+        var reader = JSONReader(bytes)
         func place(_ offset: Int) -> TextLocation { TextLocation(of: offset, in: bytes) }
         do {
-            scanner.skipByteOrderMark()
-            scanner.skipWhitespace()
-            guard let first = scanner.current else {
-                throw scanner.error("the input is empty; expected a JSON array of objects")
+            reader.skipByteOrderMark()
+            reader.skipWhitespace()
+            guard let first = reader.peek() else {
+                throw reader.error("the input is empty; expected a JSON array of objects")
             }
             guard first == UInt8(ascii: "[") else {
-                guard let kind = JSONValueKind(firstByte: first) else { throw scanner.unexpected("expected a JSON array of objects") }
+                guard let kind = JSONValueKind(firstByte: first) else { throw reader.unexpected("expected a JSON array of objects") }
                 throw RepositoryError.invalidData(
-                    "invalid records at \(place(scanner.index)): the input is \(kind.rawValue); records are a JSON array of objects"
+                    "invalid records at \(place(reader.index)): the input is \(kind.rawValue); records are a JSON array of objects"
                         + " (or, read as lines, one object per line)")
             }
-            scanner.index += 1
-            scanner.skipWhitespace()
-            if scanner.current == UInt8(ascii: "]") {
-                scanner.index += 1
+            reader.index += 1
+            reader.skipWhitespace()
+            if reader.peek() == UInt8(ascii: "]") {
+                reader.index += 1
             } else {
                 var number = 0
                 while true {
-                    scanner.skipWhitespace()
-                    let start = scanner.index
+                    reader.skipWhitespace()
+                    let start = reader.index
                     number += 1
-                    let kind = try scanner.scanValue()
+                    let kind = try reader.scanValue()
                     guard kind == .object else {
                         throw RepositoryError.invalidData(
                             "invalid records at \(place(start)): record \(number) is \(kind.rawValue); each record must be an object")
                     }
                     if collecting {
-                        let record = RecordText(json: scanner.text(start..<scanner.index), number: number)
+                        let record = RecordText(json: reader.text(start..<reader.index), number: number)
                         do {
                             try body(record)
                         } catch let problem as RecordProblem {
                             throw RepositoryError.invalidData("invalid record \(number) at \(place(start)): \(problem.message)")
                         }
                     }
-                    scanner.skipWhitespace()
-                    if scanner.current == UInt8(ascii: ",") {
-                        scanner.index += 1
-                    } else if scanner.current == UInt8(ascii: "]") {
-                        scanner.index += 1
+                    reader.skipWhitespace()
+                    if reader.peek() == UInt8(ascii: ",") {
+                        reader.index += 1
+                    } else if reader.peek() == UInt8(ascii: "]") {
+                        reader.index += 1
                         break
-                    } else if scanner.isAtEnd {
-                        throw scanner.error("unexpected end of input; expected ',' or ']' after record \(number)")
+                    } else if reader.isAtEnd {
+                        throw reader.error("unexpected end of input; expected ',' or ']' after record \(number)")
                     } else {
-                        throw scanner.unexpected("expected ',' or ']' after record \(number)")
+                        throw reader.unexpected("expected ',' or ']' after record \(number)")
                     }
                 }
             }
-            scanner.skipWhitespace()
-            guard scanner.isAtEnd else { throw scanner.unexpected("expected the end of the input after the array") }
+            reader.skipWhitespace()
+            guard reader.isAtEnd else { throw reader.unexpected("expected the end of the input after the array") }
         } catch let error as JSONSyntaxError {
             throw error.invalidData(in: bytes)
         }
@@ -131,27 +131,27 @@ final class LineReader {
     func forEachRecord(_ body: (RecordText) throws -> Void) throws {
         var number = 0
         try forEachLine { line, lineNumber, lineOffset in
-            var scanner = JSONScanner(line)
-            if lineNumber == 1 { scanner.skipByteOrderMark() }
-            scanner.skipWhitespace()
-            if scanner.isAtEnd { return }
-            let start = scanner.index
+            var reader = JSONReader(line)
+            if lineNumber == 1 { reader.skipByteOrderMark() }
+            reader.skipWhitespace()
+            if reader.isAtEnd { return }
+            let start = reader.index
             number += 1
             do {
-                let kind = try scanner.scanValue()
+                let kind = try reader.scanValue()
                 guard kind == .object else {
                     let place = TextLocation(of: start, in: line, line: lineNumber, baseOffset: lineOffset)
                     throw RepositoryError.invalidData(
                         "invalid records at \(place): the line holds \(kind.rawValue); each line must hold one JSON object")
                 }
-                scanner.skipWhitespace()
-                guard scanner.isAtEnd else {
-                    throw scanner.unexpected("expected the end of the line; each line holds one JSON object")
+                reader.skipWhitespace()
+                guard reader.isAtEnd else {
+                    throw reader.unexpected("expected the end of the line; each line holds one JSON object")
                 }
             } catch let error as JSONSyntaxError {
                 throw error.invalidData(in: line, line: lineNumber, baseOffset: lineOffset)
             }
-            let record = RecordText(json: scanner.text(start..<scanner.index), number: number)
+            let record = RecordText(json: reader.text(start..<reader.index), number: number)
             do {
                 try body(record)
             } catch let problem as RecordProblem {

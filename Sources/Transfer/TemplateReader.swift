@@ -10,9 +10,9 @@ enum TemplateReader {
     static func template(from data: Data) throws -> RecordTemplate {
         try data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            let document: JSONScanner.Document
+            let document: JSONReader.Document
             do {
-                document = try JSONScanner.scanDocument(bytes)
+                document = try JSONReader.scanDocument(bytes)
             } catch let error as JSONSyntaxError {
                 throw error.invalidData(in: bytes, prefix: "invalid template: invalid JSON")
             }

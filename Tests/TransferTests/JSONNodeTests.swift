@@ -5,7 +5,7 @@ import Testing
 @testable import Repository
 @testable import Transfer
 
-/// The project's own JSON parser, `JSONScanner.forEachNode`, which records import and templates
+/// The project's own JSON parser, `JSONReader.forEachNode`, which records import and templates
 /// read with, against SQLite's `json_tree` (which they were read with before) and `JSONStream`.
 @Suite("JSON nodes: the scanner's walk against json_tree")
 struct JSONNodeTests {
@@ -108,10 +108,10 @@ struct JSONNodeTests {
     }
 
     /// The scanner's nodes for `json`, or its error.
-    static func walk(_ json: String, arrays: JSONScanner.ArrayNodes) -> Result<[JSONTreeNode], JSONSyntaxError> {
+    static func walk(_ json: String, arrays: JSONArrayNodes) -> Result<[JSONTreeNode], JSONSyntaxError> {
         var json = json
         return json.withUTF8 { bytes in
-            var scanner = JSONScanner(bytes)
+            var scanner = JSONReader(bytes)
             var nodes: [JSONTreeNode] = []
             do {
                 try scanner.forEachNode(arrays: arrays) { nodes.append($0) }
@@ -218,7 +218,7 @@ struct JSONNodeTests {
             default: bytes.insert(contentsOf: Array(#"\uD800"#.utf8), at: place)
             }
             let expected = bytes.withUnsafeBufferPointer { buffer -> String in
-                var scanner = JSONScanner(buffer)
+                var scanner = JSONReader(buffer)
                 do {
                     try scanner.scanValue()
                     return "ends at \(scanner.index)"
@@ -228,9 +228,9 @@ struct JSONNodeTests {
                     return "\(error)"
                 }
             }
-            for arrays in [JSONScanner.ArrayNodes.elements, .text] {
+            for arrays in [JSONArrayNodes.elements, .text] {
                 let got = bytes.withUnsafeBufferPointer { buffer -> String in
-                    var scanner = JSONScanner(buffer)
+                    var scanner = JSONReader(buffer)
                     do {
                         try scanner.forEachNode(arrays: arrays) { _ in }
                         return "ends at \(scanner.index)"
@@ -247,12 +247,12 @@ struct JSONNodeTests {
     }
 
     @Test func nestingPastTheLimitIsRefusedInsideAnArraysTextToo() throws {
-        let limit = JSONScanner.maximumDepth
+        let limit = JSONReader.maximumDepth
         let within = "{\"a\": " + String(repeating: "[", count: limit - 1) + String(repeating: "]", count: limit - 1) + "}"
         #expect(try Self.walk(within, arrays: .text).get().count == 2)
         #expect(try Self.walk(within, arrays: .elements).get().count == limit)
         let past = "{\"a\": " + String(repeating: "[", count: limit) + String(repeating: "]", count: limit) + "}"
-        for arrays in [JSONScanner.ArrayNodes.elements, .text] {
+        for arrays in [JSONArrayNodes.elements, .text] {
             guard case .failure(let error) = Self.walk(past, arrays: arrays) else {
                 Issue.record("\(arrays): nesting past the limit was accepted")
                 continue

@@ -1,5 +1,5 @@
 // SQLite's `json_tree`, walked the way records import once read records: the reference that
-// the project's own JSON parser (`JSONScanner.forEachNode`) is held to. The records fuzz target
+// the project's own JSON parser (`JSONReader.forEachNode`) is held to. The records fuzz target
 // compiles this file too (Fuzz/Harnesses/records-jsontree.swift links to it), so it imports
 // nothing but SQLite, Foundation and Transfer.
 import Foundation

@@ -272,7 +272,7 @@ struct StreamingTests {
             let bytes = Array(document.utf8)
             let expected = bytes.withUnsafeBufferPointer { buffer -> String? in
                 do {
-                    _ = try JSONScanner.scanDocument(buffer)
+                    _ = try JSONReader.scanDocument(buffer)
                     return nil
                 } catch let error as JSONSyntaxError {
                     return "\(error.invalidData(in: buffer))"
