@@ -261,4 +261,108 @@ struct JSONNodeTests {
             #expect(error.offset == 6 + limit - 1)
         }
     }
+
+    // MARK: The two fronts
+
+    /// What the whole-buffer front makes of a document, as a native import reads one: a byte
+    /// order mark skipped, every node, nothing after the value; or the error, placed.
+    static func wholeDocument(_ bytes: [UInt8]) -> (nodes: [String], error: String?) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = JSONReader(buffer)
+            var nodes: [String] = []
+            do {
+                reader.skipByteOrderMark()
+                try reader.forEachNode(arrays: .elements) { nodes.append(Self.described($0)) }
+                reader.skipWhitespace()
+                guard reader.isAtEnd else { throw reader.unexpected("expected the end of the document") }
+                return (nodes, nil)
+            } catch let error as JSONSyntaxError {
+                return (nodes, "\(error.invalidData(in: buffer))")
+            } catch {
+                return (nodes, "\(error)")
+            }
+        }
+    }
+
+    /// What the streaming front makes of the same bytes, handed over in pieces of 1 to
+    /// `largest` bytes.
+    static func streamedDocument(_ bytes: [UInt8], largest: Int, using generator: inout Generator) -> (nodes: [String], error: String?) {
+        var offset = 0
+        var sizes = Generator(seed: UInt64.random(in: 0...UInt64.max, using: &generator))
+        var stream = JSONStream(read: {
+            guard offset < bytes.count else { return nil }
+            let size = Int.random(in: 1...largest, using: &sizes)
+            defer { offset += size }
+            return Data(bytes[offset..<min(bytes.count, offset + size)])
+        })
+        var nodes: [String] = []
+        do {
+            try stream.forEachNode { nodes.append(Self.described($0)) }
+            return (nodes, nil)
+        } catch {
+            return (nodes, "\(error)")
+        }
+    }
+
+    static func described(_ node: JSONTreeNode) -> String {
+        "\(node.id)<\(node.parent.map(String.init) ?? "-") \(node.key.map(jsonQuoted) ?? "<none>") \(node.kind) \(node.text.map(jsonQuoted) ?? "<none>")"
+    }
+
+    /// The fuzz corpora of the JSON readers, as documents.
+    static func corpusDocuments() throws -> [[UInt8]] {
+        try ["json", "native"].flatMap { target in
+            let folder = packageRoot.appendingPathComponent("Fuzz/corpus/\(target)")
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map {
+                Array(try Data(contentsOf: folder.appendingPathComponent($0)))
+            }
+        }
+    }
+
+    /// Both fronts read random documents, broken copies of them and the fuzz corpora alike: the
+    /// same nodes, and the same error at the same place, however the stream's input is cut.
+    @Test(arguments: seeds) func theWholeBufferAndStreamingFrontsAgree(seed: UInt64) throws {
+        var random = RandomJSON(generator: Generator(seed: seed))
+        var generator = Generator(seed: seed ^ 0xF0F0)
+        var documents = try Self.corpusDocuments()
+        #expect(!documents.isEmpty)
+        for _ in 0..<150 {
+            var bytes = Array(random.document().utf8)
+            if Bool.random(using: &generator) { bytes.insert(contentsOf: [0xEF, 0xBB, 0xBF], at: 0) }
+            documents.append(bytes)
+            let place = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0: bytes = Array(bytes.prefix(place))
+            case 1: bytes[place] = [UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x00, 0xFF, 0x0A].randomElement(using: &generator)!
+            case 2: bytes.insert(contentsOf: [0xE3, 0x81], at: place)
+            case 3: bytes.insert(contentsOf: Array(#"\uD800"#.utf8), at: place)
+            default: bytes.append(contentsOf: Array(" x".utf8))
+            }
+            documents.append(bytes)
+        }
+        for bytes in documents {
+            let expected = Self.wholeDocument(bytes)
+            for largest in [1, 2, 5, 64] {
+                let got = Self.streamedDocument(bytes, largest: largest, using: &generator)
+                #expect(got.nodes == expected.nodes, "seed \(seed) (SECTIONCTL_TEST_SEED=\(seed)), pieces up to \(largest), input \(bytes)")
+                #expect(got.error == expected.error, "seed \(seed) (SECTIONCTL_TEST_SEED=\(seed)), pieces up to \(largest), input \(bytes)")
+                if got.nodes != expected.nodes || got.error != expected.error { return }
+            }
+        }
+    }
+
+    struct ReadFailure: Error, Equatable {}
+
+    /// An input that cannot be read ends the stream with the reason it gave, not with the syntax
+    /// error its early end would make, even when what was read is a whole document.
+    @Test func aReadFailureIsReportedAsItself() throws {
+        for served in ["{\"a\": [1, ", "{\"a\": 1}"] {
+            var calls = 0
+            var stream = JSONStream(read: {
+                calls += 1
+                if calls == 1 { return Data(served.utf8) }
+                throw ReadFailure()
+            })
+            #expect(throws: ReadFailure()) { try stream.forEachNode { _ in } }
+        }
+    }
 }
