@@ -108,16 +108,19 @@ final class JSONChunks: JSONInput {
             atEnd = true
             return nil
         }
-        // Count the lines and the current line's characters in what is dropped, for errors.
-        for position in 0..<keeping {
-            let byte = storage[position]
-            if byte == UInt8(ascii: "\n") {
-                droppedLines += 1
-                droppedColumns = 0
-            } else if byte & 0xC0 != 0x80 {
-                droppedColumns += 1
-            }
+        // Count the lines and the current line's characters in what is dropped, for errors: a
+        // branch-free count of line feeds, then the characters after the last one.
+        var lines = 0
+        for position in 0..<keeping { lines &+= storage[position] == UInt8(ascii: "\n") ? 1 : 0 }
+        var lineStart = keeping
+        if lines > 0 {
+            droppedLines += lines
+            droppedColumns = 0
+            while storage[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        } else {
+            lineStart = 0
         }
+        for position in lineStart..<keeping where storage[position] & 0xC0 != 0x80 { droppedColumns += 1 }
         let kept = count - keeping
         if kept + chunk.count > capacity {
             capacity = max(kept + chunk.count, capacity * 2)

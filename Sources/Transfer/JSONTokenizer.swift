@@ -391,12 +391,21 @@ struct JSONTokenizer<Input: JSONInput> {
     private mutating func scanString() throws(JSONSyntaxError) -> Bool {
         index += 1
         var escaped = false
+        let limited = Input.maximumTokenLength != .max
         while true {
+            // Runs of plain ASCII, the common case, up to the end of the bytes at hand or the
+            // length limit, whichever comes first.
+            let stop = limited ? min(bytes.count, tokenStart! + Input.maximumTokenLength + 1) : bytes.count
+            while index < stop {
+                let byte = bytes[index]
+                guard byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { break }
+                index += 1
+            }
             guard index < bytes.count || refill() else {
                 index = tokenStart!
                 throw error("unterminated string")
             }
-            guard index - tokenStart! <= Input.maximumTokenLength else {
+            guard !limited || index - tokenStart! <= Input.maximumTokenLength else {
                 index = tokenStart!
                 throw error(
                     "a string longer than \(Input.maximumTokenLength) bytes; a title or value holds at most \(SectionStore.maximumTextLength) bytes"
