@@ -108,19 +108,17 @@ final class JSONChunks: JSONInput {
             atEnd = true
             return nil
         }
-        // Count the lines and the current line's characters in what is dropped, for errors: a
-        // branch-free count of line feeds, then the characters after the last one.
-        var lines = 0
-        for position in 0..<keeping { lines &+= storage[position] == UInt8(ascii: "\n") ? 1 : 0 }
-        var lineStart = keeping
+        // Count the lines and the current line's characters in what is dropped, for errors.
+        let dropped = UnsafeBufferPointer(start: storage, count: keeping)
+        let lines = Self.lineFeeds(in: dropped)
+        var lineStart = 0
         if lines > 0 {
-            droppedLines += lines
+            droppedLines += Int(lines)
             droppedColumns = 0
-            while storage[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
-        } else {
-            lineStart = 0
+            lineStart = keeping
+            while dropped[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         }
-        for position in lineStart..<keeping where storage[position] & 0xC0 != 0x80 { droppedColumns += 1 }
+        for byte in dropped[lineStart...] where byte & 0xC0 != 0x80 { droppedColumns += 1 }
         let kept = count - keeping
         if kept + chunk.count > capacity {
             capacity = max(kept + chunk.count, capacity * 2)
@@ -135,6 +133,27 @@ final class JSONChunks: JSONInput {
         count = kept + chunk.count
         baseOffset += keeping
         return keeping
+    }
+
+    /// How many line feeds `bytes` hold. Every byte of the input passes through here once, so it
+    /// looks at eight at a time: a byte of `word` is zero exactly when the byte was a line feed,
+    /// and the sum below sets the high bit of each byte that is not zero, without carrying into
+    /// the next byte.
+    static func lineFeeds(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let raw = UnsafeRawPointer(base)
+        let lineFeeds: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var count = 0
+        var position = 0
+        while position + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self) ^ lineFeeds
+            let notZero = ((word & low) &+ low) | word
+            count += (~notZero & ~low).nonzeroBitCount
+            position += 8
+        }
+        for byte in bytes[position...] where byte == UInt8(ascii: "\n") { count += 1 }
+        return count
     }
 
     /// Line, column (in characters) and byte offset of `offset`, which is in the bytes at hand

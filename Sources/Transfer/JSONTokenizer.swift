@@ -156,14 +156,19 @@ struct JSONTokenizer<Input: JSONInput> {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         repeat {
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
-                default: return
+            var next = index  // a local, which the optimiser keeps in a register
+            while next < bytes.count {
+                switch bytes[next] {
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): next += 1
+                default:
+                    index = next
+                    return
                 }
             }
+            index = next
         } while refill()
     }
 
@@ -396,11 +401,13 @@ struct JSONTokenizer<Input: JSONInput> {
             // Runs of plain ASCII, the common case, up to the end of the bytes at hand or the
             // length limit, whichever comes first.
             let stop = limited ? min(bytes.count, tokenStart! + Input.maximumTokenLength + 1) : bytes.count
-            while index < stop {
-                let byte = bytes[index]
+            var next = index  // a local, which the optimiser keeps in a register
+            while next < stop {
+                let byte = bytes[next]
                 guard byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { break }
-                index += 1
+                next += 1
             }
+            index = next
             guard index < bytes.count || refill() else {
                 index = tokenStart!
                 throw error("unterminated string")
