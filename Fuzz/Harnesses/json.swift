@@ -1,7 +1,10 @@
-// The JSON scanner against a strict reference parser written for this harness: both must
-// accept and refuse the same inputs, and for accepted ones agree on the top-level kind, the
-// text of every number and the decoded text of every string, in document order (as the
-// scanner's walk over the nodes gives them).
+// The JSON tokenizer's whole-buffer front against a strict reference parser written for this
+// harness: both must accept and refuse the same inputs, and for accepted ones agree on the
+// top-level kind, the text of every number and the decoded text of every string, in document
+// order (as the reader's walk over the nodes gives them). The streaming front, handed the input
+// in pieces of 1 to 7 bytes, must give the whole-buffer front's nodes and error exactly.
+import Foundation
+
 @testable import Repository
 @testable import Transfer
 
@@ -181,12 +184,53 @@ private struct Reference {
     }
 }
 
+/// Each node, or the error at its place: what a native import reads of `input` through the
+/// whole-buffer front.
+private func wholeDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
+    var reader = JSONReader(bytes)
+    var nodes: [String] = []
+    do {
+        reader.skipByteOrderMark()
+        try reader.forEachNode(arrays: .elements) { nodes.append(described($0)) }
+        reader.skipWhitespace()
+        guard reader.isAtEnd else { throw reader.unexpected("expected the end of the document") }
+    } catch let error as JSONSyntaxError {
+        nodes.append("\(error.invalidData(in: bytes))")
+    } catch {
+        fail("the walk threw \(error)")
+    }
+    return nodes
+}
+
+/// The same through the streaming front, the input handed over in pieces of 1 to 7 bytes.
+private func streamedDocument(_ input: [UInt8]) -> [String] {
+    var offset = 0
+    var stream = JSONStream(read: {
+        guard offset < input.count else { return nil }
+        let size = 1 + (offset &* 31 &+ Int(input[offset])) % 7
+        defer { offset += size }
+        return Data(input[offset..<min(input.count, offset + size)])
+    })
+    var nodes: [String] = []
+    do {
+        try stream.forEachNode { nodes.append(described($0)) }
+    } catch {
+        nodes.append("\(error)")
+    }
+    return nodes
+}
+
+private func described(_ node: JSONTreeNode) -> String {
+    "\(node.id)<\(node.parent.map(String.init) ?? "-") \(node.key.map(jsonQuoted) ?? "-") \(node.kind) \(node.text.map(jsonQuoted) ?? "-")"
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     var reference = Reference(input)
     let expected = Result { () throws(Reference.Failure) in try reference.document() }
     input.withUnsafeBufferPointer { bytes in
+        require(streamedDocument(input) == wholeDocument(bytes), "the streaming and whole-buffer fronts differ")
         let scanned = Result { () throws(JSONSyntaxError) in try JSONReader.scanDocument(bytes) }
         switch (scanned, expected) {
         case (.success(let document), .success(let first)):
