@@ -100,7 +100,7 @@ extension Benchmark {
                     "8. observer latency, worst of \(count)", measured: "polling PRAGMA data_version every 25 ms",
                     ratio: worst * 1000, limit: 250, suffix: " ms"),
                 .atMost(
-                    "8. idle observer CPU (the feed, updates(of:))", measured: "\(idleSeconds) s idle: \(Format.fixed(idleShare * 100, decimals: 3)) % of a core",
+                    "8. idle observer CPU (the feed, ListHandle.updates())", measured: "\(idleSeconds) s idle: \(Format.fixed(idleShare * 100, decimals: 3)) % of a core",
                     ratio: idleShare * 100, limit: 1, suffix: " %"),
             ]
         }
