@@ -102,7 +102,8 @@ let package = Package(
         .target(name: "SectionCLI", dependencies: ["Repository", "RepositoryPostgres", "Transfer"]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
-        // What the test targets share: temporary directories, fresh databases, seeded randomness.
+        // What the test targets share: temporary directories, fresh databases, seeded randomness,
+        // random edits, the changeset checks and a fake table view (Tests/TestSupport's folders).
         .target(
             name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),

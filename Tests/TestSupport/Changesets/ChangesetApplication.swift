@@ -1,13 +1,10 @@
 import Foundation
-import TestSupport
+import Repository
 import Testing
 
-@testable import Repository
-
-
-enum ChangesetApplicationError: Error, CustomStringConvertible {
+package enum ChangesetApplicationError: Error, CustomStringConvertible {
     case invalid(String)
-    var description: String {
+    package var description: String {
         switch self { case .invalid(let text): return text }
     }
 }
@@ -18,7 +15,7 @@ enum ChangesetApplicationError: Error, CustomStringConvertible {
 /// (an index out of range, two things in one place, a row moved into an inserted section…).
 /// This is the changeset's meaning, not one batch of UIKit's (which reads reloads at old paths):
 /// how a table view applies it is `stagingProblem`'s check, under `performBatchUpdates(_:on:source:)`.
-func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
+package func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: ListSnapshot) throws -> ListSnapshot {
     func fail(_ text: String) -> ChangesetApplicationError { .invalid(text) }
     let deletedSections = Set(changeset.deletedSections)
     let movedSectionSources = Set(changeset.movedSections.map(\.from))
@@ -127,7 +124,7 @@ func applying(_ changeset: Changeset, to old: ListSnapshot, contentFrom new: Lis
 /// Why `changeset`'s footers are wrong for `old` → `new`, or `nil`: it must list every surviving
 /// section whose editing-view footer changed — exactly those, or, for a composed changeset
 /// (`exact: false`), possibly some whose footer changed and changed back — and no other index.
-func footerProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, exact: Bool) -> String? {
+package func footerProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, exact: Bool) -> String? {
     var needed: Set<Int> = []
     var surviving: Set<Int> = []
     let oldSections = Dictionary(old.sections.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -145,7 +142,7 @@ func footerProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: Li
 
 /// Expects that `changeset` turns `old` into `new` exactly, footers included, and that its stages
 /// do so under UIKit's rules (`stagingProblem`).
-func expectChangeset(
+package func expectChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
     exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
 ) {
@@ -165,7 +162,7 @@ func expectChangeset(
 
 /// Requires that `changeset` turns `old` into `new` exactly, footers included, and that its
 /// stages do so under UIKit's rules (`stagingProblem`); stops the test otherwise.
-func requireChangeset(
+package func requireChangeset(
     _ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
     exactFooters: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
@@ -184,33 +181,4 @@ func requireChangeset(
     // And as a table view applies it: stage by stage, under UIKit's rules.
     let staging = stagingProblem(changeset, turns: old, into: new)
     try #require(staging == nil, "\(staging ?? ""). \(context())", sourceLocation: sourceLocation)
-}
-
-/// A random edit that the list in `outline` accepts (mostly): sections added, moved, renamed and
-/// deleted, rows added, updated, deleted and moved within and across sections.
-func randomEdit(_ outline: ListOutline, step: Int, using generator: inout SeededGenerator) -> Edit {
-    if outline.sections.isEmpty || Int.random(in: 0..<8, using: &generator) == 0 {
-        return .addSection(title: "S\(step)", at: Int.random(in: 0...outline.sections.count, using: &generator))
-    }
-    let section = outline.sections.randomElement(using: &generator)!
-    switch Int.random(in: 0..<8, using: &generator) {
-    case 0, 1, 2:
-        return .addRow(
-            RowContent(kind: .field, title: "r\(step)", value: Bool.random(using: &generator) ? "v" : nil),
-            to: .at(section.index, Int.random(in: 0...section.rowCount, using: &generator)))
-    case 3 where section.rowCount > 0:
-        return .deleteRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)))
-    case 4 where section.rowCount > 0:
-        let target = outline.sections.randomElement(using: &generator)!
-        let others = target.rowCount - (target.id == section.id ? 1 : 0)
-        return .moveRow(
-            .at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)),
-            to: .at(target.index, Int.random(in: 0...others, using: &generator)))
-    case 5 where section.rowCount > 0:
-        return .updateRow(.at(section.index, Int.random(in: 0..<section.rowCount, using: &generator)), title: "u\(step)", value: .set("w"))
-    case 6:
-        return .deleteSection(.index(section.index), force: true)
-    default:
-        return .moveSection(.index(section.index), to: Int.random(in: 0..<outline.sections.count, using: &generator))
-    }
 }

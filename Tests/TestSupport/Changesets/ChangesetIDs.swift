@@ -5,7 +5,7 @@ import Testing
 /// long as its index field and name, entry by entry, the section or row the index names — in
 /// `old` for deletions and where moves come from, in `new` for insertions, where moves go and
 /// updates.
-func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
+package func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
     guard changeset.hasIDs else { return "the changeset has no ids" }
     func section(_ snapshot: ListSnapshot, _ index: Int) -> SectionID? {
         snapshot.sections.indices.contains(index) ? snapshot.sections[index].id : nil
@@ -34,7 +34,7 @@ func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSn
 /// Requires that the ids of `changeset` name exactly what its indexes refer to in `old` and
 /// `new` (`idProblem`), and that `old.applying(changeset, contentFrom: new)` is `new` (its
 /// sections and rows, version and name); stops the test otherwise.
-func requireIDs(
+package func requireIDs(
     _ changeset: Changeset, turn old: ListSnapshot, into new: ListSnapshot, _ context: @autoclosure () -> String = "",
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {

@@ -2,38 +2,44 @@ import Repository
 
 /// A batch that `UITableView.performBatchUpdates` refuses (UIKit raises an exception), or that
 /// leaves the view showing something other than its data source.
-struct BatchUpdateError: Error, CustomStringConvertible {
-    var description: String
+package struct BatchUpdateError: Error, CustomStringConvertible {
+    package var description: String
 }
 
 /// What a table view shows: per section a header and cells, as it last asked its data source.
-struct ShownTable<Header: Equatable, Cell: Equatable>: Equatable, CustomStringConvertible {
-    struct ShownSection: Equatable {
-        var header: Header
-        var cells: [Cell]
+package struct ShownTable<Header: Equatable, Cell: Equatable>: Equatable, CustomStringConvertible {
+    package struct ShownSection: Equatable {
+        package var header: Header
+        package var cells: [Cell]
+        package init(header: Header, cells: [Cell]) {
+            self.header = header
+            self.cells = cells
+        }
     }
-    var sections: [ShownSection]
+    package var sections: [ShownSection]
 
-    var description: String {
+    package init(sections: [ShownSection]) { self.sections = sections }
+
+    package var description: String {
         sections.map { "\($0.header): \($0.cells.map { "\($0)" }.joined(separator: ", "))" }.joined(separator: " | ")
     }
 }
 
 /// A section header as a list shows it, with the section's id standing for the section.
-struct ListHeader: Equatable, CustomStringConvertible {
-    var id: SectionID
-    var title: String
-    var emptyText: String?
-    var description: String { "#\(id) \(title)" }
+package struct ListSectionHeader: Equatable, CustomStringConvertible {
+    package var id: SectionID
+    package var title: String
+    package var emptyText: String?
+    package var description: String { "#\(id) \(title)" }
 }
 
-typealias ListTable = ShownTable<ListHeader, Row>
+package typealias ListTable = ShownTable<ListSectionHeader, Row>
 
-extension ShownTable where Header == ListHeader, Cell == Row {
+extension ShownTable where Header == ListSectionHeader, Cell == Row {
     /// A list as a table view shows it.
-    init(_ snapshot: ListSnapshot) {
+    package init(_ snapshot: ListSnapshot) {
         sections = snapshot.sections.map {
-            ShownSection(header: ListHeader(id: $0.id, title: $0.title, emptyText: $0.emptyText), cells: $0.rows)
+            ShownSection(header: ListSectionHeader(id: $0.id, title: $0.title, emptyText: $0.emptyText), cells: $0.rows)
         }
     }
 }
@@ -64,7 +70,7 @@ extension ShownTable where Header == ListHeader, Cell == Row {
 /// Inserted sections and rows, reloaded sections (header and cells) and reloaded rows show what
 /// the data source has at their places after the batch; everything else keeps what it showed.
 /// Throws a `BatchUpdateError` naming the broken rule.
-func performBatchUpdates<Header, Cell>(
+package func performBatchUpdates<Header, Cell>(
     _ batch: Changeset, on shown: ShownTable<Header, Cell>, source: ShownTable<Header, Cell>
 ) throws -> ShownTable<Header, Cell> {
     func refuse(_ text: String) -> BatchUpdateError { BatchUpdateError(description: "invalid batch: \(text)") }
@@ -222,7 +228,7 @@ func performBatchUpdates<Header, Cell>(
 
 /// Runs `batch` through `performBatchUpdates(_:on:source:)` and throws unless the view then
 /// shows exactly what the data source has (a cell or header that was not reloaded is stale).
-func performBatchUpdatesExpectingAgreement<Header, Cell>(
+package func performBatchUpdatesExpectingAgreement<Header, Cell>(
     _ batch: Changeset, on shown: ShownTable<Header, Cell>, source: ShownTable<Header, Cell>
 ) throws -> ShownTable<Header, Cell> {
     let after = try performBatchUpdates(batch, on: shown, source: source)
@@ -242,7 +248,7 @@ func performBatchUpdatesExpectingAgreement<Header, Cell>(
 /// accepted and leaves the view showing that snapshot. Returns the last snapshot (`old` if
 /// there are no stages).
 @discardableResult
-func applyingStages(_ stages: [ChangesetStage], to old: ListSnapshot) throws -> ListSnapshot {
+package func applyingStages(_ stages: [ChangesetStage], to old: ListSnapshot) throws -> ListSnapshot {
     var shown = ListTable(old)
     for (number, stage) in stages.enumerated() {
         do {
@@ -258,7 +264,7 @@ func applyingStages(_ stages: [ChangesetStage], to old: ListSnapshot) throws -> 
 /// rules, or `nil`: `stages(from:to:)` must give the batches of `stages`, each accepted by
 /// `performBatchUpdates` with the data source answering from the stage's snapshot, the last
 /// snapshot `new`, and the footers with the last stage alone.
-func stagingProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
+package func stagingProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
     let stages: [ChangesetStage]
     do {
         stages = try changeset.stages(from: old, to: new)
