@@ -6,6 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PostgresCluster
 import TestSupport
 
 /// A tmux server of a test's own (a socket in a directory of its own) with one window running a
@@ -65,6 +66,7 @@ final class Tmux {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        closeInheritedDescriptors(&actions)
         // Signals as a fresh program expects them: none blocked (the test runner's threads
         // block some, and a spawned program inherits that), each doing what it does by default.
         var attributes = posix_spawnattr_t()
