@@ -98,8 +98,11 @@ let package = Package(
         .target(name: "RepositoryPostgres", dependencies: ["Repository", "Postgres"]),
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),
+        // Command-line machinery that knows nothing of lists: the parser of a command tree, help
+        // pages, shell words, display width, escaping for a terminal, colours.
+        .target(name: "CommandLineSupport"),
         // The command-line interface, as a library so that its pieces can be unit-tested.
-        .target(name: "SectionCLI", dependencies: ["Repository", "RepositoryPostgres", "Transfer"]),
+        .target(name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer"]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
         // What the test targets share: temporary directories, fresh databases, seeded randomness,
@@ -110,7 +113,8 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
-        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
+        .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
+        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

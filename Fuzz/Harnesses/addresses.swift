@@ -2,6 +2,7 @@
 // section, row or destination that, written back as an address, reads back the same.
 @testable import Repository
 @testable import Transfer
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 private func text(_ section: SectionRef) -> String {

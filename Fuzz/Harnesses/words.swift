@@ -5,6 +5,7 @@
 // text leaves nothing a terminal would act on or hide, and escaping that again changes nothing.
 @testable import Repository
 @testable import Transfer
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 private func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }

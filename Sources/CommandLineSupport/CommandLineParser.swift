@@ -14,26 +14,26 @@
 /// and the arguments, or an `ArgumentError` that says what was wrong and for which command.
 ///
 /// ```swift
-/// let parser = ArgumentParser(program: "tool", root: CommandSpec(name: "tool", subcommands: [
+/// let parser = CommandLineParser(program: "tool", root: CommandSpec(name: "tool", subcommands: [
 ///     CommandSpec(name: "greet", arguments: [ArgumentSpec("NAME")],
 ///                 options: [OptionSpec("--times", valueName: "N")]),
 /// ]))
 /// let parsed = try parser.parse(["greet", "--times=2", "Ada"])
 /// // parsed.commandPath == ["greet"], parsed.value("--times") == "2", parsed.arguments == ["Ada"]
 /// ```
-public struct ArgumentParser: Sendable {
+package struct CommandLineParser: Sendable {
     /// The program's name, used in help and error messages.
-    public var program: String
+    package var program: String
     /// The command tree; its own options are not global (use `globalOptions`).
-    public var root: CommandSpec
+    package var root: CommandSpec
     /// Options accepted at every level of the tree and anywhere on the line.
-    public var globalOptions: [OptionSpec]
+    package var globalOptions: [OptionSpec]
     /// Whether help pages list the global options.
-    public var listsGlobalOptions: Bool
+    package var listsGlobalOptions: Bool
 
     /// Creates a parser for a command tree. `program` may be empty, for commands typed at a
     /// prompt rather than in a shell.
-    public init(program: String, root: CommandSpec, globalOptions: [OptionSpec] = [], listsGlobalOptions: Bool = true) {
+    package init(program: String, root: CommandSpec, globalOptions: [OptionSpec] = [], listsGlobalOptions: Bool = true) {
         self.program = program
         self.root = root
         self.globalOptions = globalOptions
@@ -47,7 +47,7 @@ public struct ArgumentParser: Sendable {
     /// subcommand are not errors, so that `tool greet --help` can be answered.
     /// - Throws: `ArgumentError` for an unknown command or option, an option without its value,
     ///   a value given to a flag, or too few or too many arguments.
-    public func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
+    package func parse(_ words: [String]) throws(ArgumentError) -> ParsedArguments {
         let (command, parsed) = try match(Self.tokenise(words))
         try validate(parsed, for: command)
         return parsed
@@ -184,7 +184,7 @@ public struct ArgumentParser: Sendable {
     }
 
     /// The command at `path` in the tree (the root for an empty path), if there is one.
-    public func command(at path: [String]) -> CommandSpec? {
+    package func command(at path: [String]) -> CommandSpec? {
         var command = root
         for name in path {
             guard let next = command.subcommands.first(where: { $0.name == name }) else { return nil }
@@ -194,7 +194,7 @@ public struct ArgumentParser: Sendable {
     }
 
     /// The options a command accepts: its own, then the global ones.
-    public func allOptions(of command: CommandSpec) -> [OptionSpec] {
+    package func allOptions(of command: CommandSpec) -> [OptionSpec] {
         command.options + globalOptions
     }
 
@@ -219,29 +219,29 @@ public struct ArgumentParser: Sendable {
 }
 
 /// One command in the tree: its name, what it takes, and how it is documented.
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// The word that selects the command.
-    public var name: String
+    package var name: String
     /// One line saying what the command does.
-    public var summary: String
+    package var summary: String
     /// Its positional arguments, in order.
-    public var arguments: [ArgumentSpec]
+    package var arguments: [ArgumentSpec]
     /// Its own options (global options are the parser's).
-    public var options: [OptionSpec]
+    package var options: [OptionSpec]
     /// Its subcommands (`list ls`, `list add`, …).
-    public var subcommands: [CommandSpec]
+    package var subcommands: [CommandSpec]
     /// Whether the command runs by itself even though it has subcommands.
-    public var isRunnable: Bool
+    package var isRunnable: Bool
     /// Example command lines without the program's name, shown in help after it.
-    public var examples: [String]
+    package var examples: [String]
     /// More text for the help page, after the options.
-    public var discussion: String?
+    package var discussion: String?
     /// Whether help, completion and the manual page leave it out (a command for scripts, such
     /// as the listing that completion scripts call).
-    public var isHidden: Bool
+    package var isHidden: Bool
 
     /// Creates a command.
-    public init(
+    package init(
         name: String, summary: String = "", arguments: [ArgumentSpec] = [],
         options: [OptionSpec] = [], subcommands: [CommandSpec] = [], isRunnable: Bool = false,
         examples: [String] = [], discussion: String? = nil, isHidden: Bool = false
@@ -258,11 +258,11 @@ public struct CommandSpec: Sendable {
     }
 
     /// The subcommands that help, completion and the manual page show.
-    public var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.isHidden } }
+    package var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.isHidden } }
 }
 
 /// What shell completion offers for an option's value or an argument.
-public enum ValueCompletion: Sendable, Hashable {
+package enum ValueCompletion: Sendable, Hashable {
     /// Nothing.
     case none
     /// File names.
@@ -278,20 +278,20 @@ public enum ValueCompletion: Sendable, Hashable {
 }
 
 /// A positional argument of a command.
-public struct ArgumentSpec: Sendable {
+package struct ArgumentSpec: Sendable {
     /// The name shown in usage lines (`PATH`, `TITLE`).
-    public var name: String
+    package var name: String
     /// What it means, for help.
-    public var help: String
+    package var help: String
     /// Whether it may be left out (only trailing arguments should be).
-    public var isOptional: Bool
+    package var isOptional: Bool
     /// Whether it takes every remaining word (only the last argument can).
-    public var isVariadic: Bool
+    package var isVariadic: Bool
     /// What shell completion offers for it.
-    public var completion: ValueCompletion
+    package var completion: ValueCompletion
 
     /// Creates an argument.
-    public init(
+    package init(
         _ name: String, help: String = "", isOptional: Bool = false, isVariadic: Bool = false, completion: ValueCompletion = .none
     ) {
         self.name = name
@@ -303,22 +303,22 @@ public struct ArgumentSpec: Sendable {
 }
 
 /// An option: a flag (`--force`) or an option with a value (`--at I`).
-public struct OptionSpec: Sendable {
+package struct OptionSpec: Sendable {
     /// The long name with its dashes: `--at`.
-    public var name: String
+    package var name: String
     /// A one-letter name used as `-x`, if any.
-    public var shortName: Character?
+    package var shortName: Character?
     /// The value's name in help (`I`, `PATH`); `nil` for a flag.
-    public var valueName: String?
+    package var valueName: String?
     /// What it does, for help.
-    public var help: String
+    package var help: String
     /// Whether this option asks for help (then missing arguments are not reported).
-    public var isHelp: Bool
+    package var isHelp: Bool
     /// What shell completion offers for its value.
-    public var completion: ValueCompletion
+    package var completion: ValueCompletion
 
     /// Creates an option.
-    public init(
+    package init(
         _ name: String, short shortName: Character? = nil, valueName: String? = nil, help: String = "", isHelp: Bool = false,
         completion: ValueCompletion = .none
     ) {
@@ -331,53 +331,53 @@ public struct OptionSpec: Sendable {
     }
 
     /// How the option reads in a usage line: `--at I`, `--force`, `-o FILE`.
-    public var usage: String {
+    package var usage: String {
         let spelled = shortName.map { "-\($0)" } ?? name
         return valueName.map { "\(spelled) \($0)" } ?? spelled
     }
 }
 
 /// The result of parsing: which command, its options and its arguments.
-public struct ParsedArguments: Hashable, Sendable {
+package struct ParsedArguments: Hashable, Sendable {
     /// The names of the chosen command and its parents, from the top (`["row", "add"]`).
-    public var commandPath: [String] = []
+    package var commandPath: [String] = []
     /// Every option given, by long name, with its values in order (an empty string for a flag).
-    public var options: [String: [String]] = [:]
+    package var options: [String: [String]] = [:]
     /// The positional arguments, in order.
-    public var arguments: [String] = []
+    package var arguments: [String] = []
 
     /// An empty result.
-    public init() {}
+    package init() {}
 
     mutating func record(_ option: OptionSpec, value: String?) {
         options[option.name, default: []].append(value ?? "")
     }
 
     /// Whether the option named `name` (with its dashes) was given.
-    public func has(_ name: String) -> Bool { options[name] != nil }
+    package func has(_ name: String) -> Bool { options[name] != nil }
 
     /// The value of the option named `name`; the last one when it was given more than once.
-    public func value(_ name: String) -> String? { options[name]?.last }
+    package func value(_ name: String) -> String? { options[name]?.last }
 
     /// Whether the option was given.
-    public func has(_ option: OptionSpec) -> Bool { has(option.name) }
+    package func has(_ option: OptionSpec) -> Bool { has(option.name) }
 
     /// The option's value; the last one when it was given more than once.
-    public func value(_ option: OptionSpec) -> String? { value(option.name) }
+    package func value(_ option: OptionSpec) -> String? { value(option.name) }
 }
 
 /// A malformed command line: what was wrong, and the command it was for.
-public struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct ArgumentError: Error, Hashable, Sendable, CustomStringConvertible {
     /// One line saying what was wrong.
-    public var message: String
+    package var message: String
     /// The command being parsed when the error was found (empty at the top level).
-    public var commandPath: [String]
+    package var commandPath: [String]
 
     /// Creates an error.
-    public init(message: String, commandPath: [String]) {
+    package init(message: String, commandPath: [String]) {
         self.message = message
         self.commandPath = commandPath
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -17,10 +17,10 @@ import Synchronization
 /// U+200D is 2. Measure text as it is printed, escaped (`TextEscaping.escaped(_:)`): what that
 /// escapes is measured as its escape, and what it keeps (joiners and selectors in emoji and in
 /// scripts that need them) adds no cell of its own.
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// The cells `text` takes. Control characters count as 0: escape them first
     /// (`TextEscaping.escaped(_:)`).
-    public static func of(_ text: String) -> Int {
+    package static func of(_ text: String) -> Int {
         var total = 0
         for character in text {
             total += width(of: character)
@@ -29,7 +29,7 @@ public enum DisplayWidth {
     }
 
     /// The cells one grapheme cluster takes: 0, 1 or 2.
-    public static func width(of character: Character) -> Int {
+    package static func width(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         if scalars.count == 1 { return width(of: scalars.first!) }
         var sum = 0
@@ -44,7 +44,7 @@ public enum DisplayWidth {
     }
 
     /// The cells one scalar takes on its own: 0, 1 or 2.
-    public static func width(of scalar: Unicode.Scalar) -> Int {
+    package static func width(of scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
         if value >= 0x20 && value < 0x7F { return 1 }
         if let wcwidth = SystemWidth.function {
@@ -55,7 +55,7 @@ public enum DisplayWidth {
     }
 
     /// The built-in answer, used when `wcwidth` is not available or does not know a character.
-    public static func fallbackWidth(of scalar: Unicode.Scalar) -> Int {
+    package static func fallbackWidth(of scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
         if value < 0x20 || (value >= 0x7F && value < 0xA0) { return 0 }
         switch scalar.properties.generalCategory {
@@ -91,7 +91,7 @@ public enum DisplayWidth {
     /// locale is not UTF-8, so that `wcwidth` knows wide characters. Returns whether the
     /// resulting locale is UTF-8 (if not, the built-in table is used).
     @discardableResult
-    public static func useEnvironmentLocale() -> Bool {
+    package static func useEnvironmentLocale() -> Bool {
         defer { SystemWidth.forgetLocale() }
         if setlocale(LC_CTYPE, "") != nil && SystemWidth.readLocaleIsUTF8() { return true }
         if setlocale(LC_CTYPE, "C.UTF-8") != nil && SystemWidth.readLocaleIsUTF8() { return true }
@@ -100,7 +100,7 @@ public enum DisplayWidth {
     }
 
     /// `text` padded with spaces on the right to `cells` cells (unchanged when already wider).
-    public static func padded(_ text: String, to cells: Int) -> String {
+    package static func padded(_ text: String, to cells: Int) -> String {
         let missing = cells - of(text)
         return missing > 0 ? text + String(repeating: " ", count: missing) : text
     }

@@ -1,7 +1,7 @@
-/// Help pages and usage lines for the commands of an `ArgumentParser`.
-extension ArgumentParser {
+/// Help pages and usage lines for the commands of an `CommandLineParser`.
+extension CommandLineParser {
     /// The usage line of the command at `path`: `tool row add S TITLE [--at R] [options]`.
-    public func usage(of path: [String]) -> String {
+    package func usage(of path: [String]) -> String {
         guard let command = command(at: path) else { return program }
         var parts = [program] + path
         if path.isEmpty {
@@ -23,7 +23,7 @@ extension ArgumentParser {
 
     /// The help page of the command at `path`: usage, summary, subcommands, arguments,
     /// options, global options, discussion and examples (each after the program's name).
-    public func help(for path: [String]) -> String {
+    package func help(for path: [String]) -> String {
         guard let command = command(at: path) else { return usage(of: []) }
         var lines = ["usage: \(usage(of: path))"]
         if !command.summary.isEmpty {

@@ -15,12 +15,12 @@ import Foundation
 /// ```swift
 /// try ShellWords.split(#"row add 0 "Buy milk" # errand"#)  // ["row", "add", "0", "Buy milk"]
 /// ```
-public enum ShellWords {
+package enum ShellWords {
     /// A line that cannot be split: a quote left open, or a backslash at the very end.
-    public struct SplitError: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct SplitError: Error, Hashable, Sendable, CustomStringConvertible {
         /// What was wrong.
-        public var message: String
-        public var description: String { message }
+        package var message: String
+        package var description: String { message }
     }
 
     /// The words of `line`.
@@ -28,7 +28,7 @@ public enum ShellWords {
     /// The line is read as Unicode scalars, as a shell reads bytes: a combining mark after a
     /// quote, blank, backslash or `#` does not change what that character does.
     /// - Complexity: O(n) in the line's length in bytes.
-    public static func split(_ line: String) throws(SplitError) -> [String] {
+    package static func split(_ line: String) throws(SplitError) -> [String] {
         // Every character with a meaning here is ASCII, and in UTF-8 no byte of a longer scalar
         // is ASCII: splitting the bytes splits the scalars, and what is kept stays valid UTF-8.
         let bytes = Array(line.utf8)
@@ -109,7 +109,7 @@ public enum ShellWords {
 
     /// `word` quoted so that `split` (and a POSIX shell) reads it back as one word. Words made
     /// only of safe characters, and not starting with `#`, are returned as they are.
-    public static func quote(_ word: String) -> String {
+    package static func quote(_ word: String) -> String {
         let safe = word.unicodeScalars.allSatisfy { scalar in
             scalar.properties.isAlphabetic || scalar.properties.numericType != nil
                 || "-_./:@%+=,#".unicodeScalars.contains(scalar)

@@ -10,7 +10,7 @@ import Darwin
 // (`OutputFile`, `Console`, `Terminal` have methods of those names), on every platform.
 
 /// `read(2)`.
-func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
     Glibc.read(descriptor, buffer, count)
     #elseif canImport(Musl)
@@ -21,7 +21,7 @@ func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count
 }
 
 /// `write(2)`.
-func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+package func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
     Glibc.write(descriptor, bytes, count)
     #elseif canImport(Musl)
@@ -32,7 +32,7 @@ func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) 
 }
 
 /// `open(2)` with a mode.
-func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+package func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
     Glibc.open(path, flags, mode)
     #elseif canImport(Musl)

@@ -1,5 +1,3 @@
-import Repository
-
 /// Makes user text safe to print to a terminal: nothing in a title can move the cursor, change
 /// colours, set the window title, ring the bell, reorder the line or hide in it.
 ///
@@ -24,10 +22,10 @@ import Repository
 ///
 /// Everything else, backslashes included, is left as it is. Escaping escaped text changes
 /// nothing.
-public enum TextEscaping {
+package enum TextEscaping {
     /// `text` with every unsafe character written as an escape.
     /// - Complexity: O(n) in the text's scalars.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { needsEscape($0) || isShaping($0) }) else { return text }
         let scalars = Array(text.unicodeScalars)
         var result = ""
@@ -58,7 +56,7 @@ public enum TextEscaping {
     /// Whether the scalar must not reach a terminal as it is, wherever it stands (the joiners,
     /// variation selectors and tags that `escaped(_:)` keeps next to what they shape are not
     /// among these).
-    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x20..<0x7F: return false
         case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: return true
@@ -123,11 +121,21 @@ public enum TextEscaping {
 
 extension TextEscaping {
     /// The most UTF-8 bytes of what someone typed that an error message repeats.
-    static let echoLimit = 200
+    package static let echoLimit = 200
 
     /// `text` cut to at most `limit` UTF-8 bytes, between two Unicode scalars, with "…" after
     /// it when it was cut: an error about a huge word or list of words stays one short line.
-    static func excerpt(_ text: String, limit: Int = echoLimit) -> String {
-        Repository.excerpt(text, limit: limit)
+    /// (The library's messages cut names the same way, with a function of its own: this module
+    /// depends on nothing of the library.)
+    package static func excerpt(_ text: String, limit: Int = echoLimit) -> String {
+        guard text.utf8.count > limit else { return text }
+        var result = String.UnicodeScalarView()
+        var length = 0
+        for scalar in text.unicodeScalars {
+            length += UTF8.width(scalar)
+            if length > limit { break }
+            result.append(scalar)
+        }
+        return String(result) + "…"
     }
 }

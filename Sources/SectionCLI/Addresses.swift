@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 // Reading the ways people name sections and rows on the command line.

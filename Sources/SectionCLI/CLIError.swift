@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// The exit statuses of `sectionctl` (the numbers come from BSD's `sysexits.h`).

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// Human sentences for changes: what a command or a saved session did, in index paths.

@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// A command of a command tree together with its code: the spec the parser reads, help and
 /// completion print, and either the function that runs it or the subcommands that choose.
 ///

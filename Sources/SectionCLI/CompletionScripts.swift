@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// Shell completion scripts for bash, zsh and fish, generated from a command tree: commands and
 /// verbs, options, the values of closed sets (`--kind`), file names where a file is expected,
 /// and, through a hidden listing command of the program itself, list names and sections (each
@@ -18,7 +20,7 @@ struct CompletionScripts {
     /// section is offered as this word).
     static let filesMarker = "@files"
 
-    let parser: ArgumentParser
+    let parser: CommandLineParser
     /// The hidden command that prints the words to offer for lists or sections, one a line (the
     /// word, then a tab and its description when it has one).
     let listing: String

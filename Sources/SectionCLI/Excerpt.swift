@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// Part of a list, as an edit session shows it at a terminal after each change: the rows

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// The readable listing of a list, as `show` prints it and an edit session redraws it:

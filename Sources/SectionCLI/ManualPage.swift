@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// The manual page `sectionctl(1)`, in roff with the `man` macros, generated from the command
 /// tree: synopsis, description, global options, every command with its arguments, options,
 /// notes and examples, then exit status, environment, files and examples.
@@ -7,7 +9,7 @@
 /// reads it without a warning whatever its input encoding. Only words of plain prose may
 /// hyphenate: options, commands, names, paths and addresses stay whole at the end of a line.
 struct ManualPage {
-    let parser: ArgumentParser
+    let parser: CommandLineParser
     let version: String
 
     /// The exit statuses and what each means.

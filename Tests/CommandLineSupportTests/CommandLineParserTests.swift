@@ -1,10 +1,10 @@
 import Testing
 
-@testable import SectionCLI
+@testable import CommandLineSupport
 
 /// The generic parser, on a small made-up tool.
-@Suite struct ArgumentParserTests {
-    let parser = ArgumentParser(
+@Suite struct CommandLineParserTests {
+    let parser = CommandLineParser(
         program: "tool",
         root: CommandSpec(
             name: "tool",
@@ -169,7 +169,7 @@ import Testing
 
     @Test func tokensSayWhatEachWordLooksLike() {
         #expect(
-            ArgumentParser.tokenise(["--at=2", "--force", "-oout", "-1", "--", "x"]) == [
+            CommandLineParser.tokenise(["--at=2", "--force", "-oout", "-1", "--", "x"]) == [
                 .long(name: "--at", inlineValue: "2", word: "--at=2"),
                 .long(name: "--force", inlineValue: nil, word: "--force"),
                 .short(letter: "o", rest: "out", word: "-oout"),
@@ -177,23 +177,5 @@ import Testing
                 .endOfOptions,
                 .plain("x"),
             ])
-    }
-}
-
-/// The command line's own tree: what the parser reads is what has code.
-@Suite struct CatalogTests {
-    @Test func everyCommandTheParserAcceptsHasCode() {
-        func visit(_ spec: CommandSpec, path: [String]) {
-            let command = Catalog.root.command(at: path)
-            #expect(command != nil, "\(path)")
-            #expect((command?.run != nil) == (spec.subcommands.isEmpty || spec.isRunnable), "\(path)")
-            for sub in spec.subcommands { visit(sub, path: path + [sub.name]) }
-        }
-        visit(Catalog.parser.root, path: [])
-        func visitSession(_ spec: CommandSpec, path: [String]) {
-            #expect(EditCommand.sessionRoot.command(at: path) != nil, "\(path)")
-            for sub in spec.subcommands { visitSession(sub, path: path + [sub.name]) }
-        }
-        visitSession(Catalog.sessionParser.root, path: [])
     }
 }

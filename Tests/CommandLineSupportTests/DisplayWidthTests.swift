@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SectionCLI
+@testable import CommandLineSupport
 
 @Suite struct DisplayWidthTests {
     @Test func asciiIsOneCellEach() {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import SectionCLI
+@testable import CommandLineSupport
 
 @Suite struct ShellWordsTests {
     @Test func splitsOnBlanks() throws {

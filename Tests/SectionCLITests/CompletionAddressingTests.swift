@@ -12,6 +12,7 @@ import Musl
 import Darwin
 #endif
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// Section titles and list names meant to make completion name the wrong thing: words that read

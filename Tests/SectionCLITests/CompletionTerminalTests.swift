@@ -3,6 +3,7 @@ import Repository
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// Completion as a person meets it: bash, zsh and fish run interactively in a real terminal

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// `sectionctl completion bash|zsh|fish`: each script sourced in its own shell, asked to complete

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// The catalog, the help pages, docs/cli.md, the completion scripts and the manual page agree:

@@ -1,6 +1,7 @@
 import Repository
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 @Suite struct ListingTests {

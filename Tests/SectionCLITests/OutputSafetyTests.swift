@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// Hostile text never reaches a terminal raw; wide text lines up; colour only where it belongs.

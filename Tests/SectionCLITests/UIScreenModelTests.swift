@@ -2,6 +2,7 @@ import Foundation
 import Repository
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// The full-screen mode without a terminal: what `ListBrowser` draws for a list, a cursor and a

@@ -9,6 +9,7 @@ import Darwin
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
 @testable import SectionCLI
 
 /// `sectionctl ui` end to end, in a real terminal: the built binary runs inside tmux, the tests

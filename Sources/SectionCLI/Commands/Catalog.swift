@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// Every command of `sectionctl`, in the order help lists them, and the global options. Each
 /// command carries its spec (names, arguments, options, help, examples) and its code, in its
 /// own file next to this one; adding a command is adding its `Command` value to `commands`.
@@ -70,11 +72,11 @@ enum Catalog {
     }
 
     /// The parser for the command line.
-    static let parser: ArgumentParser = ArgumentParser(program: "sectionctl", root: root.spec, globalOptions: globalOptions)
+    static let parser: CommandLineParser = CommandLineParser(program: "sectionctl", root: root.spec, globalOptions: globalOptions)
 
     /// The parser for one line of an edit session: the list-changing commands, `show`, and the
     /// session's own commands.
-    static let sessionParser: ArgumentParser = ArgumentParser(
+    static let sessionParser: CommandLineParser = CommandLineParser(
         program: "", root: EditCommand.sessionRoot.spec, globalOptions: [helpOption], listsGlobalOptions: false)
 
     static let manualPage = OptionSpec("--man", help: "write the manual page (roff) for man(1) instead")

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// `edit`: an edit session on standard input.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// `check`: verifies everything sectionctl relies on and does not keep by itself. Exits 1 when

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// `list ls | add NAME | rename NAME NEW | delete NAME [--force]`.

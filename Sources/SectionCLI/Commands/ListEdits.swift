@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// One `section …` or `row …` verb: its spec, and the typed arguments its line is read into,

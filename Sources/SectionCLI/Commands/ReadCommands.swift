@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// `row get PATH`: one row with its index path and its section.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CommandLineSupport
 import Repository
 
 /// `ui`: the list full screen at a terminal (product §13). Refuses anything but a terminal on

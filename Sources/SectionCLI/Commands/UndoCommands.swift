@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// `undo` and `redo`: take back the list's last change, or reapply the last one taken back, as

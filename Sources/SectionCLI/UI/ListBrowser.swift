@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Repository
 
 /// What the full-screen mode shows and does, without a terminal: the list (or, in reorder mode,

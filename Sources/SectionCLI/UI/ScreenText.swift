@@ -1,3 +1,5 @@
+import CommandLineSupport
+
 /// One line of the full-screen mode: spans of text (already escaped: no control characters),
 /// each with its look. `rendered(width:style:)` cuts it to the screen's width by display width
 /// (so CJK text neither overflows nor wraps) and adds escape sequences only when `style` allows

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CommandLineSupport
 import Synchronization
 
 /// The terminal in full-screen mode: raw input (no echo, no line editing, Ctrl-C as a key), the
