@@ -103,11 +103,11 @@ public func fuzzLines(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         do {
             guard let line = try reader.readLine() else { break }
             lines.append(.line(Array(line.utf8)))
-        } catch let error as CLIError {
-            require(error.exitCode == .dataError)
-            lines.append(.failure(error.message))
         } catch {
-            fail("\(error)")
+            // As the command line reports it: bad data, exit 65.
+            let reported = CLIError.from(error)
+            require(reported.exitCode == .dataError)
+            lines.append(.failure(reported.message))
         }
     }
     require(lines == expectedLines(input), "the session reader gave \(lines), expected \(expectedLines(input))")

@@ -5,38 +5,36 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CommandLineSupport
-import Repository
-import Transfer
 
 /// Where a command's output goes and where an edit session reads its lines: the process's
 /// standard streams, or (in tests) strings in memory.
 ///
 /// Output to standard output is buffered and written on `flush()`, which the CLI calls before
 /// reading input and before exiting; standard error is written at once.
-public final class Console {
+package final class Console {
     /// Whether standard input is a terminal (an edit session then prompts).
-    public let inputIsTerminal: Bool
+    package let inputIsTerminal: Bool
     /// Whether standard output is a terminal (the listing may then use colour).
-    public let outputIsTerminal: Bool
+    package let outputIsTerminal: Bool
     /// Whether standard error is a terminal.
-    public let errorIsTerminal: Bool
+    package let errorIsTerminal: Bool
 
     private let writeOutput: (String) -> Void
     private let writeError: (String) -> Void
     private let readInputLine: () throws -> String?
     private var buffer = ""
 
-    /// A console on the process's standard streams.
-    public static func standard() -> Console {
+    /// A console on the process's standard streams, refusing input lines longer than
+    /// `maximumLineLength` bytes.
+    package static func standard(maximumLineLength: Int) -> Console {
         Console(
             inputIsTerminal: isatty(0) == 1, outputIsTerminal: isatty(1) == 1, errorIsTerminal: isatty(2) == 1,
             writeOutput: { writeAll($0, to: 1) }, writeError: { writeAll($0, to: 2) },
-            readLine: LineReader(descriptor: 0).readLine)
+            readLine: LineReader(descriptor: 0, maximumLineLength: maximumLineLength).readLine)
     }
 
     /// A console on the given functions.
-    public init(
+    package init(
         inputIsTerminal: Bool = false, outputIsTerminal: Bool = false, errorIsTerminal: Bool = false,
         writeOutput: @escaping (String) -> Void, writeError: @escaping (String) -> Void,
         readLine: @escaping () throws -> String? = { nil }
@@ -50,7 +48,7 @@ public final class Console {
     }
 
     /// A console that reads `lines` as its (non-terminal) input and writes where this one does.
-    func reading(_ lines: [String]) -> Console {
+    package func reading(_ lines: [String]) -> Console {
         var remaining = lines[...]
         return Console(
             inputIsTerminal: false, outputIsTerminal: outputIsTerminal, errorIsTerminal: errorIsTerminal,
@@ -59,40 +57,40 @@ public final class Console {
     }
 
     /// Adds text to standard output.
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         buffer += text
         if buffer.utf8.count >= 64 * 1024 { flush() }
     }
 
     /// Adds a line to standard output.
-    public func writeLine(_ line: String = "") {
+    package func writeLine(_ line: String = "") {
         write(line + "\n")
     }
 
     /// Writes a line to standard error, after flushing standard output so that the two stay
     /// in order at a terminal.
-    public func writeErrorLine(_ line: String) {
+    package func writeErrorLine(_ line: String) {
         flush()
         writeError(line + "\n")
     }
 
     /// Writes text to standard error at once, without a line break and without flushing standard
     /// output: a progress line redrawn in place.
-    public func writeErrorText(_ text: String) {
+    package func writeErrorText(_ text: String) {
         writeError(text)
     }
 
     /// Writes what standard output has buffered.
-    public func flush() {
+    package func flush() {
         guard !buffer.isEmpty else { return }
         writeOutput(buffer)
         buffer = ""
     }
 
     /// The next line of standard input without its line break, or `nil` at its end.
-    /// - Throws: a `CLIError` (bad data) when the line is not valid UTF-8; the next call reads
-    ///   the line after it.
-    public func readLine() throws -> String? {
+    /// - Throws: an `InputLineError` (from the standard console) when the line is not valid UTF-8
+    ///   or is too long; the next call reads the line after it.
+    package func readLine() throws -> String? {
         flush()
         return try readInputLine()
     }
@@ -115,11 +113,18 @@ private func writeAll(_ text: String, to descriptor: Int32) {
     }
 }
 
+/// A line of input that cannot be read as text: not UTF-8, or longer than the reader takes. The
+/// command line reports it as bad data.
+package struct InputLineError: Error, Sendable, Equatable {
+    /// What was wrong with the line, as a message says it.
+    package var message: String
+}
+
 /// Reads lines from a file descriptor, without their line break (`\n` or `\r\n`), refusing
 /// bytes that are not UTF-8 rather than replacing them, and lines longer than
-/// `SectionStore.maximumLineLength` bytes as soon as that much of one is read. Each byte is looked
+/// `maximumLineLength` bytes as soon as that much of one is read. Each byte is looked
 /// at once (a search resumes where the last one stopped), so a long line costs linear time.
-final class LineReader {
+package final class LineReader {
     private let descriptor: Int32
     private let maximumLineLength: Int
     private var buffer: [UInt8] = []
@@ -132,15 +137,16 @@ final class LineReader {
     private var skippingLine = false
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-    init(descriptor: Int32, maximumLineLength: Int = SectionStore.maximumLineLength) {
+    /// A reader of `descriptor`'s lines; the command line passes `SectionStore.maximumLineLength`.
+    package init(descriptor: Int32, maximumLineLength: Int) {
         self.descriptor = descriptor
         self.maximumLineLength = maximumLineLength
     }
 
     /// The next line, or `nil` at the end of the input.
-    /// - Throws: a `CLIError` (bad data) for a line that is not valid UTF-8 or is too long; the
-    ///   next call reads the line after it.
-    func readLine() throws -> String? {
+    /// - Throws: an `InputLineError` for a line that is not valid UTF-8 or is too long; the next
+    ///   call reads the line after it.
+    package func readLine() throws(InputLineError) -> String? {
         while true {
             if let newline = nextLineFeed() {
                 let line = buffer[start..<newline]
@@ -175,8 +181,8 @@ final class LineReader {
         }
     }
 
-    private func tooLong() -> CLIError {
-        CLIError("the line is longer than \(maximumLineLength) bytes, the most a line may have", exitCode: .dataError)
+    private func tooLong() -> InputLineError {
+        InputLineError(message: "the line is longer than \(maximumLineLength) bytes, the most a line may have")
     }
 
     /// The index of the first line feed at or after `searched`, remembering how far it looked.
@@ -208,11 +214,11 @@ final class LineReader {
         }
     }
 
-    private func decode(_ bytes: ArraySlice<UInt8>) throws -> String {
+    private func decode(_ bytes: ArraySlice<UInt8>) throws(InputLineError) -> String {
         var line = bytes
         if line.last == 0x0D { line = line.dropLast() }
         guard let text = String(validating: line, as: UTF8.self) else {
-            throw CLIError("the line is not valid UTF-8 text", exitCode: .dataError)
+            throw InputLineError(message: "the line is not valid UTF-8 text")
         }
         return text
     }

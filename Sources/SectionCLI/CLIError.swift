@@ -148,6 +148,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
         case let error as CLIError: return error
         case let error as RepositoryError: return from(error, databaseOption: databaseOption)
         case let error as ArgumentError: return usage(error.message, command: error.commandPath)
+        case let error as InputLineError: return CLIError(error.message, exitCode: .dataError)
         default: return CLIError("\(error)")
         }
     }

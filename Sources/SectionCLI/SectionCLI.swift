@@ -14,7 +14,7 @@ public enum SectionCLI {
     /// Runs the command line in `CommandLine.arguments` and exits with its status.
     public static func main() -> Never {
         DisplayWidth.useEnvironmentLocale()
-        let console = Console.standard()
+        let console = Console.standard(maximumLineLength: SectionStore.maximumLineLength)
         let environment = ProcessInfo.processInfo.environment
         // CommandLine.arguments replaces bytes that are not UTF-8; text is refused instead.
         for index in 1..<Int(CommandLine.argc) {
@@ -33,7 +33,7 @@ public enum SectionCLI {
     /// Runs one command line (without the program name) and returns the exit status. Errors are
     /// reported on the console's standard error as `sectionctl: error: …`, with an optional
     /// `hint: …` line; with `--json`, as one line of JSON (`report(_:console:environment:json:)`).
-    public static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
+    package static func run(_ arguments: [String], environment: [String: String], console: Console) -> Int32 {
         defer { console.flush() }
         var databaseOption: String?
         // Known before parsing, so that a command line the parser refuses is answered in JSON too.
