@@ -6,66 +6,39 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CommandLineSupport
 import Repository
 import Transfer
 
 /// Progress of long work (import, export, a whole `show`) on standard error: rows done and their
 /// rate, and, when the size of the work is known (an input that is a file, or a list's rows), a
-/// percentage and the time left.
+/// percentage and the time left. The text is this type's; the drawing is a `StatusLine`'s.
 ///
 /// At a terminal the line is redrawn in place at most 10 times a second and cleared at the end;
 /// forced on elsewhere (`--progress`), a new line is written once a second, never redrawn.
 /// Nothing is drawn in the first fifth of a second, so quick work stays quiet.
 final class ProgressLine {
-    enum Mode {
-        /// Redrawn in place with a carriage return, cleared at the end.
-        case redraw
-        /// One line a second, for a log.
-        case lines
-    }
+    typealias Mode = StatusLine.Mode
 
-    private let mode: Mode
+    private let line: StatusLine
     private let label: String
     private let totalBytes: Int?
-    private let write: (String) -> Void
-    /// The terminal's width: a redrawn line is cut to fit, so that it never wraps (a wrapped
-    /// line cannot be redrawn in place).
-    private let width: Int?
-    private let start: UInt64
-    private var nextDraw: UInt64
-    private var hasDrawn = false
-
-    /// Nanoseconds between drawings.
-    private var interval: UInt64 { mode == .redraw ? 100_000_000 : 1_000_000_000 }
 
     /// A progress line for `label` (`import`), whose input has `totalBytes` bytes when known.
     init(mode: Mode, label: String, totalBytes: Int?, width: Int? = nil, write: @escaping (String) -> Void) {
-        self.mode = mode
+        line = StatusLine(mode: mode, width: width, write: write)
         self.label = label
         self.totalBytes = totalBytes.flatMap { $0 > 0 ? $0 : nil }
-        self.width = width.flatMap { $0 > 1 ? $0 - 1 : nil }
-        self.write = write
-        start = Self.now()
-        nextDraw = start + (mode == .redraw ? 200_000_000 : 1_000_000_000)
     }
 
     /// Takes a report; draws when the last drawing is old enough. Costs a clock read otherwise.
     func update(_ progress: TransferProgress) {
-        let now = Self.now()
-        guard now >= nextDraw else { return }
-        nextDraw = now + interval
-        let text = Self.describe(progress, label: label, totalBytes: totalBytes, elapsed: Double(now - start) / 1e9)
-        switch mode {
-        case .redraw: write("\r" + (width.map { String(text.prefix($0)) } ?? text) + "\u{1B}[K")
-        case .lines: write(text + "\n")
-        }
-        hasDrawn = true
+        line.update { elapsed in Self.describe(progress, label: label, totalBytes: totalBytes, elapsed: elapsed) }
     }
 
     /// Clears a redrawn line, so that what follows starts on a clean line.
     func finish() {
-        if mode == .redraw && hasDrawn { write("\r\u{1B}[K") }
-        hasDrawn = false
+        line.finish()
     }
 
     /// `import: 120,000 rows, 61,000 rows/s, 45% of 27.0 MB, 3 s left`.
@@ -104,11 +77,6 @@ final class ProgressLine {
         return "\(tenths / 10).\(tenths % 10) MB"
     }
 
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
 }
 
 extension Context {
