@@ -99,8 +99,8 @@ let package = Package(
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),
         // Command-line machinery that knows nothing of lists: the parser of a command tree, help
-        // pages, shell words, display width, escaping for a terminal, colours, the console, status
-        // lines.
+        // pages, manual pages, shell words, display width, escaping for a terminal, colours, the
+        // console, status lines.
         .target(name: "CommandLineSupport"),
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer"]),

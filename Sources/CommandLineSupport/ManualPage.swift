@@ -1,37 +1,44 @@
-import CommandLineSupport
-
-/// The manual page `sectionctl(1)`, in roff with the `man` macros, generated from the command
+/// A program's manual page (section 1), in roff with the `man` macros, generated from the command
 /// tree: synopsis, description, global options, every command with its arguments, options,
-/// notes and examples, then exit status, environment, files and examples.
+/// notes and examples, then the program's exit statuses, environment, files, examples and
+/// related pages.
 ///
 /// Text is escaped for roff (backslashes, a leading dot or quote, dashes of options) and every
 /// character outside ASCII is written as a named or numbered glyph, so that `groff -man -ww`
 /// reads it without a warning whatever its input encoding. Only words of plain prose may
 /// hyphenate: options, commands, names, paths and addresses stay whole at the end of a line.
-struct ManualPage {
+package struct ManualPage {
     let parser: CommandLineParser
     let version: String
+    /// Each exit status and what it means (EXIT STATUS).
+    let exitStatuses: [(status: Int32, meaning: String)]
+    /// Each environment variable read, and what for (ENVIRONMENT).
+    let environment: [(name: String, meaning: String)]
+    /// Each file used and what it is (FILES), as roff source: written as they are.
+    let files: [(path: String, meaning: String)]
+    /// Related pages (SEE ALSO): each name with its section.
+    let seeAlso: [(name: String, section: Int)]
+    /// Command names that appear in prose besides the tree's (those of a prompt's own commands):
+    /// they are kept whole at the end of a line, as the tree's are.
+    let otherCommandNames: [String]
 
-    /// The exit statuses and what each means.
-    static let exitStatuses: [(ExitCode, String)] = [
-        (.success, "Done."),
-        (.failure, "Refused or failed: an address that names nothing, an index out of range, a non-empty section without --force, a file that is not a sectionctl database, a read-only one; on a server, a refused login or privilege, a sectionctl schema sectionctl did not make, a malformed SECTIONCTL_DB."),
-        (.usage, "A malformed command line: an unknown command or option, missing or extra arguments, an option's value that cannot be read (a malformed --db connection string too)."),
-        (.dataError, "Bad input data: malformed JSON, a record or line too long, text that is not UTF-8."),
-        (.noInput, "The database or an input file is missing (on a server, the database or its sectionctl schema)."),
-        (.temporaryFailure, "Busy, a conflict with another writer, or a server that cannot be reached, lost the connection, has no room for another or is shutting down: try again. A connection lost while a change was committed is settled on a new connection (saved, or made again once); when the server cannot be reached again it is 75 too, and the message says the change may or may not have been saved."),
-    ]
+    /// The page of `parser`'s program at `version`.
+    package init(
+        parser: CommandLineParser, version: String, exitStatuses: [(status: Int32, meaning: String)],
+        environment: [(name: String, meaning: String)], files: [(path: String, meaning: String)],
+        seeAlso: [(name: String, section: Int)], otherCommandNames: [String]
+    ) {
+        self.parser = parser
+        self.version = version
+        self.exitStatuses = exitStatuses
+        self.environment = environment
+        self.files = files
+        self.seeAlso = seeAlso
+        self.otherCommandNames = otherCommandNames
+    }
 
-    /// The environment variables read, and what for.
-    static let environment: [(String, String)] = [
-        ("SECTIONCTL_DB", "The database, when --db is not given: a file, or a server's postgresql:// URI or libpq key=value string (text with an = that does not begin with / or . and names no existing file). Messages show it with every password as ***."),
-        ("PGHOST, PGUSER, PGPASSWORD", "For a server, these and the other PG* variables of libpq fill in what the URI leaves out (as does ~/.pgpass)."),
-        ("SECTIONCTL_LIBPQ", "The file of libpq, the PostgreSQL client library, when it is not where the system's loader finds libpq.so.5 (libpq.5.dylib on macOS). It is loaded only when a server is named; files never need it."),
-        ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
-        ("NO_COLOR", "When set, output at a terminal has no colour."),
-    ]
-
-    func roff() -> String {
+    /// The page, in roff.
+    package func roff() -> String {
         let program = parser.program
         var lines = [
             ".TH \(program.uppercased()) 1 \"\" \"\(program) \(version)\" \"User Commands\"",
@@ -57,30 +64,35 @@ struct ManualPage {
             for sub in spec.visibleSubcommands { visit(sub, path + [sub.name]) }
         }
         visit(parser.root, [])
-        lines.append(".SH EXIT STATUS")
-        for (code, meaning) in Self.exitStatuses {
-            lines += [".TP", ".B \(code.rawValue)", Self.escaped(meaning)]
+        if !exitStatuses.isEmpty {
+            lines.append(".SH EXIT STATUS")
+            for (status, meaning) in exitStatuses {
+                lines += [".TP", ".B \(status)", Self.escaped(meaning)]
+            }
         }
-        lines.append(".SH ENVIRONMENT")
-        for (name, meaning) in Self.environment {
-            lines += [".TP", ".B \(name)", Self.escaped(meaning)]
+        if !environment.isEmpty {
+            lines.append(".SH ENVIRONMENT")
+            for (name, meaning) in environment {
+                lines += [".TP", ".B \(name)", Self.escaped(meaning)]
+            }
         }
-        lines += [
-            ".SH FILES",
-            ".TP",
-            ".I $XDG_DATA_HOME/sectionctl/sections.db",
-            "The database when neither --db nor SECTIONCTL_DB names one; ~/.local/share/sectionctl/sections.db when XDG_DATA_HOME is unset. Its -wal and -shm files sit beside it while it is in use.",
-            ".SH EXAMPLES",
-        ]
+        if !files.isEmpty {
+            lines.append(".SH FILES")
+            for (path, meaning) in files {
+                lines += [".TP", ".I \(path)", meaning]
+            }
+        }
+        lines.append(".SH EXAMPLES")
         lines += examples(parser.root.examples)
-        lines += [".SH SEE ALSO", ".BR sqlite3 (1)"]
-        // The edit session's commands are named in its prose too.
-        let commandWords = Set([program] + Self.commandNames(parser.root) + Self.commandNames(Catalog.sessionParser.root))
+        if !seeAlso.isEmpty {
+            lines += [".SH SEE ALSO"] + seeAlso.map { ".BR \($0.name) (\($0.section))" }
+        }
+        let commandWords = Set([program] + Self.commandNames(parser.root) + otherCommandNames)
         return lines.map { Self.keepingWordsWhole($0, commandWords: commandWords) }.joined(separator: "\n") + "\n"
     }
 
     /// Every command's name, at any depth.
-    private static func commandNames(_ spec: CommandSpec) -> [String] {
+    package static func commandNames(_ spec: CommandSpec) -> [String] {
         spec.subcommands.flatMap { [$0.name] + commandNames($0) }
     }
 
