@@ -269,10 +269,9 @@ package enum ValueCompletion: Sendable, Hashable {
     case files
     /// One of these words.
     case choices([String])
-    /// The names of the database's lists.
-    case lists
-    /// The titles of the list's sections.
-    case sections
+    /// The words the program itself lists for a kind of value it knows (a plain word, such as
+    /// `lists`), through a hidden command of its own: names that only the program's data holds.
+    case listed(String)
     /// Command names (for `help COMMAND`).
     case commands
 }

@@ -221,8 +221,7 @@ struct CompletionScripts {
         case .none: return ":"
         case .files: return "echo " + Self.filesMarker
         case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
-        case .lists: return "\(prefix)_dynamic lists"
-        case .sections: return "\(prefix)_dynamic sections"
+        case .listed(let kind): return "\(prefix)_dynamic \(kind)"
         case .commands: return "\(prefix)_commands \"$3\""
         }
     }
@@ -502,8 +501,7 @@ struct CompletionScripts {
         case .none: return "true"
         case .files: return "echo " + Self.filesMarker
         case .choices(let words): return "printf '%s\\n' " + words.map(shellQuoted).joined(separator: " ")
-        case .lists: return "_\(prefix)_dynamic lists"
-        case .sections: return "_\(prefix)_dynamic sections"
+        case .listed(let kind): return "_\(prefix)_dynamic \(kind)"
         case .commands: return "_\(prefix)_commands \"$argv[3]\""
         }
     }

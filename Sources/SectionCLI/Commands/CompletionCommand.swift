@@ -200,6 +200,13 @@ struct CompletionArguments: CommandArguments {
     }
 }
 
+extension ValueCompletion {
+    /// The names of the database's lists, as `__complete lists` prints them.
+    static let lists = ValueCompletion.listed(ValuesArguments.What.lists.rawValue)
+    /// The sections of the list on the line, as `__complete sections` prints them.
+    static let sections = ValueCompletion.listed(ValuesArguments.What.sections.rawValue)
+}
+
 /// `__complete WHAT`.
 struct ValuesArguments: CommandArguments {
     /// What to list.
