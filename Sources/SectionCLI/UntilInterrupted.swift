@@ -24,7 +24,7 @@ enum UntilInterrupted {
             source.resume()
             return source
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { for source in sources { source.cancel() } }
         ended.wait()
         if let error = failure.withLock({ $0 }) { throw error }
     }

@@ -89,7 +89,7 @@ struct StreamingTests {
         #expect(chunks.joined() == Self.referenceDocument(snapshots), "seed \(seed)")
         #expect(try fixture.store.exportAllJSON() == chunks.joined(), "seed \(seed)")
         var single = ""
-        try fixture.store.list(SectionStore.defaultList).exportJSON() { single += $0 }
+        try fixture.store.list(SectionStore.defaultList).exportJSON { single += $0 }
         #expect(single == Self.referenceDocument([try fixture.list.snapshot()]), "seed \(seed)")
         #expect(try fixture.list.exportJSON() == single, "seed \(seed)")
     }
@@ -113,7 +113,7 @@ struct StreamingTests {
         let fixture = try TransferFixture()
         var calls = 0
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) {
-            try fixture.store.list("nope").exportJSON() { _ in calls += 1 }
+            try fixture.store.list("nope").exportJSON { _ in calls += 1 }
         }
         #expect(throws: RepositoryError.listNotFound("nope", available: ["default"])) {
             try fixture.store.list("nope").forEachItem(start: { _ in calls += 1 }) { _ in calls += 1 }

@@ -83,7 +83,7 @@ Log.progress(
 let report = benchmark.run()
 ending.lock()
 benchmark.cleanUp()
-interruptions.forEach { $0.cancel() }
+for interruption in interruptions { interruption.cancel() }
 let elapsed = Measurement.seconds(ContinuousClock.now - started)
 
 print(

@@ -94,12 +94,12 @@ struct ReplicaCommandTests {
         // The server out of reach: exit 75, the change still pending.
         #expect(try onReplica(["row", "add", "0", "Offline"]).status == 0)
         let db = try Connection(path: replica, mode: .readWrite)
-        let server_ = try #require(try db.query("SELECT server FROM replica") { $0.string(0) }.first)
+        let serverURI = try #require(try db.query("SELECT server FROM replica") { $0.string(0) }.first)
         try db.execute(script: "UPDATE replica SET server = 'postgresql:///nowhere?host=/nonexistent&user=postgres'")
         let unreachable = try onReplica(["sync"])
         #expect(unreachable.status == 75, "\(unreachable.stderr)")
         #expect(try onReplica(["--json", "status"]).json()["pending"] as? Int == 1)
-        try db.run("UPDATE replica SET server = ?", server_)
+        try db.run("UPDATE replica SET server = ?", serverURI)
         #expect(try onReplica(["sync"]).status == 0)
         #expect(try server.run(["show"]).stdout.contains("Offline"))
         // The list deleted on the server.
