@@ -2,21 +2,21 @@
 import PackageDescription
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 
-/// Whether the C library the command is built against loads packed relative relocations
-/// (DT_RELR): glibc 2.36 and later. An older loader would ignore them and run the program with
-/// its pointers unrelocated, so elsewhere the command is linked as before.
-let loaderTakesPackedRelocations: Bool = {
-    var text = [CChar](repeating: 0, count: 64)
-    guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
-    // "glibc 2.36"
-    let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-    let version = String(decoding: bytes, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
-    return version.count >= 2 && (version[0], version[1]) >= (2, 36)
-}()
+    /// Whether the C library the command is built against loads packed relative relocations
+    /// (DT_RELR): glibc 2.36 and later. An older loader would ignore them and run the program with
+    /// its pointers unrelocated, so elsewhere the command is linked as before.
+    let loaderTakesPackedRelocations: Bool = {
+        var text = [CChar](repeating: 0, count: 64)
+        guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return false }
+        // "glibc 2.36"
+        let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        let version = String(decoding: bytes, as: UTF8.self).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
+        return version.count >= 2 && (version[0], version[1]) >= (2, 36)
+    }()
 #else
-let loaderTakesPackedRelocations = false
+    let loaderTakesPackedRelocations = false
 #endif
 
 /// How the `sectionctl` command is linked on Linux.
@@ -30,7 +30,10 @@ let loaderTakesPackedRelocations = false
 /// the static runtime's 75,000 pointers to relocate then take 14 KB of table, not 1.8 MB that
 /// every start reads (1.7 MiB of a `--version`'s memory).
 let staticallyLinkedCommand: [LinkerSetting] = {
-    let foundation = ["_FoundationICU", "CoreFoundation", "Foundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationCShims", "_FoundationCollections"]
+    let foundation = [
+        "_FoundationICU", "CoreFoundation", "Foundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationCShims",
+        "_FoundationCollections",
+    ]
     let packedRelocations = loaderTakesPackedRelocations ? ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
     // The Foundation archives refer to each other: one group lets the linker resolve them in any order.
     let group = ["-Xlinker", "--start-group"] + foundation.flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
@@ -109,13 +112,15 @@ let package = Package(
         // What the test targets share: temporary directories, fresh databases, seeded randomness,
         // random edits, the changeset checks and a fake table view (Tests/TestSupport's folders).
         .target(
-            name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"], path: "Tests/TestSupport"),
+            name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
-        .testTarget(name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
+        .testTarget(
+            name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

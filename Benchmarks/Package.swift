@@ -9,7 +9,7 @@ let package = Package(
     dependencies: [
         // The product, from this checkout (named, so that the products below are found whatever
         // the checkout's directory is called).
-        .package(name: "sectionctl", path: ".."),
+        .package(name: "sectionctl", path: "..")
     ],
     targets: [
         // The system SQLite, for the baseline (module names are unique across the package graph:

@@ -1,11 +1,12 @@
-// Compiled into every harness.
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 @testable import Repository
 @testable import Transfer
+
+// Compiled into every harness.
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Stops the run with `message` on standard error when `condition` is false: unlike
 /// `precondition`, the message survives `-O`, and libFuzzer saves the input as a crash.

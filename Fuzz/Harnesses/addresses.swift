@@ -1,9 +1,9 @@
+@testable import CommandLineSupport
 // Addresses: every word either is refused with a usage error of one short line, or names a
 // section, row or destination that, written back as an address, reads back the same.
 @testable import Repository
-@testable import Transfer
-@testable import CommandLineSupport
 @testable import SectionCLI
+@testable import Transfer
 
 private func text(_ section: SectionRef) -> String {
     switch section {

@@ -1,3 +1,10 @@
+import CPostgres
+import Foundation
+import RepositoryPostgres
+
+@testable import Postgres
+@testable import Repository
+
 // Connection strings: what messages show of one never holds a password libpq would read from it.
 //
 // The input is a connection string, with every byte 0x01 replaced by a planted password
@@ -14,14 +21,8 @@
 // - a message that echoes the string, masked, holds no secret the shown form does not;
 // - the library's errors about the server show the shown form, and mask the echoed string.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import CPostgres
-import Foundation
-
-@testable import Postgres
-@testable import Repository
-import RepositoryPostgres
 
 /// A password the harness plants where the input has a byte 0x01: only unreserved URI
 /// characters, so that no encoding changes it.

@@ -46,7 +46,10 @@ private struct Reference {
             guard depth < JSONReader.maximumDepth else { throw .invalid }
             index += 1
             whitespace()
-            if current == UInt8(ascii: "}") { index += 1; return }
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
             while true {
                 whitespace()
                 guard current == UInt8(ascii: "\"") else { throw .invalid }
@@ -56,7 +59,10 @@ private struct Reference {
                 index += 1
                 try value(depth: depth + 1)
                 whitespace()
-                if current == UInt8(ascii: ",") { index += 1; continue }
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
                 guard current == UInt8(ascii: "}") else { throw .invalid }
                 index += 1
                 return
@@ -65,11 +71,17 @@ private struct Reference {
             guard depth < JSONReader.maximumDepth else { throw .invalid }
             index += 1
             whitespace()
-            if current == UInt8(ascii: "]") { index += 1; return }
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return
+            }
             while true {
                 try value(depth: depth + 1)
                 whitespace()
-                if current == UInt8(ascii: ",") { index += 1; continue }
+                if current == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
                 guard current == UInt8(ascii: "]") else { throw .invalid }
                 index += 1
                 return

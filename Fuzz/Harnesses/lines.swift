@@ -5,8 +5,8 @@
 import Foundation
 
 @testable import Repository
-@testable import Transfer
 @testable import SectionCLI
+@testable import Transfer
 
 private let limit = 64
 
@@ -32,7 +32,9 @@ private func expectedRecords(_ input: [UInt8]) -> [Outcome] {
     for (offset, line) in split(input).enumerated() {
         let lineNumber = offset + 1
         guard line.count <= limit else {
-            return outcomes + [.failure("invalid records at line \(lineNumber): the line is longer than \(limit) bytes, the most a record's line may have")]
+            return outcomes + [
+                .failure("invalid records at line \(lineNumber): the line is longer than \(limit) bytes, the most a record's line may have")
+            ]
         }
         var body = line
         if lineNumber == 1 && body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
@@ -43,10 +45,12 @@ private func expectedRecords(_ input: [UInt8]) -> [Outcome] {
         let value = Array(trimmed)
         // A byte order mark counts only at the very start of the input; `scanDocument` would
         // skip one anywhere it starts.
-        let valid = !value.starts(with: [0xEF, 0xBB, 0xBF]) && value.withUnsafeBufferPointer { bytes -> Bool in
-            guard let document = try? JSONReader.scanDocument(bytes) else { return false }
-            return document.kind == .object
-        }
+        let valid =
+            !value.starts(with: [0xEF, 0xBB, 0xBF])
+            && value.withUnsafeBufferPointer { bytes -> Bool in
+                guard let document = try? JSONReader.scanDocument(bytes) else { return false }
+                return document.kind == .object
+            }
         guard valid else { return outcomes + [.failure("line \(lineNumber)")] }
         number += 1
         outcomes.append(.record(number: number, json: value))

@@ -1,12 +1,12 @@
+@testable import CommandLineSupport
 // Shell words and arguments: whatever `ShellWords.split` makes of a line, quoting the words
 // and splitting again gives them back byte for byte; so does quoting any list of words (the
 // input read as words separated by NUL). The words then go through the command-line and the
 // session parsers, whose errors, as reported, must stay one short line. Escaping the input as
 // text leaves nothing a terminal would act on or hide, and escaping that again changes nothing.
 @testable import Repository
-@testable import Transfer
-@testable import CommandLineSupport
 @testable import SectionCLI
+@testable import Transfer
 
 private func bytes(_ words: [String]) -> [[UInt8]] { words.map { Array($0.utf8) } }
 

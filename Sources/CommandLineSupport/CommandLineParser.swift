@@ -145,7 +145,8 @@ package struct CommandLineParser: Sendable {
             if !command.subcommands.isEmpty && parsed.arguments.isEmpty {
                 guard let next = command.subcommands.first(where: { $0.name == word }) else {
                     let what = parsed.commandPath.isEmpty ? "command" : "\(parsed.commandPath.joined(separator: " ")) command"
-                    throw fail("unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
+                    throw fail(
+                        "unknown \(what) \"\(TextEscaping.excerpt(word))\"\(Self.choices(command.visibleSubcommands.map(\.name), label: "commands"))")
                 }
                 command = next
                 parsed.commandPath.append(next.name)
@@ -178,7 +179,8 @@ package struct CommandLineParser: Sendable {
         if parsed.arguments.count > command.arguments.count && command.arguments.last?.isVariadic != true {
             let extra = parsed.arguments[command.arguments.count...]
             // Each word, and the whole list, cut short: 2 million extra words make one line.
-            let listed = TextEscaping.excerpt(extra.lazy.prefix(TextEscaping.echoLimit).map { "\"\(TextEscaping.excerpt($0, limit: 40))\"" }.joined(separator: " "))
+            let listed = TextEscaping.excerpt(
+                extra.lazy.prefix(TextEscaping.echoLimit).map { "\"\(TextEscaping.excerpt($0, limit: 40))\"" }.joined(separator: " "))
             throw fail("unexpected \(extra.count == 1 ? "argument" : "\(extra.count) arguments") \(listed)")
         }
     }

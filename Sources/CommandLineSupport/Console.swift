@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where a command's output goes and where an edit session reads its lines: the process's
@@ -52,7 +52,11 @@ package final class Console {
         var remaining = lines[...]
         return Console(
             inputIsTerminal: false, outputIsTerminal: outputIsTerminal, errorIsTerminal: errorIsTerminal,
-            writeOutput: { [self] in write($0) }, writeError: { [self] in flush(); writeError($0) },
+            writeOutput: { [self] in write($0) },
+            writeError: { [self] in
+                flush()
+                writeError($0)
+            },
             readLine: { remaining.popFirst() })
     }
 

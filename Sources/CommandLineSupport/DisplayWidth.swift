@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// How many terminal cells text takes: 2 for wide characters (CJK ideographs, kana, Hangul,
 /// fullwidth forms, most emoji), 0 for combining marks and other zero-width characters, 1 for

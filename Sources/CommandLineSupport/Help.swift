@@ -31,12 +31,13 @@ extension CommandLineParser {
         }
         if !command.visibleSubcommands.isEmpty {
             lines += ["", "commands:"]
-            lines += Self.table(command.visibleSubcommands.map { sub in
-                let names = sub.name
-                let arguments = sub.arguments.map { $0.isOptional ? "[\($0.name)]" : $0.name }
-                let more = sub.visibleSubcommands.isEmpty ? "" : " " + sub.visibleSubcommands.map(\.name).joined(separator: "|")
-                return ((([names] + arguments).joined(separator: " ")) + more, sub.summary)
-            })
+            lines += Self.table(
+                command.visibleSubcommands.map { sub in
+                    let names = sub.name
+                    let arguments = sub.arguments.map { $0.isOptional ? "[\($0.name)]" : $0.name }
+                    let more = sub.visibleSubcommands.isEmpty ? "" : " " + sub.visibleSubcommands.map(\.name).joined(separator: "|")
+                    return ((([names] + arguments).joined(separator: " ")) + more, sub.summary)
+                })
         }
         let describedArguments = command.arguments.filter { !$0.help.isEmpty }
         if !describedArguments.isEmpty {

@@ -32,9 +32,15 @@ package enum ShellWords {
         // Every character with a meaning here is ASCII, and in UTF-8 no byte of a longer scalar
         // is ASCII: splitting the bytes splits the scalars, and what is kept stays valid UTF-8.
         let bytes = Array(line.utf8)
-        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), lineFeed = UInt8(ascii: "\n")
-        let carriageReturn = UInt8(ascii: "\r"), hash = UInt8(ascii: "#"), backslash = UInt8(ascii: "\\")
-        let singleQuote = UInt8(ascii: "'"), doubleQuote = UInt8(ascii: "\""), minus = UInt8(ascii: "-")
+        let space = UInt8(ascii: " ")
+        let tab = UInt8(ascii: "\t")
+        let lineFeed = UInt8(ascii: "\n")
+        let carriageReturn = UInt8(ascii: "\r")
+        let hash = UInt8(ascii: "#")
+        let backslash = UInt8(ascii: "\\")
+        let singleQuote = UInt8(ascii: "'")
+        let doubleQuote = UInt8(ascii: "\"")
+        let minus = UInt8(ascii: "-")
         var words: [String] = []
         var word: [UInt8] = []
         var inWord = false

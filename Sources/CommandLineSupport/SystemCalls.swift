@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The C library's read, write and open, by names no type's own `read`, `write` or `open` hides
@@ -12,32 +12,32 @@ import Darwin
 /// `read(2)`.
 package func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
+        Glibc.read(descriptor, buffer, count)
     #elseif canImport(Musl)
-    Musl.read(descriptor, buffer, count)
+        Musl.read(descriptor, buffer, count)
     #elseif canImport(Darwin)
-    Darwin.read(descriptor, buffer, count)
+        Darwin.read(descriptor, buffer, count)
     #endif
 }
 
 /// `write(2)`.
 package func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
+        Glibc.write(descriptor, bytes, count)
     #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
+        Musl.write(descriptor, bytes, count)
     #elseif canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
+        Darwin.write(descriptor, bytes, count)
     #endif
 }
 
 /// `open(2)` with a mode.
 package func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Glibc)
-    Glibc.open(path, flags, mode)
+        Glibc.open(path, flags, mode)
     #elseif canImport(Musl)
-    Musl.open(path, flags, mode)
+        Musl.open(path, flags, mode)
     #elseif canImport(Darwin)
-    Darwin.open(path, flags, mode)
+        Darwin.open(path, flags, mode)
     #endif
 }

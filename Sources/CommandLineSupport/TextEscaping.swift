@@ -91,7 +91,9 @@ package enum TextEscaping {
             // U+1F3F4, then [0-9a-z] tags, then the cancel tag.
             guard previous.value == 0x1F3F4 else { return nil }
             var end = index
-            while end < scalars.count, end - index < 6, (0xE0030...0xE0039).contains(scalars[end].value) || (0xE0061...0xE007A).contains(scalars[end].value) {
+            while end < scalars.count, end - index < 6,
+                (0xE0030...0xE0039).contains(scalars[end].value) || (0xE0061...0xE007A).contains(scalars[end].value)
+            {
                 end += 1
             }
             guard end > index, end < scalars.count, scalars[end].value == 0xE007F else { return nil }

@@ -142,7 +142,9 @@ public struct ConnectionString: Hashable, Sendable {
     /// other `@` before the query means an `@` or `/` in them was not percent-encoded.
     /// `rest` is the URI after `scheme://`.
     private static func checkAuthority(_ rest: [UInt8]) throws(MalformedConnectionString) {
-        let at = UInt8(ascii: "@"), slash = UInt8(ascii: "/"), question = UInt8(ascii: "?")
+        let at = UInt8(ascii: "@")
+        let slash = UInt8(ascii: "/")
+        let question = UInt8(ascii: "?")
         guard let end = rest.firstIndex(where: { $0 == at || $0 == slash }) else { return }
         if rest[end] == at {
             let after = rest[(end + 1)...]
@@ -202,7 +204,8 @@ public struct ConnectionString: Hashable, Sendable {
 
     private func maskedKeywordValue() -> String {
         let first = ["host", "hostaddr", "port", "user", "password", "dbname"]
-        let ordered = first.compactMap { keyword in options.first { $0.keyword == keyword } }
+        let ordered =
+            first.compactMap { keyword in options.first { $0.keyword == keyword } }
             + options.filter { !first.contains($0.keyword) }
         return ordered.map { option in
             option.keyword + "=" + (option.isSecret ? Self.mask : Self.quotedValue(option.value))

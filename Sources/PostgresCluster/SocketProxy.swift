@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte, with
@@ -129,7 +129,10 @@ public final class SocketProxy: Sendable {
                 shutdown(from, Int32(SHUT_RDWR))
                 shutdown(to, Int32(SHUT_RDWR))
                 // The second of the pair to stop closes both.
-                if remaining.withLock({ $0 -= 1; return $0 }) == 0 {
+                if remaining.withLock({
+                    $0 -= 1
+                    return $0
+                }) == 0 {
                     open.withLock { $0.subtract([client, server]) }
                     close(client)
                     close(server)
@@ -153,11 +156,11 @@ public final class SocketProxy: Sendable {
     /// then, never SIGPIPE, which would end the whole process.
     private static func sendQuietly(_ socket: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
         #if canImport(Darwin)
-        var on: Int32 = 1
-        setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-        return send(socket, bytes.baseAddress, bytes.count, 0)
+            var on: Int32 = 1
+            setsockopt(socket, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            return send(socket, bytes.baseAddress, bytes.count, 0)
         #else
-        return send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            return send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         #endif
     }
 

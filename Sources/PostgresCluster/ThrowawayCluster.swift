@@ -2,11 +2,11 @@ import Foundation
 import Postgres
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A throwaway PostgreSQL cluster for the tests and the benchmark: `initdb` in a temporary
@@ -134,9 +134,11 @@ public final class ThrowawayCluster: @unchecked Sendable {
         let sync = durable ? "on" : "off"
         try Self.run(
             Self.binaries! + "/pg_ctl",
-            ["-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-o",
-             "-k \(directory.url.path) -c listen_addresses= -c fsync=\(sync) -c synchronous_commit=\(sync) -c max_connections=400",
-             "start"])
+            [
+                "-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-o",
+                "-k \(directory.url.path) -c listen_addresses= -c fsync=\(sync) -c synchronous_commit=\(sync) -c max_connections=400",
+                "start",
+            ])
     }
 
     /// Stops the server at once, as a crash or a pulled plug would (`pg_ctl stop -m immediate`).
@@ -153,7 +155,8 @@ public final class ThrowawayCluster: @unchecked Sendable {
     /// leaves the server running with every descriptor it inherited, and Foundation's `Process`
     /// waits until those close, so it would wait for the server. Output goes to a file.
     private static func run(_ program: String, _ arguments: [String]) throws {
-        let words = (getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", program] : [program])
+        let words =
+            (getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", program] : [program])
             + arguments
         let log = NSTemporaryDirectory() + "sectionctl-pg-\(UUID().uuidString).log"
         defer { unlink(log) }

@@ -2,11 +2,11 @@ import Postgres
 import Repository
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// PostgreSQL's side of the storage seam (see `Database`), the twin of `SQLiteEngine`: it wraps
@@ -416,7 +416,8 @@ struct WriteNotCommitted: EngineError {
     func repositoryError(at location: StoreLocation) -> any Error {
         RepositoryError.unavailable(
             server: location.shownByPostgres,
-            reason: "the connection was lost while a change was being committed, and the server did not commit it (\(cause.message)); nothing was saved")
+            reason:
+                "the connection was lost while a change was being committed, and the server did not commit it (\(cause.message)); nothing was saved")
     }
 
     var isRetryableConflict: Bool { true }

@@ -37,7 +37,9 @@ enum PostgresMigrator {
         guard try db.scalarInt("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema) == 1 else { return nil }
         let hasLedger = try db.scalarInt("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'sectionctl_migrations'", schema) == 1
         if !hasLedger {
-            let objects = try db.scalarInt("SELECT count(*) FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = ?", schema) ?? 0
+            let objects =
+                try db.scalarInt("SELECT count(*) FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = ?", schema)
+                ?? 0
             if objects == 0 { return nil }
             throw RepositoryError.notOurDatabase(path: "\(db.maskedTarget) (schema \(schema))")
         }

@@ -109,10 +109,12 @@ public final class Connection {
             return
         }
         let box = Unmanaged.passRetained(ProgressBox(handler))
-        sqlite3_progress_handler(handle, instructions, { context in
-            Unmanaged<ProgressBox>.fromOpaque(context!).takeUnretainedValue().handler()
-            return 0  // go on
-        }, box.toOpaque())
+        sqlite3_progress_handler(
+            handle, instructions,
+            { context in
+                Unmanaged<ProgressBox>.fromOpaque(context!).takeUnretainedValue().handler()
+                return 0  // go on
+            }, box.toOpaque())
         progressBox = box
         old?.release()
     }

@@ -171,7 +171,7 @@ struct ParsedLine: Sendable {
     private func checked<T>(_ body: () throws(CLIError) -> T) throws(CLIError) -> T {
         do {
             return try body()
-        } catch where error.exitCode == .usage && error.hint == nil {
+        } catch  where error.exitCode == .usage && error.hint == nil {
             throw usage(error.message)
         }
     }

@@ -1,11 +1,12 @@
 import CommandLineSupport
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where the database is: `--db PATH`, else `$SECTIONCTL_DB`, else

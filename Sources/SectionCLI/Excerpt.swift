@@ -56,7 +56,8 @@ struct Excerpt {
             lines.append("")
             lines.append(style.cyan("[\(index)]") + " " + style.bold(TextEscaping.escaped(section.title)) + id(section.id))
             if let footer = section.footer(editing: isEditing) {
-                lines.append("  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
+                lines.append(
+                    "  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
                 continue
             }
             let shown = rows[index] ?? [:]

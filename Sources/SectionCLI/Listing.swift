@@ -38,9 +38,10 @@ struct Listing {
         var text = ""
         var writer = ListingWriter(style: style) { text += $0 }
         // Paths take at least "0:0"'s width, so that footers line up however many rows there are.
-        let pathWidth = snapshot.sections.enumerated().map { index, section in
-            section.rows.isEmpty ? 3 : "\(index):\(section.rows.count - 1)".count
-        }.max() ?? 3
+        let pathWidth =
+            snapshot.sections.enumerated().map { index, section in
+                section.rows.isEmpty ? 3 : "\(index):\(section.rows.count - 1)".count
+            }.max() ?? 3
         writer.begin(
             ListHeader(
                 listID: 0, name: snapshot.name, version: snapshot.version, isEditing: snapshot.isEditing,
@@ -110,7 +111,6 @@ struct ListingWriter {
     mutating func finish() {
         flush()
     }
-
 
     /// Writes the block of rows, field values starting in one column across it.
     private mutating func flush() {

@@ -1,14 +1,15 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CommandLineSupport
+import Foundation
 import Repository
 import Transfer
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Progress of long work (import, export, a whole `show`) on standard error: rows done and their
 /// rate, and, when the size of the work is known (an input that is a file, or a list's rows), a

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// The streaming front of the JSON tokenizer: reads one JSON document (RFC 8259, UTF-8) from a
 /// stream of bytes a piece at a time and hands each value to a callback as a `JSONTreeNode`, in

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// The native JSON format: lists with their sections and rows, ids and versions aside.
 /// `docs/formats.md` documents it; `NativeWriter` writes it and `NativeReader` reads it.

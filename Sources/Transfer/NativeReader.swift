@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// Reads a native document from its nodes as they come (`JSONStream`), checking the shape,
 /// naming the JSON path of anything wrong, and handing lists, sections and rows to the importer
@@ -95,7 +95,8 @@ struct NativeReader {
             }
             guard version <= SectionStore.nativeFormatVersion else {
                 throw invalid(
-                    "the document is format version \(version), newer than this sectionctl reads (\(SectionStore.nativeFormatVersion)); use a newer sectionctl")
+                    "the document is format version \(version), newer than this sectionctl reads (\(SectionStore.nativeFormatVersion)); use a newer sectionctl"
+                )
             }
         case (.document, "lists"):
             try expect(node, .array, at: "$.lists")
@@ -152,7 +153,8 @@ struct NativeReader {
             let name = try text(node, at: "\(rowPath).kind")
             guard let kind = RowKind(rawValue: name) else {
                 throw invalid(
-                    "\(rowPath).kind must be one of \(RowKind.allCases.map { jsonQuoted($0.rawValue) }.joined(separator: ", ")); found \(jsonQuoted(name))")
+                    "\(rowPath).kind must be one of \(RowKind.allCases.map { jsonQuoted($0.rawValue) }.joined(separator: ", ")); found \(jsonQuoted(name))"
+                )
             }
             row.kind = kind
         case (.row, "title"):

@@ -94,7 +94,11 @@ struct RecordLayout {
     func title(of tree: RecordTree, number: Int) throws -> String {
         let text: String
         if let title {
-            text = title.text { key in Self.displayText(of: tree.rootMember(key)) ?? "-" } number: { number }
+            text = title.text { key in
+                Self.displayText(of: tree.rootMember(key)) ?? "-"
+            } number: {
+                number
+            }
         } else if let titleKey, let value = Self.displayText(of: tree.rootMember(titleKey)) {
             text = value
         } else {

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// One record's JSON text, checked by `JSONReader`.
 struct RecordText {

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// How records import shows a record: the section title, the labels and order of its keys,
 /// the titles of its topics, which keys are expected, and whether keys it does not list are

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// What an import does when a list it fills already has sections.
 public enum ImportConflictPolicy: Sendable, Hashable {
@@ -158,8 +158,6 @@ extension SectionStore {
         return try write(retrying: false) { db in try importRecords(from: source, options: options, meter: meter, db: db) }
     }
 }
-
-
 
 extension ListHandle {
     /// The list as a native JSON document (see `docs/formats.md`): the list's name, its sections

@@ -1,5 +1,5 @@
-import Repository
 import Foundation
+import Repository
 
 /// Reads a `RecordTemplate` from its JSON form (see `docs/formats.md`). Templates are written by
 /// hand, so unknown members are refused rather than skipped: a misspelt "lable" is reported.
@@ -88,7 +88,8 @@ enum TemplateReader {
                     case "unlisted": field.unlisted = try unlisted(value, at: memberPath)
                     default:
                         throw invalid(
-                            "\(elementPath) has an unknown member \(jsonQuoted(value.key)); a field has \"key\", \"label\", \"expected\", \"fields\" and \"unlisted\"")
+                            "\(elementPath) has an unknown member \(jsonQuoted(value.key)); a field has \"key\", \"label\", \"expected\", \"fields\" and \"unlisted\""
+                        )
                     }
                 }
                 guard let key else { throw invalid("\(elementPath) has no \"key\"") }

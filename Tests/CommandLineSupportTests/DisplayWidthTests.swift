@@ -162,7 +162,9 @@ import Testing
         #expect(DisplayWidth.of(TextEscaping.escaped("\u{1F469}\u{200D}\u{1F4BB}")) == 2)
         #expect(DisplayWidth.of(TextEscaping.escaped("\u{2764}\u{FE0F}")) == 2)
         let persian = "\u{645}\u{6CC}\u{200C}\u{62E}\u{648}"
-        #expect(DisplayWidth.of(TextEscaping.escaped(persian)) == DisplayWidth.of(String(String.UnicodeScalarView(persian.unicodeScalars.filter { $0 != "\u{200C}" }))))
+        #expect(
+            DisplayWidth.of(TextEscaping.escaped(persian))
+                == DisplayWidth.of(String(String.UnicodeScalarView(persian.unicodeScalars.filter { $0 != "\u{200C}" }))))
         #expect(DisplayWidth.of("é\u{FE0F}") == 1, "a selector after a letter does not make it wide")
         #expect(DisplayWidth.of(TextEscaping.escaped("🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}")) == 2)
     }

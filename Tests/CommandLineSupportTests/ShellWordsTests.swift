@@ -99,7 +99,8 @@ import Testing
                 return String(word)
             }
             let line = words.map(ShellWords.quote).joined(separator: Int.random(in: 0..<2, using: &random) == 0 ? " " : " \t ")
-            #expect(bytes(try ShellWords.split(line)) == bytes(words), "seed \(seed), round \(round): \(words.map { $0.unicodeScalars.map(\.value) })")
+            #expect(
+                bytes(try ShellWords.split(line)) == bytes(words), "seed \(seed), round \(round): \(words.map { $0.unicodeScalars.map(\.value) })")
         }
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 @testable import Postgres
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What messages show of a connection string: rebuilt from what libpq parses, never a password
 /// however it is written; what libpq cannot read (or would read other than it was meant) is
@@ -77,8 +77,10 @@ import Darwin
         let refused: [(String, String)] = [
             ("postgresql://ada:50%off@host/db", "a % that does not begin a percent-encoded byte (write a % itself as %25)"),
             ("postgresql://ada:Se%00cret@host/db", "%00, a NUL byte, which no value may hold"),
-            ("postgresql://ada@host2:Secret@host/db",
-             "an @ after the one that ends the user name and password (write an @ in a user name, password or database name as %40)"),
+            (
+                "postgresql://ada@host2:Secret@host/db",
+                "an @ after the one that ends the user name and password (write an @ in a user name, password or database name as %40)"
+            ),
             ("postgresql://ada:Sec/ret@host/db", "an @ after a / (write a / in a password as %2F, and an @ in a database name as %40)"),
             ("postgresql://host/db?secret=1", "a query parameter libpq does not know"),
             ("postgresql://host/db?sslmode", "a query parameter without ="),
@@ -101,8 +103,10 @@ import Darwin
     @Test func whatLibpqAcceptsIsRebuiltFromItsOptionsAndReadsBackTheSame() throws {
         let examples: [(String, String)] = [
             ("postgresql://ada:s3cret@db.example/lists", "postgresql://ada:***@db.example/lists"),
-            ("postgres://db.example:5433/lists?sslmode=require&application_name=team%20board",
-             "postgres://db.example:5433/lists?application_name=team%20board&sslmode=require"),
+            (
+                "postgres://db.example:5433/lists?sslmode=require&application_name=team%20board",
+                "postgres://db.example:5433/lists?application_name=team%20board&sslmode=require"
+            ),
             ("postgresql://ada%40example.com:p%40ss%2Fw%25rd@db/lists", "postgresql://ada%40example.com:***@db/lists"),
             ("postgresql://h1:5432,h2:5433/lists", "postgresql://h1:5432,h2:5433/lists"),
             ("postgresql://[::1]:5432/lists?ssl=true", "postgresql://[::1]:5432/lists?sslmode=require"),
@@ -132,8 +136,9 @@ import Darwin
         #expect(parsed.maskingSecrets(in: "FATAL: no Secret here; Secret") == "FATAL: no *** here; ***")
         // A password equal to the user name: masking the name would tell the password.
         let same = try ConnectionString(parsing: "postgresql://adalovelace:adalovelace@db/lists")
-        #expect(same.maskingSecrets(in: "password authentication failed for user \"adalovelace\"")
-            == "password authentication failed for user \"adalovelace\"")
+        #expect(
+            same.maskingSecrets(in: "password authentication failed for user \"adalovelace\"")
+                == "password authentication failed for user \"adalovelace\"")
         // The mask beside what is left never makes the password again.
         let stars = try ConnectionString(parsing: "password=x** host=db")
         #expect(!stars.maskingSecrets(in: "xx** and x**").contains("x**"))
@@ -151,7 +156,9 @@ import Darwin
         let unreachable = PostgresConnection.connectionFailure(
             "connection to server on socket \"/x/.s.PGSQL.5432\" failed: No such file or directory\n\tIs the server running locally?\n")
         #expect(unreachable.sqlState == nil)
-        #expect(unreachable.message == "connection to server on socket \"/x/.s.PGSQL.5432\" failed: No such file or directory Is the server running locally?")
+        #expect(
+            unreachable.message
+                == "connection to server on socket \"/x/.s.PGSQL.5432\" failed: No such file or directory Is the server running locally?")
         #expect(PostgresConnection.connectionFailure("fe_sendauth: no password supplied\n").sqlState == nil)
     }
 
@@ -170,9 +177,9 @@ import Darwin
         let directory = try TemporaryDirectory()
         let path = directory.path(".s.PGSQL.5432")
         #if canImport(Glibc)
-        let stream = Int32(SOCK_STREAM.rawValue)
+            let stream = Int32(SOCK_STREAM.rawValue)
         #else
-        let stream = SOCK_STREAM
+            let stream = SOCK_STREAM
         #endif
         let listener = socket(AF_UNIX, stream, 0)
         #expect(listener >= 0)

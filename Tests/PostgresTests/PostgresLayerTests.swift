@@ -63,11 +63,14 @@ struct PostgresLayerTests {
 @Suite struct PostgresConnectionStringTests {
     @Test func passwordsAreMaskedInEveryForm() {
         #expect(maskedConnectionString("postgresql://ada:s3cret@db.example/lists") == "postgresql://ada:***@db.example/lists")
-        #expect(maskedConnectionString("postgresql://ada@db/lists?password=s3cret&sslmode=require") == "postgresql://ada:***@db/lists?sslmode=require")
+        #expect(
+            maskedConnectionString("postgresql://ada@db/lists?password=s3cret&sslmode=require") == "postgresql://ada:***@db/lists?sslmode=require")
         #expect(maskedConnectionString("host=db user=ada password=s3cret dbname=lists") == "host=db user=ada password=*** dbname=lists")
         #expect(maskedConnectionString("postgresql://db/lists") == "postgresql://db/lists")
         // Rebuilt from what libpq parsed: the same options in libpq's order, every secret ***.
-        #expect(maskedConnectionString("postgresql:///lists?host=/run/pg&user=ada&sslpassword=k3y") == "postgresql://ada@/lists?host=/run/pg&sslpassword=***")
+        #expect(
+            maskedConnectionString("postgresql:///lists?host=/run/pg&user=ada&sslpassword=k3y")
+                == "postgresql://ada@/lists?host=/run/pg&sslpassword=***")
     }
 
     @Test func aServerThatCannotBeReachedIsAConnectionFailureThatShowsNoPassword() {

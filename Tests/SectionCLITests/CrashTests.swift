@@ -1,15 +1,16 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Repository
 import SQLite
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `kill -9` in the middle of a large save leaves the database at the old state or the new one,
 /// whole, with integrity intact and the rank structure consistent with the rows.

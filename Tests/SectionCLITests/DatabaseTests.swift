@@ -1,7 +1,7 @@
 import Foundation
+import Repository
 import TestSupport
 import Testing
-import Repository
 
 /// Finding, creating and refusing databases.
 @Suite struct DatabaseTests {
@@ -14,7 +14,8 @@ import Repository
         #expect(FileManager.default.fileExists(atPath: path))
         let again = try cli.run(["--db", path, "--json", "init"], database: false)
         #expect(again.status == 0)
-        #expect(again.stdout == #"{"database":"\#(path)","created":false,"schema_version":\#(SectionStore.schemaVersion),"lists":["default"]}"# + "\n")
+        #expect(
+            again.stdout == #"{"database":"\#(path)","created":false,"schema_version":\#(SectionStore.schemaVersion),"lists":["default"]}"# + "\n")
     }
 
     @Test func aMissingDatabaseExits66WithAHintAndCreatesNothing() throws {
@@ -100,7 +101,8 @@ import Repository
         let nothing = try cli.run([], database: false)
         #expect(nothing.status == 2)
         #expect(
-            nothing.stderr == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, undo, redo, completion, help)\n"
+            nothing.stderr
+                == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, undo, redo, completion, help)\n"
                 + "hint: see 'sectionctl --help'\n")
     }
 

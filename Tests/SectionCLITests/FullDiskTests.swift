@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TestSupport
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Reads work on a full disk, so that the data can be copied off; writes fail cleanly and write
 /// nothing. Where the tests may mount a file system (root on Linux) they fill a small tmpfs of
@@ -77,10 +78,14 @@ import Testing
         // Following changes needs a second connection, and room for it: refused, saying so.
         let watch = try run(["watch"])
         #expect(watch.status == 1)
-        #expect(watch.stderr == "sectionctl: error: cannot open \(database): the disk has no room for \(database)-shm, which watching needs (show, export, check and edit work)\n")
+        #expect(
+            watch.stderr
+                == "sectionctl: error: cannot open \(database): the disk has no room for \(database)-shm, which watching needs (show, export, check and edit work)\n"
+        )
         // An edit session reads on the store's own connection: it opens and shows its draft; a
         // save fails as every write does, writing nothing.
-        let editing = try cli.run(["--db", database, "edit"], input: "row move 0:0 1:0\nshow\nsave\n", environment: ["SQLITE_TMPDIR": disk.directory.path], database: false)
+        let editing = try cli.run(
+            ["--db", database, "edit"], input: "row move 0:0 1:0\nshow\nsave\n", environment: ["SQLITE_TMPDIR": disk.directory.path], database: false)
         #expect(editing.stdout.contains("Buy milk"), "\(editing.stdout) \(editing.stderr)")
         #expect(editing.status == 1 && editing.stderr.contains("the disk is full; nothing was written"), "\(editing.stderr)")
 
@@ -136,7 +141,8 @@ import Testing
         process.waitUntilExit()
         #expect(waitUntil { errors.isDone }, "standard error did not end")
         return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self), stderr: String(decoding: errors.data, as: UTF8.self))
+            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: errors.data, as: UTF8.self))
     }
 
     /// Standard error as a thread reads it.

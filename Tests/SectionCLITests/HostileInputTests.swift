@@ -59,7 +59,8 @@ import Testing
         let cli = try Sectionctl()
         try cli.seed()
         let before = try state(cli)
-        let long = Array("section add x\n\n".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 8_000_000 + 1)
+        let long =
+            Array("section add x\n\n".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 8_000_000 + 1)
             + Array("\nsave\n".utf8)
         let result = try run(cli, ["edit"], inputPath: try file(cli, long))
         #expect(result.status == 65)
@@ -172,7 +173,8 @@ import Testing
             return #"{"title": "\#(title)", "rows": []}"#
         }
         let same = (0..<20_000).map { _ in #"{"title": "Same", "rows": []}"# }
-        let document = #"{"format": "sectionctl", "version": 1, "lists": [{"name": "many", "sections": [\#(sections.joined(separator: ","))]},"#
+        let document =
+            #"{"format": "sectionctl", "version": 1, "lists": [{"name": "many", "sections": [\#(sections.joined(separator: ","))]},"#
             + #" {"name": "same", "sections": [\#(same.joined(separator: ","))]}]}"#
         let path = cli.directory.appendingPathComponent("many.json")
         try Data(document.utf8).write(to: path)

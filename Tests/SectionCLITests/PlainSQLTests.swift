@@ -100,7 +100,9 @@ struct PlainSQLTests {
         for sql in damage {
             let cli = try makeDatabase()
             #expect(try shell(cli, sql).status == 0, "\(sql)")
-            for command in [["row", "add", "A", "x"], ["row", "add", "A", "x", "--at", "0"], ["row", "move", "0:0", "0:end"], ["row", "get", "0:2999"]] {
+            for command in [
+                ["row", "add", "A", "x"], ["row", "add", "A", "x", "--at", "0"], ["row", "move", "0:0", "0:end"], ["row", "get", "0:2999"],
+            ] {
                 let result = try cli.run(command)
                 #expect(result.status == 0 || result.status == 1, "\(sql): \(command) exited \(result.status): \(result.stderr)")
                 if result.status == 1 {

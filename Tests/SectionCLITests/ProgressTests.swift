@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Repository
 import SQLite
 import Synchronization
@@ -14,6 +7,14 @@ import Testing
 import Transfer
 
 @testable import SectionCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The progress line of a long import: at a terminal on standard error, redrawn and cleared at
 /// the end; nothing when standard error is a file or with `--quiet`; one line a second with

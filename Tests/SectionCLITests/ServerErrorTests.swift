@@ -1,9 +1,9 @@
 import Foundation
 import PostgresCluster
 import Repository
+import RepositoryPostgres
 import TestSupport
 import Testing
-import RepositoryPostgres
 
 /// The error line of a failed run: `sectionctl: error: …`, the first line of standard error.
 private func errorLine(_ result: RunResult) -> String {
@@ -65,20 +65,20 @@ private func errorLine(_ result: RunResult) -> String {
     }
 
     #if os(Linux)
-    /// The dynamic loader's own record (`LD_DEBUG=files`) of what a command on a file maps: SQLite,
-    /// never libpq; a command on a server maps libpq once it is named.
-    @Test func aCommandOnAFileDoesNotLoadLibpq() throws {
-        let cli = try Sectionctl()
-        let traced = ["LD_DEBUG": "files"]
-        for arguments in [["--version"], ["--db", "./tasks.db", "init"], ["--db", "./tasks.db", "show"]] {
-            let result = try cli.run(arguments, environment: traced, database: false)
-            #expect(result.status == 0, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains("file=libsqlite3") || arguments == ["--version"], "the trace is there: \(result.stderr.prefix(300))")
-            #expect(!result.stderr.contains("libpq"), "\(arguments) loaded libpq")
+        /// The dynamic loader's own record (`LD_DEBUG=files`) of what a command on a file maps: SQLite,
+        /// never libpq; a command on a server maps libpq once it is named.
+        @Test func aCommandOnAFileDoesNotLoadLibpq() throws {
+            let cli = try Sectionctl()
+            let traced = ["LD_DEBUG": "files"]
+            for arguments in [["--version"], ["--db", "./tasks.db", "init"], ["--db", "./tasks.db", "show"]] {
+                let result = try cli.run(arguments, environment: traced, database: false)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("file=libsqlite3") || arguments == ["--version"], "the trace is there: \(result.stderr.prefix(300))")
+                #expect(!result.stderr.contains("libpq"), "\(arguments) loaded libpq")
+            }
+            let server = try cli.run(["--db", "host=\(cli.directory.path)/no-server-here dbname=team", "show"], environment: traced, database: false)
+            #expect(server.status == 75 && server.stderr.contains("file=libpq.so.5"), "\(server.stderr.suffix(300))")
         }
-        let server = try cli.run(["--db", "host=\(cli.directory.path)/no-server-here dbname=team", "show"], environment: traced, database: false)
-        #expect(server.status == 75 && server.stderr.contains("file=libpq.so.5"), "\(server.stderr.suffix(300))")
-    }
     #endif
 
     @Test func aFileWhoseNameHasAnEqualsSignIsStillAFile() throws {
@@ -141,7 +141,9 @@ struct ServerErrorCLITests {
         for arguments in [["show"], ["section", "add", "A"]] {
             let result = try cli.run(["--db", uri] + arguments, database: false)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(errorLine(result).contains("refused for want of a privilege: ") && errorLine(result).contains("permission denied"), "\(result.stderr)")
+            #expect(
+                errorLine(result).contains("refused for want of a privilege: ") && errorLine(result).contains("permission denied"), "\(result.stderr)"
+            )
         }
         try cluster.connect().execute(script: "REVOKE CONNECT ON DATABASE \(database) FROM PUBLIC")
         let shut = try cli.run(["--db", uri, "show"], database: false)
@@ -197,7 +199,11 @@ struct ServerErrorCLITests {
         let run = try cli.launch(["section", "add", "A"])
         defer { if run.process.isRunning { run.process.terminate() } }
         var first: Int64?
-        #expect(try waitUntil { first = try holder.int(Self.committing); return first != nil }, "the commit was held up")
+        #expect(
+            try waitUntil {
+                first = try holder.int(Self.committing)
+                return first != nil
+            }, "the commit was held up")
         let cutBackend = try #require(first)
         #expect(try holder.int("SELECT count(pg_terminate_backend(\(cutBackend)))") == 1)
         // Not saved, so made again on a new connection, whose commit waits in turn.
@@ -206,7 +212,8 @@ struct ServerErrorCLITests {
         let result = try run.finish()
         #expect(result.status == 0, "\(result.stderr)")
         // The first try took an id from the server's sequence, which a rollback does not give back.
-        #expect(result.stdout.hasPrefix("Added section 0 (#") && result.stdout.hasSuffix("); list \"default\" is at version 1.\n"), "\(result.stdout)")
+        #expect(
+            result.stdout.hasPrefix("Added section 0 (#") && result.stdout.hasSuffix("); list \"default\" is at version 1.\n"), "\(result.stdout)")
         #expect(try holder.int("SELECT count(*) FROM sectionctl.sections") == 1, "once")
     }
 
@@ -217,7 +224,11 @@ struct ServerErrorCLITests {
         let run = try cli.launch(["section", "add", "A"])
         defer { if run.process.isRunning { run.process.terminate() } }
         var backend: Int64?
-        #expect(try waitUntil { backend = try holder.int(Self.committing); return backend != nil }, "the commit was held up")
+        #expect(
+            try waitUntil {
+                backend = try holder.int(Self.committing)
+                return backend != nil
+            }, "the commit was held up")
         // No new connection can ask the server what became of it.
         let database = try #require(cli.databasePath.split(separator: "?").first?.split(separator: "/").last.map(String.init))
         let other = try ServerSession(cli.databasePath.replacingOccurrences(of: "/\(database)?", with: "/postgres?"))
@@ -228,7 +239,8 @@ struct ServerErrorCLITests {
         #expect(result.status == 75, "\(result.stderr)")
         #expect(errorLine(result).contains("was lost while a change was being committed"), "\(result.stderr)")
         #expect(errorLine(result).contains("it may or may not have been saved"), "\(result.stderr)")
-        #expect(result.stderr.contains("hint: see the list's version with: sectionctl") && result.stderr.contains("changes --since"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("hint: see the list's version with: sectionctl") && result.stderr.contains("changes --since"), "\(result.stderr)")
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
     }
 }

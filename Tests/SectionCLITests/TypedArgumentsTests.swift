@@ -110,18 +110,30 @@ private func decodeFailure<Arguments: CommandArguments>(
     /// command line reports it, with the hint to its help.
     @Test func aMalformedWordIsAUsageErrorOfItsCommand() throws {
         let cases: [(CLIError, String, String)] = [
-            (try decodeFailure(["row", "delete", "0"], as: RowDeleteArguments.self),
-             "\"0\" is not a row address (use S:R, S:end or #ID)", "row delete"),
-            (try decodeFailure(["row", "move", "0:0", "1"], as: RowMoveArguments.self),
-             "\"1\" is not a destination address (use S:R, S:end)", "row move"),
-            (try decodeFailure(["row", "add", "0", "x", "--at", "last"], as: RowAddArguments.self),
-             "a row index is a number or 'end', not \"last\"", "row add"),
-            (try decodeFailure(["section", "move", "0", "first"], as: SectionMoveArguments.self),
-             "a section index is a number, not \"first\"", "section move"),
-            (try decodeFailure(["show", "--limit", "-1"], as: ShowArguments.self),
-             "--limit takes a number of rows, 0 or more, not \"-1\"", "show"),
-            (try decodeFailure(["changes", "--since", "v2"], as: ChangesArguments.self),
-             "--since takes a version, a whole number 0 or more, not \"v2\"", "changes"),
+            (
+                try decodeFailure(["row", "delete", "0"], as: RowDeleteArguments.self),
+                "\"0\" is not a row address (use S:R, S:end or #ID)", "row delete"
+            ),
+            (
+                try decodeFailure(["row", "move", "0:0", "1"], as: RowMoveArguments.self),
+                "\"1\" is not a destination address (use S:R, S:end)", "row move"
+            ),
+            (
+                try decodeFailure(["row", "add", "0", "x", "--at", "last"], as: RowAddArguments.self),
+                "a row index is a number or 'end', not \"last\"", "row add"
+            ),
+            (
+                try decodeFailure(["section", "move", "0", "first"], as: SectionMoveArguments.self),
+                "a section index is a number, not \"first\"", "section move"
+            ),
+            (
+                try decodeFailure(["show", "--limit", "-1"], as: ShowArguments.self),
+                "--limit takes a number of rows, 0 or more, not \"-1\"", "show"
+            ),
+            (
+                try decodeFailure(["changes", "--since", "v2"], as: ChangesArguments.self),
+                "--since takes a version, a whole number 0 or more, not \"v2\"", "changes"
+            ),
             (try decodeFailure(["help", "nothing"], as: HelpArguments.self), "no command \"nothing\"", "help"),
         ]
         for (error, message, command) in cases {
@@ -157,13 +169,16 @@ private func decodeFailure<Arguments: CommandArguments>(
 
     @Test func sectionIndexesAndIdsAreQuotedAsWritten() throws {
         let move = try decode(["section", "move", "000", "-01"], as: SectionMoveArguments.self).places
-        #expect(CLIError.about(.sectionIndexOutOfRange(-1, valid: 0...1), writtenAs: move)?.message
-            == "section index -01 is out of range (valid: 0…1)")
-        #expect(CLIError.about(.sectionIndexOutOfRange(0, valid: nil), writtenAs: move)?.message
-            == "section index 000 is out of range: the list has no sections")
+        #expect(
+            CLIError.about(.sectionIndexOutOfRange(-1, valid: 0...1), writtenAs: move)?.message
+                == "section index -01 is out of range (valid: 0…1)")
+        #expect(
+            CLIError.about(.sectionIndexOutOfRange(0, valid: nil), writtenAs: move)?.message
+                == "section index 000 is out of range: the list has no sections")
         let rename = try decode(["section", "rename", "#09", "x"], as: SectionRenameArguments.self).places
-        #expect(CLIError.about(.sectionNotFound(.id(9), list: "default", titles: ["A"]), writtenAs: rename)?.message
-            == "no section #09 in list \"default\" (sections: \"A\")")
+        #expect(
+            CLIError.about(.sectionNotFound(.id(9), list: "default", titles: ["A"]), writtenAs: rename)?.message
+                == "no section #09 in list \"default\" (sections: \"A\")")
         let delete = try decode(["row", "delete", "#0042"], as: RowDeleteArguments.self).places
         #expect(CLIError.about(.rowNotFound(42, list: "work"), writtenAs: delete)?.message == "no row #0042 in list \"work\"")
         #expect(CLIError.about(.rowNotFound(41, list: "work"), writtenAs: delete) == nil)
@@ -228,21 +243,24 @@ extension RowMoveArguments {
 
     /// Each kind of typed argument, given a word it cannot take: one line naming it and what would
     /// be right, the hint to the command's help, exit 2, nothing written.
-    @Test(arguments: [
-        (["row", "delete", "0"], "\"0\" is not a row address (use S:R, S:end or #ID)", "row delete"),
-        (["row", "move", "0:0", "1"], "\"1\" is not a destination address (use S:R, S:end)", "row move"),
-        (["row", "move", "0:0", "#2"], "a destination is S:R or S:end, not a row id (#2)", "row move"),
-        (["row", "add", "0", "x", "--at", "x"], "a row index is a number or 'end', not \"x\"", "row add"),
-        (["section", "add", "x", "--at", "first"], "a section index is a number, not \"first\"", "section add"),
-        (["row", "add", "0", "x", "--kind", "heading"], "unknown kind \"heading\" (kinds: text, topic, field)", "row add"),
-        (["row", "move", "0:0", "--after", "1:0"],
-         "--after takes a row's #ID, a place that does not shift; for an index path give TO instead", "row move"),
-        (["show", "--from", "0"], "\"0\" is not a row address (use S:R, S:end or #ID)", "show"),
-        (["show", "--limit", "ten"], "--limit takes a number of rows, 0 or more, not \"ten\"", "show"),
-        (["changes", "--since", "-1"], "--since takes a version, a whole number 0 or more, not \"-1\"", "changes"),
-        (["completion", "tcsh"], "no completion for \"tcsh\" (shells: bash, zsh, fish)", "completion"),
-        (["help", "row", "nothing"], "no command \"row nothing\"", "help"),
-    ] as [([String], String, String)])
+    @Test(
+        arguments: [
+            (["row", "delete", "0"], "\"0\" is not a row address (use S:R, S:end or #ID)", "row delete"),
+            (["row", "move", "0:0", "1"], "\"1\" is not a destination address (use S:R, S:end)", "row move"),
+            (["row", "move", "0:0", "#2"], "a destination is S:R or S:end, not a row id (#2)", "row move"),
+            (["row", "add", "0", "x", "--at", "x"], "a row index is a number or 'end', not \"x\"", "row add"),
+            (["section", "add", "x", "--at", "first"], "a section index is a number, not \"first\"", "section add"),
+            (["row", "add", "0", "x", "--kind", "heading"], "unknown kind \"heading\" (kinds: text, topic, field)", "row add"),
+            (
+                ["row", "move", "0:0", "--after", "1:0"],
+                "--after takes a row's #ID, a place that does not shift; for an index path give TO instead", "row move"
+            ),
+            (["show", "--from", "0"], "\"0\" is not a row address (use S:R, S:end or #ID)", "show"),
+            (["show", "--limit", "ten"], "--limit takes a number of rows, 0 or more, not \"ten\"", "show"),
+            (["changes", "--since", "-1"], "--since takes a version, a whole number 0 or more, not \"-1\"", "changes"),
+            (["completion", "tcsh"], "no completion for \"tcsh\" (shells: bash, zsh, fish)", "completion"),
+            (["help", "row", "nothing"], "no command \"row nothing\"", "help"),
+        ] as [([String], String, String)])
     func aWordAnArgumentCannotTakeIsAUsageError(arguments: [String], message: String, command: String) throws {
         let cli = try Sectionctl()
         try cli.seed()

@@ -66,7 +66,9 @@ package struct StoreFixture {
             store = try SectionStore(path: directory.path(name), create: true)
         case .postgres:
             guard let cluster = ThrowawayCluster.forStores else { throw ClusterError("no PostgreSQL cluster for this test") }
-            let uri = try cluster.newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) }
+            let uri = try cluster.newSectionctlDatabase {
+                _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true)
+            }
             store = try SectionStore(location: .server(connectionString: uri), server: .postgres)
         }
     }

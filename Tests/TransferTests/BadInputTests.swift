@@ -65,7 +65,9 @@ struct BadInputTests {
         var bytes = Data("[{\"a\": \"ok\"},\n {\"b\": \"".utf8)
         bytes.append(contentsOf: [0xE3, 0x81])  // a character cut short
         bytes.append(contentsOf: Data("\"}]".utf8))
-        #expect(try refusal { store, _ in try store.importRecords(bytes, options: RecordsImportOptions(list: "default")) } == "invalid JSON at line 2, column 9 (byte offset 22): invalid UTF-8")
+        #expect(
+            try refusal { store, _ in try store.importRecords(bytes, options: RecordsImportOptions(list: "default")) }
+                == "invalid JSON at line 2, column 9 (byte offset 22): invalid UTF-8")
         #expect(try lines(Data([0x7B, 0xFF, 0x7D])).contains("line 1, column 2 (byte offset 1): invalid UTF-8"))
         // Overlong forms and encoded surrogates are not UTF-8 either.
         #expect(try lines(Data([0x7B, 0x22, 0xC0, 0xAF, 0x22, 0x3A, 0x31, 0x7D])).contains("invalid UTF-8"))
@@ -80,7 +82,10 @@ struct BadInputTests {
         let offset = text.utf8.count
         text += "{\"n\": 501,}\n{\"n\": 502}\n"
         let message = try lines(Data(text))
-        #expect(message == "invalid JSON at line 501, column 11 (byte offset \(offset + 10)): unexpected character '}'; expected a member name in double quotes")
+        #expect(
+            message
+                == "invalid JSON at line 501, column 11 (byte offset \(offset + 10)): unexpected character '}'; expected a member name in double quotes"
+        )
         #expect(try lines(Data("{\"a\": 1} {\"b\": 2}\n")).contains("expected the end of the line"))
     }
 
@@ -113,7 +118,8 @@ struct BadInputTests {
         #expect(
             try native(#"{"lists": [{"name": "a", "sections": [{"title": "s", "rows": [{"kind": "text", "title": "t", "value": "v"}]}]}]}"#)
                 == "$.lists[0].sections[0].rows[0] is a text row; only field rows have a value")
-        #expect(try native(#"{"lists": [{"name": "a", "sections": [{"title": 5}]}]}"#) == "$.lists[0].sections[0].title must be a string; found a number")
+        #expect(
+            try native(#"{"lists": [{"name": "a", "sections": [{"title": 5}]}]}"#) == "$.lists[0].sections[0].title must be a string; found a number")
         #expect(try native(#"{"lists": [{"name": "a", "name": "b"}]}"#) == "$.lists[0] has the member \"name\" twice")
         #expect(try native(#"{"version": 2, "lists": []}"#).contains("format version 2, newer than this sectionctl reads (1)"))
         #expect(try native(#"{"version": 0.5, "lists": []}"#) == "$.version must be a whole number from 1; found 0.5")
@@ -138,7 +144,10 @@ struct BadInputTests {
         func templateMessage(_ text: String) -> String {
             invalidDataMessage { _ = try RecordTemplate(json: Data(text)) }
         }
-        #expect(templateMessage("{\"fields\": [\n  \"a\",\n  {\"key\" \"b\"}\n]}") == "invalid template: invalid JSON at line 3, column 10 (byte offset 29): unexpected character '\"'; expected ':' after a member name")
+        #expect(
+            templateMessage("{\"fields\": [\n  \"a\",\n  {\"key\" \"b\"}\n]}")
+                == "invalid template: invalid JSON at line 3, column 10 (byte offset 29): unexpected character '\"'; expected ':' after a member name"
+        )
         #expect(templateMessage("[]") == "invalid template: the template is an array; it must be an object with \"fields\"")
         #expect(templateMessage(#"{"fields": [{"key": "a", "lable": "A"}]}"#).contains(#"$.fields[0] has an unknown member "lable""#))
         #expect(templateMessage(#"{"fields": [{"label": "A"}]}"#) == "invalid template: $.fields[0] has no \"key\"")

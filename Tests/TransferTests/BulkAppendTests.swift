@@ -45,7 +45,8 @@ struct BulkAppendTests {
         try store.list("other").apply(.addSection(title: "elsewhere"))
         let before = try Self.shape(store)
         // Enough records that the list's last section rank node and new sections' nodes split.
-        let change = try store.importRecords(Self.records(700, seed: 3), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
+        let change = try store.importRecords(
+            Self.records(700, seed: 3), options: RecordsImportOptions(list: SectionStore.defaultList, titleKey: "name"))
         #expect(change.changeset.insertedSections == Array(80..<780))
         #expect(try store.check() == [])
         let after = try Self.shape(store)
@@ -79,9 +80,11 @@ struct BulkAppendTests {
             try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
         }
         // 40 sections of 10 to 30 rows each, appended after the old one.
-        let document = "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
+        let document =
+            "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
             + (0..<40).map { section in
-                "{\"title\": \"s\(section)\", \"rows\": [" + (0..<(10 + section % 21)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
+                "{\"title\": \"s\(section)\", \"rows\": ["
+                    + (0..<(10 + section % 21)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
             }.joined(separator: ",") + "]}]}"
         _ = try store.importJSON(Data(document.utf8), policy: .append)
         let imported = try list.snapshot()

@@ -37,7 +37,8 @@ struct HostileInputTests {
         var input = Data("{\"a\": 1}\n\n".utf8)
         input.append(Data(repeating: UInt8(ascii: " "), count: 8_000_000 + 1))
         let message = invalidDataMessage {
-            try fixture.store.importRecords(lines: fixture.fileHandle("endless.jsonl", contents: input), options: RecordsImportOptions(list: "default"))
+            try fixture.store.importRecords(
+                lines: fixture.fileHandle("endless.jsonl", contents: input), options: RecordsImportOptions(list: "default"))
         }
         #expect(message.hasPrefix("invalid records at line 3: the line is longer than"))
         #expect(try fixture.store.lists().map(\.name) == ["default"])
@@ -120,7 +121,8 @@ struct HostileInputTests {
         for name in [#"\u0000"#, #"a\u0000b"#] {
             let fixture = try TransferFixture()
             let before = try fixture.state()
-            let document = #"{"format": "sectionctl", "version": 1, "lists": [{"name": "ok", "sections": []}, {"name": ""# + name + #"", "sections": []}]}"#
+            let document =
+                #"{"format": "sectionctl", "version": 1, "lists": [{"name": "ok", "sections": []}, {"name": ""# + name + #"", "sections": []}]}"#
             let message = invalidDataMessage { try fixture.store.importJSON(Data(document.utf8)) }
             #expect(message == #"$.lists[1].name cannot contain the character NUL (\u0000)"#)
             #expect(try fixture.state() == before)

@@ -44,11 +44,13 @@ struct JSONNodeTests {
 
         mutating func number() -> String {
             switch Int.random(in: 0..<8, using: &generator) {
-            case 0: return ["0", "-0", "1e999", "-1E-400", "12345678901234567890", "9223372036854775808", "-9223372036854775809"]
-                .randomElement(using: &generator)!
+            case 0:
+                return ["0", "-0", "1e999", "-1E-400", "12345678901234567890", "9223372036854775808", "-9223372036854775809"]
+                    .randomElement(using: &generator)!
             default:
                 var text = Bool.random(using: &generator) ? "-" : ""
-                text += Int.random(in: 0..<4, using: &generator) == 0 ? "0" : "123456789".randomElement(using: &generator)!.description + digits(0...25)
+                text +=
+                    Int.random(in: 0..<4, using: &generator) == 0 ? "0" : "123456789".randomElement(using: &generator)!.description + digits(0...25)
                 if Bool.random(using: &generator) { text += "." + digits(1...20) }
                 if Int.random(in: 0..<3, using: &generator) == 0 {
                     text += ["e", "E"].randomElement(using: &generator)! + ["", "+", "-"].randomElement(using: &generator)! + digits(1...4)
@@ -213,7 +215,9 @@ struct JSONNodeTests {
             let place = Int.random(in: 0..<bytes.count, using: &generator)
             switch Int.random(in: 0..<4, using: &generator) {
             case 0: bytes = Array(bytes.prefix(place))
-            case 1: bytes[place] = [UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x00, 0xFF, 0x0A].randomElement(using: &generator)!
+            case 1:
+                bytes[place] = [UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x00, 0xFF, 0x0A].randomElement(
+                    using: &generator)!
             case 2: bytes.insert(contentsOf: [0xE3, 0x81], at: place)
             default: bytes.insert(contentsOf: Array(#"\uD800"#.utf8), at: place)
             }
@@ -332,7 +336,9 @@ struct JSONNodeTests {
             let place = Int.random(in: 0..<bytes.count, using: &generator)
             switch Int.random(in: 0..<5, using: &generator) {
             case 0: bytes = Array(bytes.prefix(place))
-            case 1: bytes[place] = [UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x00, 0xFF, 0x0A].randomElement(using: &generator)!
+            case 1:
+                bytes[place] = [UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), 0x00, 0xFF, 0x0A].randomElement(
+                    using: &generator)!
             case 2: bytes.insert(contentsOf: [0xE3, 0x81], at: place)
             case 3: bytes.insert(contentsOf: Array(#"\uD800"#.utf8), at: place)
             default: bytes.append(contentsOf: Array(" x".utf8))

@@ -121,7 +121,10 @@ struct NativeFormatTests {
     @Test func anEmptyListAndAnEmptyDatabaseExport() throws {
         let fixture = try TransferFixture()
         let exported = try fixture.list.exportJSON()
-        #expect(exported == "{\n  \"format\": \"sectionctl\",\n  \"version\": 1,\n  \"lists\": [\n    {\n      \"name\": \"default\",\n      \"sections\": []\n    }\n  ]\n}\n")
+        #expect(
+            exported
+                == "{\n  \"format\": \"sectionctl\",\n  \"version\": 1,\n  \"lists\": [\n    {\n      \"name\": \"default\",\n      \"sections\": []\n    }\n  ]\n}\n"
+        )
         let fresh = try fixture.freshStore("fresh.db")
         let changes = try fresh.importJSON(Data(exported))
         #expect(changes == [Change(list: "default", version: 0, committed: false)])

@@ -38,7 +38,8 @@ struct ProgressTests {
 
     @Test func aNativeImportAndItsExportReportEveryRow() throws {
         let fixture = try TransferFixture()
-        try fixture.store.importRecords(Data(("[" + records(2_000).joined(separator: ",") + "]").utf8), options: RecordsImportOptions(list: "default"))
+        try fixture.store.importRecords(
+            Data(("[" + records(2_000).joined(separator: ",") + "]").utf8), options: RecordsImportOptions(list: "default"))
         let rows = try fixture.store.lists().first { $0.name == SectionStore.defaultList }!.rowCount
         var exported = ""
         var exportReports: [TransferProgress] = []

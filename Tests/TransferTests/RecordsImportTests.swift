@@ -115,13 +115,17 @@ struct RecordsImportTests {
             #"{"e\u0301": "\ud83d\ude00", "name": ["é", 1E3], "t": true}"#,
         ]
         let expected: [(title: String, rows: [RowContent])] = [
-            ("x\ty\u{E9} #1", [
-                .field("name", "x\ty\u{E9}"), .topic("A"), .field("b", #"[1,"two",{"three":null}]"#), .field("c", "12345678901234567890"),
-                .field("n", "1.50"), .field("n", "-0"),
-            ]),
+            (
+                "x\ty\u{E9} #1",
+                [
+                    .field("name", "x\ty\u{E9}"), .topic("A"), .field("b", #"[1,"two",{"three":null}]"#), .field("c", "12345678901234567890"),
+                    .field("n", "1.50"), .field("n", "-0"),
+                ]
+            ),
             (#"["é",1E3] #2"#, [.field("name", #"["é",1E3]"#), .topic("A"), .field("b", nil), .field("e\u{301}", "😀"), .field("t", "true")]),
         ]
-        try fixture.store.importRecords(Data("[" + records.joined(separator: ",\n") + "]"), options: RecordsImportOptions(list: "default", template: template))
+        try fixture.store.importRecords(
+            Data("[" + records.joined(separator: ",\n") + "]"), options: RecordsImportOptions(list: "default", template: template))
         let temporary = try TemporaryDirectory()
         let url = temporary.url.appending(path: "records.jsonl")
         try Data(records.joined(separator: "\n").utf8).write(to: url)
@@ -198,7 +202,8 @@ struct RecordsImportTests {
                   {"key": "extra", "label": "Extra", "expected": false, "fields": ["a"]}
                 ]}
                 """))
-        try fixture.store.importRecords(Data(#"[{"other": 1}, {"nickname": "N", "favorite": 5}]"#), options: RecordsImportOptions(list: "default", template: template))
+        try fixture.store.importRecords(
+            Data(#"[{"other": 1}, {"nickname": "N", "favorite": 5}]"#), options: RecordsImportOptions(list: "default", template: template))
         #expect(
             try fixture.store.rows() == [
                 [.field("ID", nil), .topic("お気に入り"), .field("飲み物", nil)],
@@ -255,9 +260,10 @@ struct RecordsImportTests {
         #expect(summary.rowCount == count * 4 + 1)
         let snapshot = try fixture.list.snapshot()
         #expect(snapshot.sections[0].title == "record 1")
-        #expect(snapshot.sections[count - 1].rows.map(\.content) == [
-            .field("n", "\(count)"), .field("name", "record \(count)"), .topic("nested"), .field("even", "true"),
-        ])
+        #expect(
+            snapshot.sections[count - 1].rows.map(\.content) == [
+                .field("n", "\(count)"), .field("name", "record \(count)"), .topic("nested"), .field("even", "true"),
+            ])
         #expect(snapshot.sections[count].title == "Record \(count + 1)")
     }
 

@@ -142,7 +142,9 @@ struct StreamingTests {
                     sections[sections.count - 1].rows.append(row)
                 }
             }
-            #expect(ListSnapshot(name: snapshot.name, version: snapshot.version, isEditing: editing, sections: sections, listID: snapshot.listID) == snapshot)
+            #expect(
+                ListSnapshot(name: snapshot.name, version: snapshot.version, isEditing: editing, sections: sections, listID: snapshot.listID)
+                    == snapshot)
             #expect(infos.map(\.rowCount) == snapshot.sections.map(\.rows.count))
             #expect(infos.map { $0.footer(editing: editing) } == snapshot.sections.map { $0.footer(editing: editing) })
             let widest = snapshot.sections.enumerated().map { $1.rows.isEmpty ? 3 : "\($0):\($1.rows.count - 1)".count }.max() ?? 3

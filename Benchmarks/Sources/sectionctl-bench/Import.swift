@@ -101,9 +101,13 @@ extension Benchmark {
                 // The library's imports, in this process; reading the file is part of the time.
                 if recordsProblem == nil {
                     let database = scratch.file("records.db")
-                    switch try timeImport("records", into: database, of: bulk, { store in
-                        try store.importRecords(Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions(list: "default"))
-                    }) {
+                    switch try timeImport(
+                        "records", into: database, of: bulk,
+                        { store in
+                            try store.importRecords(
+                                Data(contentsOf: URL(fileURLWithPath: recordsFile)), options: RecordsImportOptions(list: "default"))
+                        })
+                    {
                     case .measured(let seconds):
                         recordsTimes.append(seconds)
                         if repetition == 0 {
@@ -117,9 +121,12 @@ extension Benchmark {
                 }
                 if recordsProblem == nil && nativeProblem == nil {
                     let database = scratch.file("native.db")
-                    switch try timeImport("native", into: database, of: bulk, { store in
-                        try store.importJSON(Data(contentsOf: URL(fileURLWithPath: nativeFile)))
-                    }) {
+                    switch try timeImport(
+                        "native", into: database, of: bulk,
+                        { store in
+                            try store.importJSON(Data(contentsOf: URL(fileURLWithPath: nativeFile)))
+                        })
+                    {
                     case .measured(let seconds): nativeTimes.append(seconds)
                     case .unavailable(let reason): nativeProblem = reason
                     }
@@ -225,9 +232,13 @@ extension Benchmark {
         var attempts: [(how: String, command: (String, String) -> (String, [String]))] = []
         var notes: [String] = []
         if FileManager.default.isExecutableFile(atPath: sectionctl) {
-            attempts.append(("sectionctl binary", { database, input in
-                (sectionctl, ["--db", database, "import", "--records", input, "--nl"])
-            }))
+            attempts.append(
+                (
+                    "sectionctl binary",
+                    { database, input in
+                        (sectionctl, ["--db", database, "import", "--records", input, "--nl"])
+                    }
+                ))
         } else {
             notes.append("sectionctl binary: none at \(sectionctl)")
         }

@@ -94,13 +94,15 @@ extension Benchmark {
             return [
                 .atMost(
                     "8. observer latency, another process's commit (median)",
-                    measured: "\(count) changes: median \(Format.duration(median)), 95th \(Format.duration(sorted[sorted.count * 95 / 100])), worst \(Format.duration(worst))",
+                    measured:
+                        "\(count) changes: median \(Format.duration(median)), 95th \(Format.duration(sorted[sorted.count * 95 / 100])), worst \(Format.duration(worst))",
                     ratio: median * 1000, limit: 100, suffix: " ms"),
                 .atMost(
                     "8. observer latency, worst of \(count)", measured: "polling PRAGMA data_version every 25 ms",
                     ratio: worst * 1000, limit: 250, suffix: " ms"),
                 .atMost(
-                    "8. idle observer CPU (the feed, ListHandle.updates())", measured: "\(idleSeconds) s idle: \(Format.fixed(idleShare * 100, decimals: 3)) % of a core",
+                    "8. idle observer CPU (the feed, ListHandle.updates())",
+                    measured: "\(idleSeconds) s idle: \(Format.fixed(idleShare * 100, decimals: 3)) % of a core",
                     ratio: idleShare * 100, limit: 1, suffix: " %"),
             ]
         }

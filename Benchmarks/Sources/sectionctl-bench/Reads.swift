@@ -34,8 +34,11 @@ extension Benchmark {
                 movers.append((Reader { _ = try store.list("default").path(ofRow: id) }, plan.readsPerRound))
                 movers.append((Reader { _ = try store.list("default").window(from: middle, limit: 50) }, plan.readsPerRound))
                 movers.append(
-                    (RepositoryMover(store: store, cycling: [.moveRow(.at(0, middle.row), to: .at(0, 10)), .moveRow(.at(0, 10), to: .at(0, middle.row))]),
-                     plan.movesPerRound))
+                    (
+                        RepositoryMover(
+                            store: store, cycling: [.moveRow(.at(0, middle.row), to: .at(0, 10)), .moveRow(.at(0, 10), to: .at(0, middle.row))]),
+                        plan.movesPerRound
+                    ))
             }
             Log.progress("  timing reads and moves: \(plan.rounds) rounds…")
             let medians = try Rounds.medianPerMove(movers, rounds: plan.rounds)
@@ -79,7 +82,10 @@ extension Benchmark {
         let commands: [(name: String, arguments: (Int) -> [[String]])] = [
             ("sectionctl row get S:n/2", { rows in [["row", "get", "0:\(rows / 2)"]] }),
             ("sectionctl show --from S:n/2 --limit 50", { rows in [["show", "--from", "0:\(rows / 2)", "--limit", "50"]] }),
-            ("sectionctl row move S:n/2 S:10 (and back)", { rows in [["row", "move", "0:\(rows / 2)", "0:10"], ["row", "move", "0:10", "0:\(rows / 2)"]] }),
+            (
+                "sectionctl row move S:n/2 S:10 (and back)",
+                { rows in [["row", "move", "0:\(rows / 2)", "0:10"], ["row", "move", "0:10", "0:\(rows / 2)"]] }
+            ),
         ]
         var rows: [ResultRow] = []
         for command in commands {
@@ -152,7 +158,11 @@ extension Benchmark {
                 if round > 0 { samples.append(elapsed) }
             }
             let median = Measurement.median(samples)
-            return [.atMost("12. sectionctl demo, a whole process", measured: "median of \(samples.count): \(Format.duration(median))", ratio: median, limit: 5, suffix: " s")]
+            return [
+                .atMost(
+                    "12. sectionctl demo, a whole process", measured: "median of \(samples.count): \(Format.duration(median))", ratio: median,
+                    limit: 5, suffix: " s")
+            ]
         }
     }
 }

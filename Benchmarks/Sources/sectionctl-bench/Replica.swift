@@ -1,8 +1,8 @@
 import Foundation
 import PostgresCluster
 import Repository
-import Transfer
 import RepositoryPostgres
+import Transfer
 
 extension Benchmark {
     /// Scenario 20: replicas (docs/replicas.md). A sync's cost against the list's size (one move
@@ -73,7 +73,8 @@ extension Benchmark {
                 guard report?.pushed.count == 1 else { throw BenchmarkError("a sync pushed \(report?.pushed.count ?? 0) intents, not 1") }
                 if round > 0 { samples.append(seconds) }
             }
-            guard try replica.list("default").snapshot().sections[0].rows.map(\.id) == server.list("default").snapshot().sections[0].rows.map(\.id) else {
+            guard try replica.list("default").snapshot().sections[0].rows.map(\.id) == server.list("default").snapshot().sections[0].rows.map(\.id)
+            else {
                 throw BenchmarkError("after the syncs, the replica of \(size) rows differs from the server")
             }
             medians[size] = Measurement.median(samples)
@@ -85,7 +86,7 @@ extension Benchmark {
                 "20. replica: sync of one move, \(Format.shortCount(plan.hugeSection)) vs \(Format.shortCount(plan.smallSection)) rows",
                 measured: "\(Format.duration(large)) vs \(Format.duration(small)) (pull and push, on the connection the first sync opened); "
                     + "clone took \(Format.duration(clones[plan.hugeSection]!)) at \(Format.shortCount(plan.hugeSection))",
-                ratio: large / small, limit: 1.5, suffix: "x"),
+                ratio: large / small, limit: 1.5, suffix: "x")
         ]
     }
 
@@ -125,7 +126,7 @@ extension Benchmark {
                 measured: "\(Format.count(thousand.trips)) round trips, counted by a proxy, on the connection a first sync opened "
                     + "(\(first.trips) for that one, of one move); behind 20 ms each way the sync took \(Format.duration(far.seconds)), "
                     + "\(Format.duration(near.seconds)) without (\(far.trips) and \(near.trips) round trips)",
-                ratio: Double(thousand.trips), limit: 4),
+                ratio: Double(thousand.trips), limit: 4)
         ]
     }
 
@@ -147,7 +148,9 @@ extension Benchmark {
             }
             var report: SyncReport?
             seconds[changes] = try Measurement.time { report = try replica.sync() }
-            guard report?.change.committed == true, report?.pushed.isEmpty == true else { throw BenchmarkError("a pull of \(changes) changes changed nothing") }
+            guard report?.change.committed == true, report?.pushed.isEmpty == true else {
+                throw BenchmarkError("a pull of \(changes) changes changed nothing")
+            }
         }
         guard try replica.list("default").snapshot().sections[0].rows.map(\.id) == list.snapshot().sections[0].rows.map(\.id) else {
             throw BenchmarkError("after the pulls, the replica differs from the server")
@@ -158,7 +161,7 @@ extension Benchmark {
                 "20. replica: a pull of 800 server changes vs 80, per change, 100K rows",
                 measured: "\(Format.duration(many)) vs \(Format.duration(few)) a change (the whole pull \(Format.duration(seconds[800]!)) vs "
                     + "\(Format.duration(seconds[80]!)))",
-                ratio: many / few, limit: 1.5, suffix: "x"),
+                ratio: many / few, limit: 1.5, suffix: "x")
         ]
     }
 
@@ -175,14 +178,17 @@ extension Benchmark {
             return .moveRow(.at(0, from), to: .at(0, to))
         }
         let medians = try Rounds.medianPerMove(
-            [(RepositoryMover(store: replica, cycling: edits), plan.movesPerRound), (RepositoryMover(store: plain, cycling: edits), plan.movesPerRound)],
+            [
+                (RepositoryMover(store: replica, cycling: edits), plan.movesPerRound),
+                (RepositoryMover(store: plain, cycling: edits), plan.movesPerRound),
+            ],
             rounds: plan.rounds)
         let pending = try replica.replicaStatus().pendingIntents
         return [
             .atMost(
                 "20. replica: a local move on a replica vs on a plain file, \(Format.shortCount(size)) rows",
                 measured: "replica \(Format.duration(medians[0])), file \(Format.duration(medians[1])) (\(Format.count(pending)) intents recorded)",
-                ratio: medians[0] / medians[1], limit: 1.5, suffix: "x"),
+                ratio: medians[0] / medians[1], limit: 1.5, suffix: "x")
         ]
     }
 }

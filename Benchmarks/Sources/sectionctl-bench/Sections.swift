@@ -72,7 +72,8 @@ extension Benchmark {
                 guard try store.list("default").row(at: path).row.content.title == "Row \(fixture.middle)" else {
                     throw BenchmarkError("\(fixture.path): the row at \(fixture.middle):0 is not Row \(fixture.middle)")
                 }
-                movers.append((Reader { _ = try store.list("default").row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
+                movers.append(
+                    (Reader { _ = try store.list("default").row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
             }
             Log.progress("  timing row(at: S:0): \(plan.rounds) rounds…")
             let lookups = try Rounds.medianPerMove(movers, rounds: plan.rounds)
@@ -87,7 +88,10 @@ extension Benchmark {
             for (index, fixture) in fixtures.enumerated() {
                 let store = try SectionStore(path: fixture.path)
                 finders.append(
-                    (Reader { _ = try store.list("default").section(.index(fixture.middle)) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
+                    (
+                        Reader { _ = try store.list("default").section(.index(fixture.middle)) },
+                        index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge
+                    ))
             }
             Log.progress("  timing section(.index(S)): \(plan.rounds) rounds…")
             let sections = try Rounds.medianPerMove(finders, rounds: plan.rounds)
@@ -99,12 +103,18 @@ extension Benchmark {
 
             // Whole sectionctl processes.
             guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
-                rows.append(.skipped("16. sectionctl row get / row move, \(large) vs \(small) sections", reason: "no sectionctl binary at \(sectionctl)", target: "≤ 1.5"))
+                rows.append(
+                    .skipped(
+                        "16. sectionctl row get / row move, \(large) vs \(small) sections", reason: "no sectionctl binary at \(sectionctl)",
+                        target: "≤ 1.5"))
                 return rows
             }
             let commands: [(name: String, arguments: (Int) -> [[String]])] = [
                 ("sectionctl row get S:0", { s in [["row", "get", "\(s):0"]] }),
-                ("sectionctl row move S:0 T:0 (and back)", { s in [["row", "move", "\(s):0", "\(s + 1):0"], ["row", "move", "\(s + 1):0", "\(s):0"]] }),
+                (
+                    "sectionctl row move S:0 T:0 (and back)",
+                    { s in [["row", "move", "\(s):0", "\(s + 1):0"], ["row", "move", "\(s + 1):0", "\(s):0"]] }
+                ),
             ]
             for command in commands {
                 Log.progress("  timing \(command.name): \(plan.rounds) rounds…")

@@ -2,9 +2,9 @@ import Foundation
 import Postgres
 import PostgresCluster
 import Repository
+import RepositoryPostgres
 import Synchronization
 import Transfer
-import RepositoryPostgres
 
 /// A native document of the list `default`: `sections` sections ("Section 1", …) of
 /// `rowsPerSection` field rows each ("Label r" = "Value s.r").
@@ -225,7 +225,8 @@ extension Benchmark {
                     if repetition == 0 {
                         let problems = try store.check()
                         guard problems.isEmpty else {
-                            throw BenchmarkError("after importJSON, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
+                            throw BenchmarkError(
+                                "after importJSON, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
                         }
                     }
                 } else {
@@ -342,7 +343,8 @@ extension Benchmark {
                 ratio: "", target: "0 lost, replay = final", verdict: verified ? .pass : .fail),
             .info(
                 "14. postgres: throughput, \(clients) clients vs 1",
-                measured: "\(clients) clients: \(Format.rate(many.throughput)) moves (\(Format.count(many.moves)) in \(Format.duration(many.seconds)));"
+                measured:
+                    "\(clients) clients: \(Format.rate(many.throughput)) moves (\(Format.count(many.moves)) in \(Format.duration(many.seconds)));"
                     + " 1 client: \(Format.rate(one.throughput)) moves (\(Format.count(one.moves)) in \(Format.duration(one.seconds)))",
                 ratio: "\(Format.ratio(many.throughput / one.throughput))x"),
         ]
@@ -363,7 +365,8 @@ extension Benchmark {
         var throughput: Double { Double(moves) / seconds }
 
         var summary: String {
-            let checks = problem.map { "FAILED: \($0)" } ?? "every row once, check() clean, replay of \(Format.count(versions)) journal entries = final order"
+            let checks =
+                problem.map { "FAILED: \($0)" } ?? "every row once, check() clean, replay of \(Format.count(versions)) journal entries = final order"
             return "\(Format.count(moves)) moves, \(failures) failed; \(checks)"
         }
     }
@@ -398,7 +401,8 @@ extension Benchmark {
         }
         for (client, entry) in processes.enumerated() {
             guard Self.readLine(entry.output.fileHandleForReading) == "ready" else {
-                throw BenchmarkError("client \(client) did not get ready (exit \(entry.process.isRunning ? "-" : String(entry.process.terminationStatus)))")
+                throw BenchmarkError(
+                    "client \(client) did not get ready (exit \(entry.process.isRunning ? "-" : String(entry.process.terminationStatus)))")
             }
         }
         for entry in processes {
@@ -605,7 +609,8 @@ final class ServerUpdateMover: Mover {
         next += 1
         try connection.execute(script: "BEGIN")
         let changed = try connection.forEachRow(
-            prepared: "UPDATE \(table) SET position = $1 WHERE id = $2", [String(position), String(id)]) { _ in true }
+            prepared: "UPDATE \(table) SET position = $1 WHERE id = $2", [String(position), String(id)]
+        ) { _ in true }
         try connection.execute(script: "COMMIT")
         guard changed == 1 else { throw BenchmarkError("the UPDATE of row #\(id) changed \(changed) rows") }
     }

@@ -57,14 +57,17 @@ extension Benchmark {
                 let theirs = Measurement.median(samples[1])
                 let ourPeak = try Self.peakMemory(of: sectionctl, pair.sectionctl, measuredBy: peer, scratch: scratch)
                 let theirPeak = try Self.peakMemory(of: peer, pair.peer, measuredBy: peer, scratch: scratch)
-                let measured = "sectionctl \(Format.duration(ours)), \(Format.mebibytes(ourPeak)) peak;"
+                let measured =
+                    "sectionctl \(Format.duration(ours)), \(Format.mebibytes(ourPeak)) peak;"
                     + " C \(Format.duration(theirs)), \(Format.mebibytes(theirPeak))"
                 switch pair.name {
                 case "--version":
-                    results.append(.atMost("17. sectionctl --version: time (a whole process)", measured: measured, ratio: ours * 1000, limit: 5, suffix: " ms"))
+                    results.append(
+                        .atMost("17. sectionctl --version: time (a whole process)", measured: measured, ratio: ours * 1000, limit: 5, suffix: " ms"))
                     results.append(
                         .atMost(
-                            "17. sectionctl --version: peak memory", measured: measured, ratio: Double(ourPeak) / 1_048_576, limit: 12, suffix: " MiB"))
+                            "17. sectionctl --version: peak memory", measured: measured, ratio: Double(ourPeak) / 1_048_576, limit: 12, suffix: " MiB"
+                        ))
                 case let name where name.hasPrefix("row move"):
                     let against = name.hasSuffix("same schema") ? "on a copy of sectionctl's file" : "on plain tables"
                     results.append(

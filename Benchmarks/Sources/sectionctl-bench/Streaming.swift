@@ -60,7 +60,9 @@ extension Benchmark {
                         ratio: "\(Format.ratio(Double(peaks[1]) / Double(peaks[0])))x", target: "≤ 2x + 32 MiB",
                         verdict: peaks[1] <= bound ? .pass : .fail))
                 let seconds = Measurement.median(largeTimes)
-                if command.name == "show" { results.append(try printingPeerRow(large: large, sectionctl: sectionctl, seconds: seconds, scratch: scratch)) }
+                if command.name == "show" {
+                    results.append(try printingPeerRow(large: large, sectionctl: sectionctl, seconds: seconds, scratch: scratch))
+                }
                 results.append(
                     .atMost(
                         "9. \(command.name) of \(Format.shortCount(large.rows)) rows vs C SELECT",
@@ -191,9 +193,13 @@ extension Benchmark {
         var section = 0
         while written + text.utf8.count < bytes {
             section += 1
-            text += (section == 1 ? "\n" : ",\n") + "        {\n          \"title\": \"Record \(section)\",\n          \"empty_text\": null,\n          \"rows\": ["
+            text +=
+                (section == 1 ? "\n" : ",\n")
+                + "        {\n          \"title\": \"Record \(section)\",\n          \"empty_text\": null,\n          \"rows\": ["
             for field in 1...5 {
-                text += (field == 1 ? "\n" : ",\n") + "            {\"kind\": \"field\", \"title\": \"field\(field)\", \"value\": \"value-\(section)-\(field)\"}"
+                text +=
+                    (field == 1 ? "\n" : ",\n")
+                    + "            {\"kind\": \"field\", \"title\": \"field\(field)\", \"value\": \"value-\(section)-\(field)\"}"
                 rows += 1
             }
             text += "\n          ]\n        }"

@@ -97,4 +97,6 @@ print("")
 print(report.rendered(markdown: options.markdown))
 print("")
 let checked = report.rows.count { $0.verdict == .pass || $0.verdict == .fail }
-print("\(checked - report.failures) of \(checked) targets met; \(report.rows.count { $0.verdict == .skipped }) skipped; \(Format.duration(elapsed)) in all.")
+print(
+    "\(checked - report.failures) of \(checked) targets met; \(report.rows.count { $0.verdict == .skipped }) skipped; \(Format.duration(elapsed)) in all."
+)

@@ -58,8 +58,10 @@ extension Changeset: Codable {
         text.reserveCapacity(
             160 + 8 * (deletedSections.count + insertedSections.count + updatedSections.count + changedFooters.count)
                 + 16 * (movedSections.count + deletedRows.count + insertedRows.count + updatedRows.count) + 32 * movedRows.count
-                + (hasIDs ? 160 + 8 * (deletedSections.count + insertedSections.count + movedSections.count + updatedSections.count
-                    + deletedRows.count + insertedRows.count + movedRows.count + updatedRows.count) : 0))
+                + (hasIDs
+                    ? 160 + 8
+                        * (deletedSections.count + insertedSections.count + movedSections.count + updatedSections.count
+                            + deletedRows.count + insertedRows.count + movedRows.count + updatedRows.count) : 0))
         func key(_ key: some CodingKey) {
             text += "\""
             text += key.stringValue

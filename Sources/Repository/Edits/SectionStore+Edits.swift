@@ -1,4 +1,3 @@
-
 /// The result of a change: the list's version after it, what changed, and whether anything was
 /// committed at all.
 public struct Change: Hashable, Sendable {

@@ -1,4 +1,3 @@
-
 /// A list in the database as `EditRules` sees it: lookups through `Records`, writes in the
 /// caller's transaction, positions from `OrderedTable` (O(1) rows written amortized).
 struct StoredList: EditableList {

@@ -82,7 +82,8 @@ package struct SchemaDifference: Hashable, Sendable {
         case .altered:
             return "\(type) \(name) is defined differently from schema version \(version)'s"
         case .columns(let found, let expected):
-            return "table \(name) has columns (\(found.joined(separator: ", "))) where schema version \(version) has (\(expected.joined(separator: ", ")))"
+            return
+                "table \(name) has columns (\(found.joined(separator: ", "))) where schema version \(version) has (\(expected.joined(separator: ", ")))"
         case .unknown:
             return "\(type) \(name) on table \(table) is not part of schema version \(version)"
         }

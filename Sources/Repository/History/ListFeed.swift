@@ -208,7 +208,8 @@ final class FeedState: Sendable {
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                         let ready = shared.withLock { shared -> Bool in
-                            let ready = !shared.pending.isEmpty || shared.deletion != nil || shared.failure != nil || shared.loopEnded || shared.stopped
+                            let ready =
+                                !shared.pending.isEmpty || shared.deletion != nil || shared.failure != nil || shared.loopEnded || shared.stopped
                             if !ready { shared.waiter = continuation }
                             return ready
                         }

@@ -150,7 +150,7 @@ extension SectionStore {
                 before = last.logID
             }
             try takeBack(run)
-        } catch where error.isConstraintViolation {
+        } catch  where error.isConstraintViolation {
             throw refuse("the list as it is now does not allow it (\(error))")
         }
         return changeset.inverted()

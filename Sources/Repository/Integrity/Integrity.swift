@@ -20,7 +20,7 @@ enum Integrity {
         guard found.engine.schema.allSatisfy(\.isRepairable) else { return found }
         do {
             try found.readTables(db)
-        } catch where !found.engine.pages.isEmpty {
+        } catch  where !found.engine.pages.isEmpty {
             found.unreadable = String("\(error)".prefix { $0 != "\n" })
         }
         return found
@@ -199,10 +199,13 @@ struct IntegrityFindings: Sendable {
         for group in journalPastVersion {
             add(
                 .journal,
-                "\(list(group.list)) is at version \(group.listVersion), but the journal has \(entries(group.count)) past it: versions \(versions(group))")
+                "\(list(group.list)) is at version \(group.listVersion), but the journal has \(entries(group.count)) past it: versions \(versions(group))"
+            )
         }
         for entry in unreadableJournal {
-            add(.journal, "the journal entry of version \(entry.version) of \(list(entry.list)) is neither a changeset nor a reload: \(entry.excerpt)")
+            add(
+                .journal, "the journal entry of version \(entry.version) of \(list(entry.list)) is neither a changeset nor a reload: \(entry.excerpt)"
+            )
         }
         if let mark = engine.writerMark {
             if !mark.isPresent {
@@ -214,7 +217,8 @@ struct IntegrityFindings: Sendable {
             if writerStepIsBehind, let highest = mark.highestStepInUse {
                 add(
                     .journal,
-                    "journal_writer's step counter is at \(writerStepAtRest ?? mark.step &- 1), behind step \(highest) of the undo history: new steps would mix their undo log with old ones")
+                    "journal_writer's step counter is at \(writerStepAtRest ?? mark.step &- 1), behind step \(highest) of the undo history: new steps would mix their undo log with old ones"
+                )
             }
         }
 
@@ -222,13 +226,15 @@ struct IntegrityFindings: Sendable {
             for group in groups {
                 add(
                     .undo,
-                    "\(list(group.list)) is at version \(group.listVersion), but its \(what) history has \(plural(group.count, "step")) past it: versions \(versions(group))")
+                    "\(list(group.list)) is at version \(group.listVersion), but its \(what) history has \(plural(group.count, "step")) past it: versions \(versions(group))"
+                )
             }
         }
         for twice in stepsFiledTwice {
             add(
                 .undo,
-                "\(list(twice.list)) files step \(twice.step) under versions \(twice.versions.map(String.init).joined(separator: ", ")): undoing one would replay the others' writes")
+                "\(list(twice.list)) files step \(twice.step) under versions \(twice.versions.map(String.init).joined(separator: ", ")): undoing one would replay the others' writes"
+            )
         }
         if let list = replicaListMissing {
             add(.replica, "the replica mirrors list #\(list), which does not exist here: clone a fresh replica", repairable: false)

@@ -225,7 +225,8 @@ private struct Repair {
             let items = try db.renumberItems(of: group.parent, in: .sections)
             note(
                 .position,
-                "\(list(group.parent)): gave its \(plural(items.count, "section")) evenly spaced positions, in their order (before: \(places(group)))")
+                "\(list(group.parent)): gave its \(plural(items.count, "section")) evenly spaced positions, in their order (before: \(places(group)))"
+            )
             changedLists.insert(group.parent)
             listsToRebuild.insert(group.parent)
             untrustedHistory[group.parent] = "its sections' positions were renumbered, and its undo log holds the old ones"

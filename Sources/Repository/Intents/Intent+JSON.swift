@@ -129,7 +129,8 @@ extension Intent: Codable {
         }
         switch operation {
         case .addRow:
-            self = .addRow(try container.decode(IntentContent.self, forKey: .content).content, at: try container.decode(RowPlacement.self, forKey: .at))
+            self = .addRow(
+                try container.decode(IntentContent.self, forKey: .content).content, at: try container.decode(RowPlacement.self, forKey: .at))
         case .moveRow:
             self = .moveRow(try container.decode(RowID.self, forKey: .row), to: try container.decode(RowPlacement.self, forKey: .to))
         case .updateRow:
@@ -137,7 +138,8 @@ extension Intent: Codable {
             if container.contains(.value) {
                 value = try container.decodeNil(forKey: .value) ? .remove : .set(try container.decode(String.self, forKey: .value))
             }
-            self = .updateRow(try container.decode(RowID.self, forKey: .row), title: try container.decodeIfPresent(String.self, forKey: .title), value: value)
+            self = .updateRow(
+                try container.decode(RowID.self, forKey: .row), title: try container.decodeIfPresent(String.self, forKey: .title), value: value)
         case .deleteRow:
             self = .deleteRow(try container.decode(RowID.self, forKey: .row))
         case .addSection:
@@ -148,7 +150,8 @@ extension Intent: Codable {
             self = .renameSection(try container.decode(SectionID.self, forKey: .section), title: try container.decode(String.self, forKey: .title))
         case .setEmptyText:
             guard container.contains(.emptyText) else {
-                throw DecodingError.keyNotFound(Key.emptyText, .init(codingPath: container.codingPath, debugDescription: "setEmptyText needs emptyText"))
+                throw DecodingError.keyNotFound(
+                    Key.emptyText, .init(codingPath: container.codingPath, debugDescription: "setEmptyText needs emptyText"))
             }
             let text = try container.decodeNil(forKey: .emptyText) ? nil : try container.decode(String.self, forKey: .emptyText)
             self = .setEmptyText(try container.decode(SectionID.self, forKey: .section), text)

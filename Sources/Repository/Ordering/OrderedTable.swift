@@ -55,8 +55,7 @@ package struct OrderedTable {
     /// The id and position of the item at `index` among the `count` items of `parentID`;
     /// `nil` outside `0..<count`.
     /// - Complexity: O(log n), through the rank structure.
-    package func item(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64)?
-    {
+    package func item(at index: Int, of parentID: Int64, count: Int, in db: any Database) throws -> (id: Int64, position: Int64)? {
         guard index >= 0 && index < count else { return nil }
         return try rankedItem(at: index, of: parentID, count: count, in: db)
     }
@@ -182,9 +181,10 @@ package struct OrderedTable {
         while true {
             size = Int64(1) << level
             start = (anchor / size) * size
-            let count = try db.scalarInt(
-                "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ?",
-                parentID, start, start + size) ?? 0
+            let count =
+                try db.scalarInt(
+                    "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ?",
+                    parentID, start, start + size) ?? 0
             let allowed = Double(size) / pow(Self.densityGrowth, Double(level))
             if Double(count + 1) <= allowed || level >= 62 { break }
             level += 1

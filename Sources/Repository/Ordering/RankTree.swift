@@ -228,7 +228,10 @@ enum RankTree {
             ($0.owner, "\(owner) #\($0.owner): \(nodes) \($0.first) of level \($0.level) starts no node of the level below")
         }
         problems += try db.rankNodesWithWrongCounts(in: space).map {
-            ($0.owner, "\(owner) #\($0.owner): \(nodes) \($0.first) of level \($0.level) counts \($0.stored) \(item)s, but \($0.actual) are in its range")
+            (
+                $0.owner,
+                "\(owner) #\($0.owner): \(nodes) \($0.first) of level \($0.level) counts \($0.stored) \(item)s, but \($0.actual) are in its range"
+            )
         }
         // The fill bounds settle keeps: at most `maximumChildren` children a node (items for
         // level 1, nodes of the level below otherwise), and at least `minimumChildren`, except

@@ -1,4 +1,3 @@
-
 /// An edit session: the "reorder mode" of a table view, as data.
 ///
 /// Beginning one takes no lock; others keep reading and writing. Edits apply to a draft, never

@@ -1,4 +1,3 @@
-
 /// The draft of an edit session: the stored list as it was when the session began (which each
 /// call of the session checks it still is), with the session's edits laid over it.
 ///

@@ -1,4 +1,3 @@
-
 /// A value read from a list, with the list's version it was read at (in the same read
 /// transaction): what `versionedRowCount(of:atVersion:)` and `versionedPath(ofRow:atVersion:)`
 /// return.
@@ -253,4 +252,3 @@ extension ListHandle {
         }
     }
 }
-

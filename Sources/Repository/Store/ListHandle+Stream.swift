@@ -1,4 +1,3 @@
-
 /// What a whole-list read starts with: the list itself, before any of its sections or rows.
 public struct ListHeader: Hashable, Sendable {
     /// The list's stable id.

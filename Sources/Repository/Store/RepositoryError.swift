@@ -190,7 +190,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             guard currentVersion != sessionVersion else {
                 return "list \(quoted(list)) was changed outside sectionctl since this edit session began; nothing was saved"
             }
-            return "list \(quoted(list)) was changed by someone else since this edit session began (version \(sessionVersion), now \(currentVersion)); nothing was saved"
+            return
+                "list \(quoted(list)) was changed by someone else since this edit session began (version \(sessionVersion), now \(currentVersion)); nothing was saved"
         case .sessionClosed:
             return "the edit session is already closed"
         case .nothingToUndo(let list):

@@ -1,4 +1,3 @@
-
 extension SectionStore {
     /// Every list, by name.
     public func lists() throws -> [ListSummary] {

@@ -202,7 +202,7 @@ public final class SectionStore: Sendable {
                     try? db.reclaimFreePages()
                     return result
                 }
-            } catch where error.isRetryableConflict && retrying && attempt < Self.serializationRetries {
+            } catch  where error.isRetryableConflict && retrying && attempt < Self.serializationRetries {
                 attempt += 1
                 usleep(UInt32.random(in: 1_000...20_000) * UInt32(attempt))
             } catch {

@@ -119,7 +119,8 @@ extension SQLExecutor {
     func markListForReload(id: Int64) throws -> Int64? {
         guard
             let version = try queryFirst(
-                "UPDATE lists SET version = version + 1, plain_version = version + 1, journaled = 1 WHERE id = ? RETURNING version", id, row: { $0.int64(0) })
+                "UPDATE lists SET version = version + 1, plain_version = version + 1, journaled = 1 WHERE id = ? RETURNING version", id,
+                row: { $0.int64(0) })
         else { return nil }
         try run("DELETE FROM journal WHERE list_id = ? AND version = ?", id, version)
         try appendJournalEntry(list: id, version: version, changes: Journal.reloadJSON)

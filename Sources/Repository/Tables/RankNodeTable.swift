@@ -61,7 +61,8 @@ extension SQLExecutor {
 
     func addToRankNodeCount(_ delta: Int, in space: RankSpace, owner: Int64, level: Int, first: Int64) throws {
         try run(
-            "UPDATE \(space.nodes) SET \(space.count) = \(space.count) + ? WHERE \(space.owner) = ? AND level = ? AND first = ?", delta, owner, level, first)
+            "UPDATE \(space.nodes) SET \(space.count) = \(space.count) + ? WHERE \(space.owner) = ? AND level = ? AND first = ?", delta, owner, level,
+            first)
     }
 
     // MARK: - The items a level-1 node counts

@@ -102,7 +102,9 @@ extension Database {
     }
 
     /// The row at 0-based `offset` among the section's rows in `low..<high`, with its content.
-    package func row(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (id: Int64, position: Int64, content: RowContent)? {
+    package func row(ofSection section: Int64, from low: Int64, to high: Int64, offset: Int) throws -> (
+        id: Int64, position: Int64, content: RowContent
+    )? {
         try queryFirst(
             """
             SELECT id, position, \(RowContent.columns) FROM rows

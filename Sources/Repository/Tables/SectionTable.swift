@@ -1,4 +1,3 @@
-
 /// A section as stored, with its index in the list.
 package struct SectionRecord {
     package let id: Int64

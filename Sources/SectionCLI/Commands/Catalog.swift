@@ -5,7 +5,9 @@ import CommandLineSupport
 /// own file next to this one; adding a command is adding its `Command` value to `commands`.
 enum Catalog {
     static let database = OptionSpec(
-        "--db", valueName: "PATH", help: "the database file, or a server: a postgresql:// URI or key=value string (default: $SECTIONCTL_DB, else $XDG_DATA_HOME/sectionctl/sections.db)",
+        "--db", valueName: "PATH",
+        help:
+            "the database file, or a server: a postgresql:// URI or key=value string (default: $SECTIONCTL_DB, else $XDG_DATA_HOME/sectionctl/sections.db)",
         completion: .files)
     static let list = OptionSpec("--list", valueName: "NAME", help: "the list to work on (default: default)", completion: .lists)
     static let json = OptionSpec("--json", help: "print JSON for scripts instead of text")

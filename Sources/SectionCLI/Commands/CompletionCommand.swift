@@ -4,11 +4,11 @@ import Repository
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `completion bash|zsh|fish`: prints a completion script generated from the catalog.
@@ -221,4 +221,3 @@ struct ValuesArguments: CommandArguments {
         what = What(rawValue: try line.word(ValuesCommand.what))
     }
 }
-

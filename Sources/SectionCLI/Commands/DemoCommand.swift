@@ -1,13 +1,14 @@
 import CommandLineSupport
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Repository
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `demo`: builds a new database that shows the main features, running the same commands a
 /// person would type (each printed with its `$ sectionctl …` line), and ends with a `sqlite3`

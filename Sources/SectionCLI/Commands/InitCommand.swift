@@ -10,7 +10,8 @@ enum InitCommand {
             name: "init", summary: "create and migrate the database (safe to run again)",
             examples: ["init", "--db ./tasks.db init", "--db postgresql://db.example.com/team init"],
             discussion:
-                "Creates the database and its parent directories; on a PostgreSQL server, the schema sectionctl in the database the URI names. Every other command needs it to exist."),
+                "Creates the database and its parent directories; on a PostgreSQL server, the schema sectionctl in the database the URI names. Every other command needs it to exist."
+        ),
         run: { try run(context: $0) })
 
     static func run(context: Context) throws {

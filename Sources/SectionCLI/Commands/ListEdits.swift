@@ -29,7 +29,8 @@ enum ListEdits {
     static let sectionForce = OptionSpec("--force", help: "delete it with its rows")
     /// Where a row goes (`row add --at R`).
     static let rowAt = OptionSpec("--at", valueName: "R", help: "its index after adding, or end")
-    static let kind = OptionSpec("--kind", valueName: "text|topic|field", help: "the row's kind (default: text; field with --value)",
+    static let kind = OptionSpec(
+        "--kind", valueName: "text|topic|field", help: "the row's kind (default: text; field with --value)",
         completion: .choices(kinds))
     static let addValue = OptionSpec("--value", valueName: "V", help: "a field's value (absent shows as -)")
     static let title = OptionSpec("--title", valueName: "T", help: "the new title (a field's label)")

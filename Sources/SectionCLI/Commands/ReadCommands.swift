@@ -55,7 +55,8 @@ struct WindowListing {
                 style.cyan("[\(part.section.index)]") + " " + style.bold(TextEscaping.escaped(part.section.title)) + "  "
                     + style.dim("#\(part.section.id)") + "  " + style.dim("(\(count))"))
             if let footer = part.section.footer(editing: window.isEditing) {
-                lines.append("  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
+                lines.append(
+                    "  " + String(repeating: " ", count: pathWidth) + "  " + style.italic(style.dim("(" + TextEscaping.escaped(footer) + ")")))
             }
             let labelColumn = RowLine.labelColumn(part.rows)
             for (offset, row) in part.rows.enumerated() {

@@ -46,7 +46,8 @@ enum ReplicaCommands {
         } else {
             context.console.writeLine(
                 "Cloned list \(named(status.serverList)) at version \(status.serverVersion) into \(TextEscaping.escaped(arguments.file)); "
-                    + "work on it with: sectionctl --db \(ShellWords.quote(arguments.file)) …, and sync it with: sectionctl --db \(ShellWords.quote(arguments.file)) sync")
+                    + "work on it with: sectionctl --db \(ShellWords.quote(arguments.file)) …, and sync it with: sectionctl --db \(ShellWords.quote(arguments.file)) sync"
+            )
         }
     }
 
@@ -66,7 +67,8 @@ enum ReplicaCommands {
                 context.printJSON(json(status, database: store.path))
                 return
             }
-            context.console.writeLine("replica of list \(named(status.serverList)) on \(TextEscaping.escaped(status.server)), here list \(named(status.list))")
+            context.console.writeLine(
+                "replica of list \(named(status.serverList)) on \(TextEscaping.escaped(status.server)), here list \(named(status.list))")
             context.console.writeLine("server version pulled: \(status.serverVersion)")
             context.console.writeLine("intents not yet pushed: \(status.pendingIntents)")
             context.console.writeLine("ids left offline: \(status.rowIDsLeft) for rows, \(status.sectionIDsLeft) for sections")
@@ -121,7 +123,8 @@ enum ReplicaCommands {
         let pushed = report.pushed.count
         var sentence = pushed == 0 ? "Nothing to push" : "Pushed \(plural(pushed, "intent"))"
         sentence += "; the server's list is at version \(report.serverVersion)"
-        sentence += report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
+        sentence +=
+            report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
         if report.stillPending > 0 { sentence += " \(plural(report.stillPending, "intent")) recorded meanwhile wait for the next sync." }
         context.console.writeLine(sentence)
     }

@@ -43,10 +43,13 @@ enum ShowCommand {
         }
         /// Streams the list into `writer` as the query steps, counting rows for the progress line.
         func stream<Writer: ListItemWriter>(into writer: inout Writer) throws {
-            try list.forEachItem(editing: isEditing, start: {
-                progress.totalRows = $0.rowCount
-                writer.begin($0)
-            }) {
+            try list.forEachItem(
+                editing: isEditing,
+                start: {
+                    progress.totalRows = $0.rowCount
+                    writer.begin($0)
+                }
+            ) {
                 writer.take($0)
                 counted($0)
             }
@@ -136,7 +139,8 @@ struct SnapshotJSONWriter {
         editing = header.isEditing
         pending = "{\"list\":"
         Self.append(header.name, to: &pending)
-        pending += ",\"list_id\":\(header.listID),\"version\":\(header.version),\"editing\":" + (header.isEditing ? "true" : "false") + ",\"sections\":["
+        pending +=
+            ",\"list_id\":\(header.listID),\"version\":\(header.version),\"editing\":" + (header.isEditing ? "true" : "false") + ",\"sections\":["
     }
 
     /// Appends `text` as a JSON string, exactly as `JSONValue.rendered` writes it; text with

@@ -4,11 +4,11 @@ import Repository
 import Transfer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `import FILE|-`: a native JSON document as written by `export` (`--replace`/`--append` for a

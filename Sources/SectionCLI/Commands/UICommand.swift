@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CommandLineSupport
 import Repository
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `ui`: the list full screen at a terminal (product §13). Refuses anything but a terminal on
 /// both standard input and standard output (exit 2). The loop waits up to 100 ms for a key, then

@@ -729,7 +729,9 @@ final class ListBrowser {
             case .footer(let section):
                 let footer = outline[section]?.footer(editing: true) ?? ""
                 lines.append(
-                    ScreenText([.init("  " + String(repeating: " ", count: pathWidth) + "  "), .init("(" + TextEscaping.escaped(footer) + ")", .footer)]))
+                    ScreenText([
+                        .init("  " + String(repeating: " ", count: pathWidth) + "  "), .init("(" + TextEscaping.escaped(footer) + ")", .footer),
+                    ]))
             case .row(let path):
                 guard let row = rows[path] else {
                     lines.append(ScreenText())
@@ -750,7 +752,8 @@ final class ListBrowser {
                 lines.append(text)
             case .slot:
                 guard let held else { continue }
-                var text = rowText(held.row, path: held.slot, pathWidth: pathWidth, labelWidth: DisplayWidth.of(TextEscaping.escaped(held.row.title)), mark: "> ")
+                var text = rowText(
+                    held.row, path: held.slot, pathWidth: pathWidth, labelWidth: DisplayWidth.of(TextEscaping.escaped(held.row.title)), mark: "> ")
                 text.spans.append(.init("  [drop here]", .bold))
                 text.highlight(.inverse)
                 lines.append(text)

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CommandLineSupport
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The terminal in full-screen mode: raw input (no echo, no line editing, Ctrl-C as a key), the
 /// alternate screen, no cursor, no automatic wrap. Plain ANSI sequences over termios: every

@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
-import Testing
-
 import Repository
 import RepositoryPostgres
+import TestSupport
+import Testing
 
 /// The ids in changesets: every changeset the store makes names the ids of the sections and rows
 /// its entries refer to, in the library, in the journal, composed and inverted; and
@@ -45,7 +44,8 @@ struct ChangesetIDTests {
                     #expect(drafted < 0 && !change.changeset.insertedRowIDs.contains(drafted), "\(context): the saved changeset names stored ids")
                 }
             default:
-                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
+                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator))
+                else { continue }
                 change = applied
             }
             let after = try store.list("default").snapshot()
@@ -151,7 +151,8 @@ struct ChangesetIDTests {
         #expect(changeset.json == old, "written back as it was")
         #expect(!changeset.inverted().hasIDs)
         #expect(!Changeset(composing: [changeset, changeset.inverted()]).hasIDs)
-        let snapshot = ListSnapshot(name: "l", version: 1, sections: [Section(id: 1, title: "A"), Section(id: 2, title: "B"), Section(id: 3, title: "C")])
+        let snapshot = ListSnapshot(
+            name: "l", version: 1, sections: [Section(id: 1, title: "A"), Section(id: 2, title: "B"), Section(id: 3, title: "C")])
         #expect {
             try snapshot.applying(changeset, contentFrom: snapshot)
         } throws: { error in

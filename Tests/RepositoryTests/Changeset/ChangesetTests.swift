@@ -53,9 +53,15 @@ struct ChangesetTests {
         var random = SeededGenerator(seed: seed)
         for round in 0..<300 {
             var nextID: Int64 = 1
-            func make(_ count: Int) -> [RowID] { (0..<count).map { _ in defer { nextID += 1 }; return RowID(nextID) } }
-            let old = snapshot((0..<Int.random(in: 0...4, using: &random)).map { _ in (nextID + 1000, make(Int.random(in: 0...5, using: &random))) }
-                .enumerated().map { (SectionID(Int64($0.offset + 1000)), $0.element.1) })
+            func make(_ count: Int) -> [RowID] {
+                (0..<count).map { _ in
+                    defer { nextID += 1 }
+                    return RowID(nextID)
+                }
+            }
+            let old = snapshot(
+                (0..<Int.random(in: 0...4, using: &random)).map { _ in (nextID + 1000, make(Int.random(in: 0...5, using: &random))) }
+                    .enumerated().map { (SectionID(Int64($0.offset + 1000)), $0.element.1) })
             // The new snapshot: some sections dropped, some added, rows shuffled among sections.
             var sectionIDs = old.sections.map(\.id).filter { _ in Int.random(in: 0..<4, using: &random) > 0 }
             for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.append(SectionID(Int64(2000 + index))) }

@@ -58,7 +58,8 @@ struct ComposeTests {
         #expect(outOfNew.insertedSections == [0] && outOfNew.insertedRows == [RowPath(section: 1, row: 0)] && outOfNew.movedRows.isEmpty)
     }
 
-    @Test("random edits on a database: composing every edit's changeset turns the first snapshot into the last",
+    @Test(
+        "random edits on a database: composing every edit's changeset turns the first snapshot into the last",
         arguments: propertySeeds([31, 32, 33, 34]))
     func composedEditsMatchTheDatabase(seed: UInt64) throws {
         let fixture = try StoreFixture()
@@ -86,7 +87,8 @@ struct ComposeTests {
         #expect(operations > 1000)
     }
 
-    @Test("random snapshots: composing the changesets between them turns the first into the last",
+    @Test(
+        "random snapshots: composing the changesets between them turns the first into the last",
         arguments: propertySeeds([41, 42, 43, 44]))
     func composedDiffsMatchTheSnapshots(seed: UInt64) throws {
         var random = SeededGenerator(seed: seed)

@@ -1,8 +1,7 @@
 import Foundation
+import Repository
 import TestSupport
 import Testing
-
-import Repository
 
 // MARK: - A model of UIKit's diffable data source
 
@@ -205,7 +204,8 @@ func apply(
     // Sections that arrive, in ascending new index: each goes next to its neighbour in the new
     // order, counting neither itself nor the moved sections not placed yet.
     var waiting = Set(changeset.movedSectionIDs)
-    let sections = zip(changeset.insertedSections, changeset.insertedSectionIDs).map { (index: $0, id: $1, moved: false) }
+    let sections =
+        zip(changeset.insertedSections, changeset.insertedSectionIDs).map { (index: $0, id: $1, moved: false) }
         + zip(changeset.movedSections.map(\.to), changeset.movedSectionIDs).map { (index: $0, id: $1, moved: true) }
     for arrival in sections.sorted(by: { $0.index < $1.index }) {
         waiting.remove(arrival.id)
@@ -231,7 +231,8 @@ func apply(
 
     // Rows that arrive, in ascending new path, likewise.
     var waitingRows = Set(changeset.movedRowIDs)
-    let rows = zip(changeset.insertedRows, changeset.insertedRowIDs).map { (path: $0, id: $1, moved: false) }
+    let rows =
+        zip(changeset.insertedRows, changeset.insertedRowIDs).map { (path: $0, id: $1, moved: false) }
         + zip(changeset.movedRows.map(\.to), changeset.movedRowIDs).map { (path: $0, id: $1, moved: true) }
     for arrival in rows.sorted(by: { $0.path < $1.path }) {
         waitingRows.remove(arrival.id)
@@ -323,7 +324,8 @@ struct DiffableRecipeTests {
                 }
                 change = try session.save()
             default:
-                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
+                guard let applied = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator))
+                else { continue }
                 change = applied
             }
 

@@ -1,8 +1,7 @@
 import Foundation
+import Repository
 import TestSupport
 import Testing
-
-import Repository
 
 // The table-view recipes' three ways a view follows a list (TableViewRecipes.md) — a data source that holds its list and
 // animates batches, a diffable snapshot moved by ids, and a view that reads only what it shows

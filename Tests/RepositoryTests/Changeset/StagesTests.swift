@@ -33,13 +33,21 @@ struct StagesTests {
         for round in 0..<400 {
             let context = "seed \(seed), round \(round)"
             var nextID: Int64 = 1
-            func make(_ count: Int) -> [RowID] { (0..<count).map { _ in defer { nextID += 1 }; return RowID(nextID) } }
-            var old = snapshot((0..<Int.random(in: 0...5, using: &random)).map { (SectionID(Int64(1000 + $0)), make(Int.random(in: 0...4, using: &random))) })
+            func make(_ count: Int) -> [RowID] {
+                (0..<count).map { _ in
+                    defer { nextID += 1 }
+                    return RowID(nextID)
+                }
+            }
+            var old = snapshot(
+                (0..<Int.random(in: 0...5, using: &random)).map { (SectionID(Int64(1000 + $0)), make(Int.random(in: 0...4, using: &random))) })
             old.isEditing = true
             // The new snapshot: sections dropped, added, shuffled or kept in order; rows kept in
             // place, shuffled within or moved among sections, dropped and added.
             var sectionIDs = old.sections.map(\.id).filter { _ in Int.random(in: 0..<5, using: &random) > 0 }
-            for index in 0..<Int.random(in: 0...2, using: &random) { sectionIDs.insert(SectionID(Int64(2000 + index)), at: Int.random(in: 0...sectionIDs.count, using: &random)) }
+            for index in 0..<Int.random(in: 0...2, using: &random) {
+                sectionIDs.insert(SectionID(Int64(2000 + index)), at: Int.random(in: 0...sectionIDs.count, using: &random))
+            }
             if Bool.random(using: &random) { sectionIDs.shuffle(using: &random) }
             var buckets: [SectionID: [RowID]] = [:]
             for section in old.sections where sectionIDs.contains(section.id) {
@@ -47,7 +55,8 @@ struct StagesTests {
                 if Int.random(in: 0..<3, using: &random) == 0 { buckets[section.id]!.shuffle(using: &random) }
             }
             if !sectionIDs.isEmpty {
-                let strays = old.sections.filter { !sectionIDs.contains($0.id) }.flatMap { $0.rows.map(\.id) } + make(Int.random(in: 0...3, using: &random))
+                let strays =
+                    old.sections.filter { !sectionIDs.contains($0.id) }.flatMap { $0.rows.map(\.id) } + make(Int.random(in: 0...3, using: &random))
                 for id in strays where Int.random(in: 0..<3, using: &random) > 0 {
                     let target = sectionIDs.randomElement(using: &random)!
                     buckets[target, default: []].insert(id, at: Int.random(in: 0...buckets[target, default: []].count, using: &random))
@@ -80,7 +89,9 @@ struct StagesTests {
             }
             #expect(stages.map(\.changeset) == changeset.stages, "\(context)")
             #expect(stages.count <= 4, "\(context): \(stages.count) stages")
-            #expect(stages.last?.snapshot ?? old == new || (changeset.isEmpty && old.sections == new.sections), "\(context): the last stage is the new snapshot")
+            #expect(
+                stages.last?.snapshot ?? old == new || (changeset.isEmpty && old.sections == new.sections),
+                "\(context): the last stage is the new snapshot")
             #expect(stages.allSatisfy { $0.snapshot.version == new.version && $0.snapshot.isEditing }, "\(context)")
             do {
                 let last = try applyingStages(stages, to: old)
@@ -91,7 +102,9 @@ struct StagesTests {
             if let problem = stagingProblem(changeset, turns: old, into: new) { Issue.record("\(context): \(problem)") }
             // One batch whenever one batch is accepted; more only when it is refused.
             if !changeset.isEmpty {
-                let single = Result { try performBatchUpdatesExpectingAgreement(oneBatch(changeset, from: old, to: new), on: ListTable(old), source: ListTable(new)) }
+                let single = Result {
+                    try performBatchUpdatesExpectingAgreement(oneBatch(changeset, from: old, to: new), on: ListTable(old), source: ListTable(new))
+                }
                 switch single {
                 case .success: #expect(stages.count == 1, "\(context): one batch would do, \(stages.count) stages for \(changeset)")
                 case .failure(let error): #expect(stages.count > 1, "\(context): one batch \(changeset) is refused (\(error)), yet one stage")
@@ -206,7 +219,12 @@ struct BatchUpdateModelTests {
         var new = old
         new.sections[0].rows.swapAt(0, 1)
         new.sections[1].rows[0].content = .text("c2")
-        #expect(refusal({ $0.movedRows = [.init(from: path(0, 1), to: path(0, 0))]; $0.updatedRows = [path(1, 0)] }, source: new) == nil)
+        #expect(
+            refusal(
+                {
+                    $0.movedRows = [.init(from: path(0, 1), to: path(0, 0))]
+                    $0.updatedRows = [path(1, 0)]
+                }, source: new) == nil)
     }
 
     @Test func countsMustAgreeWithTheDataSource() {
@@ -226,27 +244,63 @@ struct BatchUpdateModelTests {
         #expect(refusal { $0.updatedRows = [path(1, 1)] }?.contains("reload row 1:1, which is not in the view before") == true)
         var swapped = old
         swapped.sections[0].rows.swapAt(0, 1)
-        #expect(refusal({ $0.movedRows = [.init(from: path(0, 0), to: path(0, 1))]; $0.updatedRows = [path(0, 0)] }, source: swapped)?
-            .contains("move and reload row 0:0") == true)
+        #expect(
+            refusal(
+                {
+                    $0.movedRows = [.init(from: path(0, 0), to: path(0, 1))]
+                    $0.updatedRows = [path(0, 0)]
+                }, source: swapped)?
+                .contains("move and reload row 0:0") == true)
         var shorter = old
         shorter.sections[0].rows.removeFirst()
-        #expect(refusal({ $0.deletedRows = [path(0, 0)]; $0.updatedRows = [path(0, 0)] }, source: shorter)?.contains("delete and reload row 0:0") == true)
-        #expect(refusal({ $0.deletedRows = [path(0, 0)]; $0.movedRows = [.init(from: path(0, 0), to: path(0, 0))] }, source: shorter)?
-            .contains("delete and move row 0:0") == true)
-        #expect(refusal({ $0.deletedSections = [0]; $0.updatedSections = [0] }, source: ListSnapshot(name: "t", version: 0, sections: [old.sections[1]]))?
-            .contains("delete and reload section 0") == true)
+        #expect(
+            refusal(
+                {
+                    $0.deletedRows = [path(0, 0)]
+                    $0.updatedRows = [path(0, 0)]
+                }, source: shorter)?.contains("delete and reload row 0:0") == true)
+        #expect(
+            refusal(
+                {
+                    $0.deletedRows = [path(0, 0)]
+                    $0.movedRows = [.init(from: path(0, 0), to: path(0, 0))]
+                }, source: shorter)?
+                .contains("delete and move row 0:0") == true)
+        #expect(
+            refusal(
+                {
+                    $0.deletedSections = [0]
+                    $0.updatedSections = [0]
+                }, source: ListSnapshot(name: "t", version: 0, sections: [old.sections[1]]))?
+                .contains("delete and reload section 0") == true)
     }
 
     @Test func noMoveOutOfADeletedSectionOrIntoAnInsertedOne() {
-        let withoutA = ListSnapshot(name: "t", version: 0, sections: [Section(id: 2, title: "B", rows: old.sections[1].rows + [old.sections[0].rows[0]])])
-        #expect(refusal({ $0.deletedSections = [0]; $0.movedRows = [.init(from: path(0, 0), to: path(0, 1))] }, source: withoutA)?
-            .contains("move row 0:0 out of deleted section 0") == true)
+        let withoutA = ListSnapshot(
+            name: "t", version: 0, sections: [Section(id: 2, title: "B", rows: old.sections[1].rows + [old.sections[0].rows[0]])])
+        #expect(
+            refusal(
+                {
+                    $0.deletedSections = [0]
+                    $0.movedRows = [.init(from: path(0, 0), to: path(0, 1))]
+                }, source: withoutA)?
+                .contains("move row 0:0 out of deleted section 0") == true)
         var withC = old
         withC.sections[0].rows.removeFirst()
         withC.sections.append(Section(id: 3, title: "C", rows: [old.sections[0].rows[0]]))
-        #expect(refusal({ $0.insertedSections = [2]; $0.movedRows = [.init(from: path(0, 0), to: path(2, 0))] }, source: withC)?
-            .contains("move row 0:0 into inserted section 2") == true)
-        #expect(refusal({ $0.insertedSections = [2]; $0.insertedRows = [path(2, 0)] }, source: withC)?.contains("into inserted section 2") == true)
+        #expect(
+            refusal(
+                {
+                    $0.insertedSections = [2]
+                    $0.movedRows = [.init(from: path(0, 0), to: path(2, 0))]
+                }, source: withC)?
+                .contains("move row 0:0 into inserted section 2") == true)
+        #expect(
+            refusal(
+                {
+                    $0.insertedSections = [2]
+                    $0.insertedRows = [path(2, 0)]
+                }, source: withC)?.contains("into inserted section 2") == true)
     }
 
     @Test func noTwoItemsArriveAtOnePlaceAndRowsDoNotMoveWhileSectionsDo() {
@@ -272,29 +326,53 @@ struct BatchUpdateModelTests {
         #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)] }, source: moved) == nil)
         var movedAndInserted = moved
         movedAndInserted.sections.append(c)
-        #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)]; $0.insertedSections = [2] }, source: movedAndInserted) == nil)
+        #expect(
+            refusal(
+                {
+                    $0.movedSections = [.init(from: 1, to: 0)]
+                    $0.insertedSections = [2]
+                }, source: movedAndInserted) == nil)
         // A section move with a row inserted into another section, or a section deleted.
         var movedAndGrown = moved
         movedAndGrown.sections[1].rows.append(Row(id: 9, content: .text("x")))
-        #expect(refusal({ $0.movedSections = [.init(from: 1, to: 0)]; $0.insertedRows = [path(1, 2)] }, source: movedAndGrown)?
-            .contains("delete, insert or reload rows in a batch that moves sections") == true)
+        #expect(
+            refusal(
+                {
+                    $0.movedSections = [.init(from: 1, to: 0)]
+                    $0.insertedRows = [path(1, 2)]
+                }, source: movedAndGrown)?
+                .contains("delete, insert or reload rows in a batch that moves sections") == true)
         let three = ListSnapshot(name: "t", version: 0, sections: old.sections + [c])
         let twoLeft = ListSnapshot(name: "t", version: 0, sections: [c, old.sections[0]])
         let shown = ListTable(three)
         #expect(throws: BatchUpdateError.self) {
-            try performBatchUpdates(Self.batch { $0.deletedSections = [1]; $0.movedSections = [.init(from: 2, to: 0)] }, on: shown, source: ListTable(twoLeft))
+            try performBatchUpdates(
+                Self.batch {
+                    $0.deletedSections = [1]
+                    $0.movedSections = [.init(from: 2, to: 0)]
+                }, on: shown, source: ListTable(twoLeft))
         }
         // A section reloaded while another is inserted; a row reloaded while a section is inserted.
         var renamedAndInserted = old
         renamedAndInserted.sections[0].title = "A2"
         renamedAndInserted.sections.append(c)
-        #expect(refusal({ $0.updatedSections = [0]; $0.insertedSections = [2] }, source: renamedAndInserted)?
-            .contains("reload sections [0] in a batch that inserts or deletes sections") == true)
+        #expect(
+            refusal(
+                {
+                    $0.updatedSections = [0]
+                    $0.insertedSections = [2]
+                }, source: renamedAndInserted)?
+                .contains("reload sections [0] in a batch that inserts or deletes sections") == true)
         var rowChangedAndInserted = old
         rowChangedAndInserted.sections[1].rows[0].content = .text("c2")
         rowChangedAndInserted.sections.append(c)
-        #expect(refusal({ $0.updatedRows = [path(1, 0)]; $0.insertedSections = [2] }, source: rowChangedAndInserted)?
-            .contains("reload rows [1:0] in a batch that inserts sections") == true)
+        #expect(
+            refusal(
+                {
+                    $0.updatedRows = [path(1, 0)]
+                    $0.insertedSections = [2]
+                }, source: rowChangedAndInserted)?
+                .contains("reload rows [1:0] in a batch that inserts sections") == true)
         // Staged, each comes apart: the reload first, then the insertion.
         let stages = try? Changeset(from: old, to: ListSnapshot(name: "t", version: 0, sections: rowChangedAndInserted.sections))
             .stages(from: old, to: ListSnapshot(name: "t", version: 0, sections: rowChangedAndInserted.sections))
@@ -313,11 +391,21 @@ struct BatchUpdateModelTests {
         renamed.sections[0].title = "A2"
         #expect(refusal({ $0.updatedSections = [0] }, source: renamed) == nil)
         renamed.sections[0].rows.removeLast()
-        #expect(refusal({ $0.updatedSections = [0]; $0.deletedRows = [path(0, 1)] }, source: renamed)?
-            .contains("reload section 0 and change rows of it") == true)
+        #expect(
+            refusal(
+                {
+                    $0.updatedSections = [0]
+                    $0.deletedRows = [path(0, 1)]
+                }, source: renamed)?
+                .contains("reload section 0 and change rows of it") == true)
         var swapped = old
         swapped.sections.swapAt(0, 1)
-        #expect(refusal({ $0.movedSections = [.init(from: 0, to: 1)]; $0.updatedSections = [0] }, source: swapped)?
-            .contains("move and reload section 0") == true)
+        #expect(
+            refusal(
+                {
+                    $0.movedSections = [.init(from: 0, to: 1)]
+                    $0.updatedSections = [0]
+                }, source: swapped)?
+                .contains("move and reload section 0") == true)
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
-import TestSupport
-import Testing
-
 import PostgresCluster
 import Repository
 import RepositoryPostgres
+import Synchronization
+import TestSupport
+import Testing
 
 /// The examples in the library's doc comments, run as tests. Each example is written here once,
 /// between `// doc example: NAME begins` and `// doc example: NAME ends`, as an app would write it
@@ -110,7 +109,8 @@ struct DocExampleTests {
         let documented = try docExamples(under: packageRoot.appending(path: "Sources/Repository"))
         for example in marked {
             let places = documented.filter { $0.code == example.code }
-            #expect(!places.isEmpty, "no doc comment in Sources/Repository shows the example \"\(example.name)\" as this test runs it:\n\(example.code)")
+            #expect(
+                !places.isEmpty, "no doc comment in Sources/Repository shows the example \"\(example.name)\" as this test runs it:\n\(example.code)")
             for place in places {
                 #expect(
                     place.declaration.contains(" \(example.name)") || place.declaration.contains(" \(example.name)("),

@@ -53,7 +53,8 @@ struct LayoutTests {
         try #require(listing.status == 0, "git ls-files failed")
         let committed = Set(listing.output.split(separator: "\0").compactMap { $0.split(separator: "/").first.map(String.init) })
         let named = try Self.namedInReadme()
-        #expect(committed.subtracting(named).isEmpty, "committed at the root but not in the README's Layout: \(committed.subtracting(named).sorted())")
+        #expect(
+            committed.subtracting(named).isEmpty, "committed at the root but not in the README's Layout: \(committed.subtracting(named).sorted())")
         #expect(named.subtracting(committed).isEmpty, "in the README's Layout but not committed: \(named.subtracting(committed).sorted())")
         #expect(named.isSuperset(of: ["Sources", "Tests", "Package.swift", "README.md"]), "the Layout section was read: \(named.sorted())")
     }
@@ -97,8 +98,10 @@ struct ArchitectureTests {
     @Test func everyFolderOfTheLibraryIsInTheTableAndNoOther() throws {
         let actual = try Self.repositoryFolders()
         let named = try Self.foldersInTable(try Self.architecture())
-        #expect(actual.subtracting(named).isEmpty, "folders of Sources/Repository ARCHITECTURE.md does not name: \(actual.subtracting(named).sorted())")
-        #expect(named.subtracting(actual).isEmpty, "folders ARCHITECTURE.md names that Sources/Repository lacks: \(named.subtracting(actual).sorted())")
+        #expect(
+            actual.subtracting(named).isEmpty, "folders of Sources/Repository ARCHITECTURE.md does not name: \(actual.subtracting(named).sorted())")
+        #expect(
+            named.subtracting(actual).isEmpty, "folders ARCHITECTURE.md names that Sources/Repository lacks: \(named.subtracting(actual).sorted())")
         #expect(named.isSuperset(of: ["Model/", "Engine/SQLite/", "Replica/Internal/"]), "the table was read: \(named.sorted())")
     }
 
@@ -109,7 +112,10 @@ struct ArchitectureTests {
         let text = try Self.architecture()
         let paths = text.split(separator: "`", omittingEmptySubsequences: false).enumerated()
             .filter { $0.offset % 2 == 1 }.map { String($0.element) }
-            .filter { $0.contains("/") && !$0.contains(" ") && !$0.contains("NNNN") && !$0.contains("://") && ($0.hasSuffix(".swift") || $0.hasSuffix(".sql") || $0.hasSuffix("/")) }
+            .filter {
+                $0.contains("/") && !$0.contains(" ") && !$0.contains("NNNN") && !$0.contains("://")
+                    && ($0.hasSuffix(".swift") || $0.hasSuffix(".sql") || $0.hasSuffix("/"))
+            }
         #expect(paths.count > 20, "paths were read: \(paths)")
         let bases = ["", "Sources/Repository/", "Migrations/", "Tests/RepositoryTests/"]
         for path in Set(paths).sorted() {

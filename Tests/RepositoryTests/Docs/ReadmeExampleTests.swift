@@ -1,8 +1,7 @@
 import Foundation
+import Repository
 import TestSupport
 import Testing
-
-import Repository
 
 @Suite("README")
 struct ReadmeExampleTests {
@@ -67,7 +66,8 @@ struct ReadmeExampleTests {
                 for inner in 0..<8 { _ = try? session.apply(randomEdit(session.outline, step: step * 10 + inner, using: &generator)) }
                 changeset = try session.save().changeset
             } else {
-                guard let change = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator)) else { continue }
+                guard let change = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator))
+                else { continue }
                 changeset = change.changeset
             }
             let after = try store.list("default").snapshot(editing: true)
@@ -95,7 +95,9 @@ struct ReadmeExampleTests {
         #expect(tableView.shown.sections.first?.header.title == "elsewhere")
 
         // The library's table-view recipes show exactly this data source.
-        #expect(try recipesArticle().contains(try excerpt("README table view", indent: 0)), "TableViewRecipes.md's table view example differs from this test's")
+        #expect(
+            try recipesArticle().contains(try excerpt("README table view", indent: 0)),
+            "TableViewRecipes.md's table view example differs from this test's")
     }
 
     /// The lines of this file between `// <marker> begins` and `// <marker> ends`, `indent`
@@ -178,4 +180,3 @@ final class ListDataSource: NSObject, UITableViewDataSource {
     }
 }
 // README table view ends
-

@@ -2,9 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import RepositoryPostgres
-
 @testable import Repository
+@testable import RepositoryPostgres
 
 @Suite("Seed scenarios")
 struct ScenarioTests {

@@ -190,7 +190,8 @@ struct MigrationTests {
         try fixture.list.apply(.moveSection(.index(1), to: 0))
         let db = try Connection(path: fixture.path, mode: .readOnly)
         let at = try db.queryFirst(
-            "SELECT title FROM ordered_rows WHERE list = 'default' AND section_index = 0 AND row_index = 1") { $0.string(0) }
+            "SELECT title FROM ordered_rows WHERE list = 'default' AND section_index = 0 AND row_index = 1"
+        ) { $0.string(0) }
         #expect(at == "b0")
         let paths = try db.query("SELECT path, title FROM ordered_rows ORDER BY section_index, row_index") { "\($0.string(0)) \($0.string(1))" }
         #expect(paths == ["0:0 b-first", "0:1 b0"])
@@ -206,7 +207,9 @@ struct MigrationTests {
         let db = try Connection(path: fixture.path, mode: .readWrite)
         try db.execute(script: "PRAGMA foreign_keys = ON")
         #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, kind, title) VALUES (1, 5, 'bogus', 'x')") }
-        #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, kind, title, value) VALUES (1, 5, 'text', 'x', 'v')") }
+        #expect(throws: SQLiteError.self) {
+            try db.run("INSERT INTO rows (section_id, position, kind, title, value) VALUES (1, 5, 'text', 'x', 'v')")
+        }
         #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, title) VALUES (99, 5, 'x')") }
         try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, 5, 'x')")
         #expect(throws: SQLiteError.self) { try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, 5, 'y')") }

@@ -151,7 +151,11 @@ struct ServerRefusalTests {
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         // The commit waits; its connection is cut, so it never commits.
         var first: Int64?
-        #expect(try waitUntil { first = try holder.execute(Self.committing).int64(0, 0); return first != nil }, "the commit was held up")
+        #expect(
+            try waitUntil {
+                first = try holder.execute(Self.committing).int64(0, 0)
+                return first != nil
+            }, "the commit was held up")
         let firstBackend = try #require(first)
         #expect(try holder.execute("SELECT pg_terminate_backend($1)", [String(firstBackend)]).string(0, 0) == "t")
         // sectionctl connects again, finds the write did not commit, and makes it once more:
@@ -176,7 +180,8 @@ struct ServerRefusalTests {
         // The store reaches the server through a proxy, which the test cuts while the server
         // commits: the server finishes the commit, and its answer has nowhere to go.
         let proxy = try SocketProxy(serverDirectory: try cluster().directory.url.path)
-        let store = try SectionStore(location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"), server: .postgres)
+        let store = try SectionStore(
+            location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"), server: .postgres)
         let before = try store.list(SectionStore.defaultList).outline().version
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         #expect(try waitUntil { try holder.execute(Self.committing).rowCount == 1 }, "the commit was held up")
@@ -197,7 +202,11 @@ struct ServerRefusalTests {
         let store = fixture.store
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         var backend: Int64?
-        #expect(try waitUntil { backend = try holder.execute(Self.committing).int64(0, 0); return backend != nil }, "the commit was held up")
+        #expect(
+            try waitUntil {
+                backend = try holder.execute(Self.committing).int64(0, 0)
+                return backend != nil
+            }, "the commit was held up")
         // No new connection can ask the server what became of the write.
         let other = try PostgresConnection(connectionString: try cluster().uri(of: "postgres"))
         try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
@@ -273,8 +282,9 @@ struct ServerRefusalTests {
         #expect(
             SectionStore.repositoryError(MalformedConnectionString(reason: "r"), location: location) as? RepositoryError
                 == .malformedConnectionString(reason: "r"))
-        #expect(RepositoryError.notOurSchema(server: server, schema: "sectionctl").description
-            == "the database at \(server) has a schema \"sectionctl\" that sectionctl did not make; nothing was changed")
+        #expect(
+            RepositoryError.notOurSchema(server: server, schema: "sectionctl").description
+                == "the database at \(server) has a schema \"sectionctl\" that sectionctl did not make; nothing was changed")
     }
 }
 

@@ -5,9 +5,8 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import RepositoryPostgres
-
 @testable import Repository
+@testable import RepositoryPostgres
 
 /// What only a server has: its schema's refusals, its SQL dialect, losing it mid-write, and many
 /// clients at once.
@@ -63,7 +62,9 @@ struct ServerTests {
         let script = try String(
             contentsOf: packageRoot.appending(path: "Tests/postgres-schema-check.sql"), encoding: .utf8)
         let sql = script.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("\\") }.joined(separator: "\n")
-        let database = try cluster().newSectionctlDatabase { _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true) }
+        let database = try cluster().newSectionctlDatabase {
+            _ = try SectionStore(location: .server(connectionString: $0), server: .postgres, create: true)
+        }
         try PostgresConnection(connectionString: database).execute(script: sql)
     }
 
@@ -252,8 +253,10 @@ struct ServerOfflineTests {
         func mapped(_ state: String?, _ message: String = "m") -> RepositoryError? {
             SectionStore.repositoryError(PostgresError(sqlState: state, message: message, context: "c"), location: location) as? RepositoryError
         }
-        #expect(mapped(nil, "server closed the connection unexpectedly") == .unavailable(
-            server: "postgresql://ada:***@db.example/lists", reason: "server closed the connection unexpectedly"))
+        #expect(
+            mapped(nil, "server closed the connection unexpectedly")
+                == .unavailable(
+                    server: "postgresql://ada:***@db.example/lists", reason: "server closed the connection unexpectedly"))
         #expect(mapped("57P01").map { if case .unavailable = $0 { true } else { false } } == true, "administrator shutdown")
         #expect(mapped("40001").map { if case .unavailable = $0 { true } else { false } } == true, "serialization failure past its retries")
         #expect(mapped("40P01").map { if case .unavailable = $0 { true } else { false } } == true, "deadlock past its retries")

@@ -85,7 +85,9 @@ struct JournalTests {
             try fixture.plainSQL(script)
             #expect(try fixture.plainInt("SELECT version FROM lists WHERE id = 1")! > current, "\(script)")
             #expect(
-                try fixture.plainInt("SELECT count(*) FROM journal WHERE list_id = 1 AND version = (SELECT version FROM lists WHERE id = 1) AND changes = '{\"reload\":true}'") == 1,
+                try fixture.plainInt(
+                    "SELECT count(*) FROM journal WHERE list_id = 1 AND version = (SELECT version FROM lists WHERE id = 1) AND changes = '{\"reload\":true}'"
+                ) == 1,
                 "\(script)")
             try fixture.plainSQL("UPDATE lists SET name = 'default' WHERE id = 1")
         }

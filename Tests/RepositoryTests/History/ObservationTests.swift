@@ -1,10 +1,10 @@
 import Foundation
+import RepositoryPostgres
 import SQLite
 import TestSupport
 import Testing
 
 @testable import Repository
-import RepositoryPostgres
 
 /// Observers get one update per committed version, in order, from any connection; applying each
 /// changeset to the snapshot they hold gives the list at that version, as a table view would.
@@ -186,7 +186,11 @@ struct ObservationTests {
         let latest = try store.list("default").outline().version
         // Wait for both commits: the plain one and sectionctl's.
         var updates: [ListUpdate] = []
-        #expect(try waitUntil { updates += try watcher.poll(waitingUpTo: 1); return updates.last?.version == latest })
+        #expect(
+            try waitUntil {
+                updates += try watcher.poll(waitingUpTo: 1)
+                return updates.last?.version == latest
+            })
         #expect(updates.map(\.isReload) == [true, false], "one reload for the statement, then the change: \(updates.map(\.version))")
         #expect(updates.first?.version == latest - 1)
         #expect(updates.last?.changeset?.insertedRows == [RowPath(section: 0, row: 0)])

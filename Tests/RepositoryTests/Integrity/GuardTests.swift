@@ -1,7 +1,7 @@
 import Foundation
 import Repository
-import Testing
 import TestSupport
+import Testing
 
 /// The schema's guards (`Migrations/0005_guards.sql`, `Migrations/postgres/0005_guards.sql`):
 /// plain SQL typed into the sqlite3 shell (foreign keys off, its default) or psql is refused where
@@ -181,10 +181,12 @@ struct GuardTests {
             let journal = try fixture.plainInt("SELECT count(*) FROM journal")
             // What it names depends on where the walk meets the damage: the position itself, or a
             // row the rank structure counts and cannot reach (a position past its range).
-            #expect("position \(position)", performing: { try fixture.list.apply(edit) }, throws: { error in
-                guard case RepositoryError.inconsistent(let detail) = error else { return false }
-                return detail.contains("position \(position)") || detail.contains("but none is at index")
-            })
+            #expect(
+                "position \(position)", performing: { try fixture.list.apply(edit) },
+                throws: { error in
+                    guard case RepositoryError.inconsistent(let detail) = error else { return false }
+                    return detail.contains("position \(position)") || detail.contains("but none is at index")
+                })
             #expect(try fixture.list.snapshot() == before, "position \(position): nothing written")
             #expect(try fixture.plainInt("SELECT count(*) FROM journal") == journal)
         }
@@ -205,10 +207,12 @@ struct GuardTests {
             WHERE id = (SELECT max(id) FROM undo_log WHERE list_id = 1)
             """)
         let other = try fixture.store.list("other").snapshot()
-        #expect(performing: { try fixture.list.undo() }, throws: { error in
-            guard case RepositoryError.cannotUndo(_, let reason) = error else { return false }
-            return reason.contains("another list")
-        })
+        #expect(
+            performing: { try fixture.list.undo() },
+            throws: { error in
+                guard case RepositoryError.cannotUndo(_, let reason) = error else { return false }
+                return reason.contains("another list")
+            })
         #expect(try fixture.store.list("other").snapshot() == other)
     }
 

@@ -32,7 +32,9 @@ struct IntegrityTests {
         let store = fixture.store
         for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
         for number in 0..<100 { try store.list("default").apply(.addRow(.text("a\(number)"), to: RowDestination(section: .index(0), index: .end))) }
-        for title in ["b0", "b1", "b2"] { try store.list("default").apply(.addRow(.text(title), to: RowDestination(section: .index(1), index: .end))) }
+        for title in ["b0", "b1", "b2"] {
+            try store.list("default").apply(.addRow(.text(title), to: RowDestination(section: .index(1), index: .end)))
+        }
         try store.createList(named: "other")
         try store.list("other").apply(.addSection(title: "X"))
         for title in ["x0", "x1"] { try store.list("other").apply(.addRow(.field(title, "v"), to: RowDestination(section: .index(0), index: .end))) }
@@ -82,7 +84,9 @@ struct IntegrityTests {
             name: "a section deleted with foreign keys off leaves its rows and rank nodes",
             sql: "DELETE FROM sections WHERE id = 2",
             found: [(.orphan, "3 rows of section #2, which does not exist: #101, #102, #103"), (.orphan, "4 rank nodes of section #2")],
-            done: [(.orphan, "deleted 3 rows of section #2, which does not exist: #101, #102, #103"), (.orphan, "deleted 4 rank nodes of section #2")],
+            done: [
+                (.orphan, "deleted 3 rows of section #2, which does not exist: #101, #102, #103"), (.orphan, "deleted 4 rank nodes of section #2"),
+            ],
             // The delete made a reload version of its own: the rows repair deletes are no list's.
             reloaded: []),
         Damage(
@@ -238,7 +242,9 @@ struct IntegrityTests {
 
         let report = try store.repair()
         for (kind, text) in damage.done {
-            #expect(report.actions.contains { $0.kind == kind && $0.message.contains(text) }, "repair should say \(kind): \(text); it says \(report.actions)")
+            #expect(
+                report.actions.contains { $0.kind == kind && $0.message.contains(text) },
+                "repair should say \(kind): \(text); it says \(report.actions)")
         }
         #expect(try store.check() == [], "after repair")
         #expect(try Self.shape(store) == shape, "ids, titles and order")
@@ -282,7 +288,8 @@ struct IntegrityTests {
         let problems = try store.check()
         let parking = position == OrderedTable.parkingPosition ? " (the parking value)" : ""
         let range = "outside 1…\(OrderedTable.upperBound - 1)"
-        #expect(problems.contains(IntegrityProblem(kind: .position, message: "section #1 has 1 row at positions \(range): #50 at \(position)\(parking)")))
+        #expect(
+            problems.contains(IntegrityProblem(kind: .position, message: "section #1 has 1 row at positions \(range): #50 at \(position)\(parking)")))
         #expect(
             problems.contains(
                 IntegrityProblem(kind: .position, message: "list #1 (\"default\") has 1 section at positions \(range): #3 at \(position)\(parking)")))
@@ -384,7 +391,10 @@ struct IntegrityTests {
         #expect(json.contains("\"kind\":\"row-count\"") && json.contains("\"repairable\":false"))
         #expect(try JSONDecoder().decode(IntegrityProblem.self, from: Data(json.utf8)) == problem)
         #expect(problem.description == "row-count: m")
-        #expect(IntegrityProblem.Kind.allCases.map(\.rawValue) == ["engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica"])
+        #expect(
+            IntegrityProblem.Kind.allCases.map(\.rawValue) == [
+                "engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica",
+            ])
     }
 }
 
@@ -466,7 +476,8 @@ struct SharedIntegrityTests {
                     // A session of several edits, some of them many rows at once.
                     let session = try store.list(list).beginEditing()
                     for number in 0..<(1 + pick(80)) {
-                        _ = try? session.apply(.addRow(.text("e\(number)"), to: RowDestination(section: .index(pick(sections.count + 1)), index: .end)))
+                        _ = try? session.apply(
+                            .addRow(.text("e\(number)"), to: RowDestination(section: .index(pick(sections.count + 1)), index: .end)))
                         if number % 7 == 0 { _ = try? session.apply(.addSection(title: "e\(step)")) }
                     }
                     change = try session.save()

@@ -2,10 +2,10 @@ import Foundation
 import PostgresCluster
 import Repository
 import SQLite
+import TestSupport
 import Testing
 
 @testable import RepositoryPostgres
-import TestSupport
 
 /// The two schemas — `Migrations/*.sql` for SQLite files, `Migrations/postgres/*.sql` for
 /// servers — are written separately in two dialects. This suite reads both catalogs from real
@@ -117,7 +117,8 @@ struct SchemaCatalogTests {
         let catalog = try Self.lines(of: Self.sqliteCatalog(path: file.path))
         for fact in [
             "table rows", "column rows.position integer", "column sections.title text", "unique sections(list_id, position)",
-            "index undo_log_step on undo_log(list_id, step)", "view ordered_rows: id, list, list_id, section_id, section_title, section_index, row_index, path, kind, title, value, position",
+            "index undo_log_step on undo_log(list_id, step)",
+            "view ordered_rows: id, list, list_id, section_id, section_title, section_index, row_index, path, kind, title, value, position",
             "trigger rows insert writes rank_nodes", "trigger rows delete writes sections", "trigger rows update writes undo_log",
             "trigger sections insert writes rank_nodes", "trigger lists delete writes retired_lists",
         ] {
@@ -186,7 +187,8 @@ struct SchemaCatalogTests {
                 }
                 let keys = try db.query("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", name) { $0.string(0) }
                 if !keys.isEmpty { catalog.uniques.insert("\(name)(\(keys.joined(separator: ", ")))") }
-                for index in try db.query("SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin = 'u'", name, row: { $0.string(0) }) {
+                for index in try db.query("SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin = 'u'", name, row: { $0.string(0) })
+                {
                     let columns = try db.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", index) { $0.string(0) }
                     catalog.uniques.insert("\(name)(\(columns.joined(separator: ", ")))")
                 }

@@ -137,7 +137,8 @@ struct IntentTests {
         for section in 0..<6 {
             try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<8 {
-                try store.list("default").apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                try store.list("default").apply(
+                    .addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
             }
         }
     }
@@ -174,7 +175,8 @@ struct IntentTests {
             #expect(result.change?.changeset == change.changeset, "step \(step): \(intent) reports the edit's changeset. \(context)")
             #expect(result.change?.version == change.version, "step \(step). \(context)")
             try #require(
-                try byIntent.store.list("default").snapshot() == byEdit.store.list("default").snapshot(), "step \(step): \(edit) as an intent, \(intent). \(context)")
+                try byIntent.store.list("default").snapshot() == byEdit.store.list("default").snapshot(),
+                "step \(step): \(edit) as an intent, \(intent). \(context)")
         }
         #expect(try byIntent.store.check() == [], "\(context)")
     }
@@ -389,7 +391,11 @@ struct IntentTests {
         // Sections: To do, Done, Later. "New" between To do and Done; Later first.
         let add = try list.intent(of: .addSection(title: "New", at: 1))
         let move = try list.intent(of: .moveSection(.id(later), to: 0))
-        #expect(add == .addSection(title: "New", emptyText: nil, at: SectionPlacement(before: [ids.section("To do")], after: [ids.section("Done"), later], index: 1)))
+        #expect(
+            add
+                == .addSection(
+                    title: "New", emptyText: nil, at: SectionPlacement(before: [ids.section("To do")], after: [ids.section("Done"), later], index: 1))
+        )
         try list.apply(.deleteSection(.id(ids.section("To do")), force: true))
         try list.apply(.addSection(title: "Other", at: 0))
         // Sections: Other, Done, Later. After To do (gone), before Done: found, the nearest after.
@@ -482,12 +488,18 @@ struct IntentTests {
         ("", "not an intent: the text is not JSON"),
         ("[1]", "not an intent: the intent is not what it should be"),
         (#"{"row":1}"#, #"not an intent: the intent has no "op""#),
-        (#"{"op":"swapRows"}"#, #"not an intent: "op": unknown op "swapRows" (one of addRow, moveRow, updateRow, deleteRow, addSection, renameSection, setEmptyText, moveSection, deleteSection)"#),
+        (
+            #"{"op":"swapRows"}"#,
+            #"not an intent: "op": unknown op "swapRows" (one of addRow, moveRow, updateRow, deleteRow, addSection, renameSection, setEmptyText, moveSection, deleteSection)"#
+        ),
         (#"{"op":"deleteRow"}"#, #"not an intent: the intent has no "row""#),
         (#"{"op":"deleteRow","row":"7"}"#, #"not an intent: "row" is not what it should be"#),
         (#"{"op":"setEmptyText","section":1}"#, #"not an intent: the intent has no "emptyText""#),
         (#"{"op":"moveRow","row":1,"to":{"section":1,"before":[],"after":[],"index":-1}}"#, #"not an intent: "to.index": a negative index (-1)"#),
-        (#"{"op":"addRow","content":{"kind":"note","title":"x"},"at":{"section":1,"before":[],"after":[],"index":0}}"#, #"not an intent: "content.kind""#),
+        (
+            #"{"op":"addRow","content":{"kind":"note","title":"x"},"at":{"section":1,"before":[],"after":[],"index":0}}"#,
+            #"not an intent: "content.kind""#
+        ),
     ])
     func malformedIntentsAreRefusedSayingWhy(text: String, message: String) {
         do {
@@ -502,7 +514,9 @@ struct IntentTests {
     @Test func aPlacementWithTooManyNeighboursIsRefused() {
         let ids = (1...65).map(String.init).joined(separator: ",")
         let text = #"{"op":"moveSection","section":1,"to":{"before":["# + ids + #"],"after":[],"index":0}}"#
-        #expect(throws: RepositoryError.invalidData(#"not an intent: "to.before": more than 64 neighbours on a side (65)"#)) { try Intent(json: text) }
+        #expect(throws: RepositoryError.invalidData(#"not an intent: "to.before": more than 64 neighbours on a side (65)"#)) {
+            try Intent(json: text)
+        }
     }
 
     @Test(arguments: Backend.all) func recordedIntentsReadBackFromTheirJSONAndApplyTheSame(backend: Backend) throws {
@@ -511,7 +525,8 @@ struct IntentTests {
         let list = fixture.store.list(SectionStore.defaultList)
         var generator = SeededGenerator(seed: 61)
         for step in 0..<40 {
-            let edit = SessionRebaseTests.randomEdit(try fixture.list.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
+            let edit = SessionRebaseTests.randomEdit(
+                try fixture.list.outline(), kinds: SessionRebaseTests.Kind.allCases, step: step, using: &generator)
             guard let intent = try? list.intent(of: edit) else { continue }
             let read = try Intent(json: intent.json)
             #expect(read == intent, "\(intent.json)")

@@ -1,8 +1,7 @@
 import Foundation
+import Repository
 import TestSupport
 import Testing
-
-import Repository
 
 @Suite("Typed ids")
 struct IDTypeTests {

@@ -67,9 +67,15 @@ struct ListModel {
             nextSectionID += 1
             return .success(.section(SectionID(nextSectionID - 1)))
         case .renameSection(let ref, let title):
-            return section(ref).map { sections[$0].title = title; return nil }
+            return section(ref).map {
+                sections[$0].title = title
+                return nil
+            }
         case .setEmptyText(let ref, let text):
-            return section(ref).map { sections[$0].emptyText = text; return nil }
+            return section(ref).map {
+                sections[$0].emptyText = text
+                return nil
+            }
         case .moveSection(let ref, let to):
             return section(ref).flatMap { index in
                 guard to >= 0 && to < sections.count else { return .failure(.outOfRange) }
@@ -122,7 +128,10 @@ struct ListModel {
                 return .success(nil)
             }
         case .deleteRow(let ref):
-            return row(ref).map { s, r in sections[s].rows.remove(at: r); return nil }
+            return row(ref).map { s, r in
+                sections[s].rows.remove(at: r)
+                return nil
+            }
         case .moveRow(let ref, let destination) where destination.anchor != nil:
             // Next to a row, by id: take the moving row out, find the anchor, put it beside.
             let anchor = destination.anchor!
@@ -346,7 +355,9 @@ struct ModelTests {
                 do {
                     draftCreated = try session.apply(edit.mappingIDs(sections: ids.draftSection, rows: ids.draftRow)).createdID
                 } catch let error as RepositoryError { sessionError = error }
-                do { directCreated = try directStore.list("default").apply(edit).createdID } catch let error as RepositoryError { directError = error }
+                do { directCreated = try directStore.list("default").apply(edit).createdID } catch let error as RepositoryError {
+                    directError = error
+                }
                 switch (draftCreated, directCreated) {
                 case (.section(let draft)?, .section(let direct)?): ids.addSection(draft: draft, direct: direct)
                 case (.row(let draft)?, .row(let direct)?): ids.addRow(draft: draft, direct: direct)
@@ -422,26 +433,70 @@ struct ModelTests {
             let sectionIndex = generator.int(-1...direct.sections.count)
             let rows = direct.sections.indices.contains(sectionIndex) ? direct.sections[sectionIndex].rows.count : 2
             let path = RowPath(section: sectionIndex, row: generator.int(-1...rows))
-            try same({ try session.row(at: path) }, { var row = try store.list("default").row(at: path); row.version = nil; return row }, map: ids.direct, "row at \(path)")
-            try same({ try session.row(.path(.index(sectionIndex), .end)) }, { var row = try store.list("default").row(.path(.index(sectionIndex), .end)); row.version = nil; return row }, map: ids.direct, "row \(sectionIndex):end")
+            try same(
+                { try session.row(at: path) },
+                {
+                    var row = try store.list("default").row(at: path)
+                    row.version = nil
+                    return row
+                }, map: ids.direct, "row at \(path)")
+            try same(
+                { try session.row(.path(.index(sectionIndex), .end)) },
+                {
+                    var row = try store.list("default").row(.path(.index(sectionIndex), .end))
+                    row.version = nil
+                    return row
+                }, map: ids.direct, "row \(sectionIndex):end")
             let limit = generator.int(0...7)
             try same(
-                { var window = try session.window(from: path, limit: limit); window.version = 0; return window },
-                { var window = try store.list("default").window(from: path, limit: limit, editing: true); window.version = 0; return window },
+                {
+                    var window = try session.window(from: path, limit: limit)
+                    window.version = 0
+                    return window
+                },
+                {
+                    var window = try store.list("default").window(from: path, limit: limit, editing: true)
+                    window.version = 0
+                    return window
+                },
                 map: ids.direct, "window from \(path), \(limit) rows")
             try same(
-                { var window = try session.window(startingAt: .path(.index(sectionIndex), .end), limit: limit); window.version = 0; return window },
-                { var window = try store.list("default").window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true); window.version = 0; return window },
+                {
+                    var window = try session.window(startingAt: .path(.index(sectionIndex), .end), limit: limit)
+                    window.version = 0
+                    return window
+                },
+                {
+                    var window = try store.list("default").window(startingAt: .path(.index(sectionIndex), .end), limit: limit, editing: true)
+                    window.version = 0
+                    return window
+                },
                 map: ids.direct, "window from \(sectionIndex):end, \(limit) rows")
         }
         let storedIDs = direct.sections.flatMap { $0.rows.map(\.id) }
         for _ in 0..<3 {
-            let id = generator.chance(85) && !storedIDs.isEmpty ? storedIDs[generator.int(0...(storedIDs.count - 1))] : RowID(Int64(generator.int(-5...9000)))
+            let id =
+                generator.chance(85) && !storedIDs.isEmpty
+                ? storedIDs[generator.int(0...(storedIDs.count - 1))] : RowID(Int64(generator.int(-5...9000)))
             try same({ try session.path(ofRow: ids.draftRow(id)) }, { try store.list("default").path(ofRow: id) }, map: { $0 }, "path of #\(id)")
-            try same({ try session.row(.id(ids.draftRow(id))) }, { var row = try store.list("default").row(.id(id)); row.version = nil; return row }, map: ids.direct, "row #\(id)")
             try same(
-                { var window = try session.window(startingAt: .id(ids.draftRow(id)), limit: 3); window.version = 0; return window },
-                { var window = try store.list("default").window(startingAt: .id(id), limit: 3, editing: true); window.version = 0; return window },
+                { try session.row(.id(ids.draftRow(id))) },
+                {
+                    var row = try store.list("default").row(.id(id))
+                    row.version = nil
+                    return row
+                }, map: ids.direct, "row #\(id)")
+            try same(
+                {
+                    var window = try session.window(startingAt: .id(ids.draftRow(id)), limit: 3)
+                    window.version = 0
+                    return window
+                },
+                {
+                    var window = try store.list("default").window(startingAt: .id(id), limit: 3, editing: true)
+                    window.version = 0
+                    return window
+                },
                 map: ids.direct, "window from #\(id)")
         }
     }
@@ -527,7 +582,6 @@ struct IDMap {
 private func contentOnly(_ section: Section) -> [String] {
     [section.title, section.emptyText ?? "∅"] + section.rows.map { "\($0.kind):\($0.title):\($0.value ?? "∅")" }
 }
-
 
 extension Edit {
     /// The same edit with section ids and row ids mapped apart (stored ids of the two kinds overlap).

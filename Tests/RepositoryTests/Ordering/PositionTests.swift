@@ -80,7 +80,8 @@ struct PositionTests {
         // 1,000 rows a step apart, but rows 490…510 packed one position apart: no gap there.
         try store.write { db in
             for index in 0..<1000 {
-                let position = index >= 490 && index <= 510
+                let position =
+                    index >= 490 && index <= 510
                     ? OrderedTable.firstPosition + 490 * OrderedTable.step + Int64(index - 490)
                     : OrderedTable.firstPosition + Int64(index) * OrderedTable.step
                 try db.run("INSERT INTO rows (section_id, position, title) VALUES (1, ?, ?)", position, "\(index)")

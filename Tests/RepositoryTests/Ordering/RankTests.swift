@@ -144,7 +144,8 @@ struct RankTests {
         // 625 nodes of 32 rows, under 20 nodes (19 of 32 children, 1,024 rows, and one of 17), under one node
         // of 20, under the top level's one; four levels.
         let nodes = try store.read { db in
-            try db.query("SELECT level, count(*), min(row_count), max(row_count) FROM rank_nodes WHERE section_id = 1 GROUP BY level ORDER BY level") {
+            try db.query("SELECT level, count(*), min(row_count), max(row_count) FROM rank_nodes WHERE section_id = 1 GROUP BY level ORDER BY level")
+            {
                 [$0.int(0), $0.int(1), $0.int(2), $0.int(3)]
             }
         }

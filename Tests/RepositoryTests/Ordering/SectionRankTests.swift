@@ -97,7 +97,9 @@ struct SectionRankTests {
                     let limit = Int.random(in: 0...40, using: &generator)
                     let window = try store.list(name).outline(from: first, limit: limit)
                     #expect(window.sectionCount == count && window.first == first, "seed \(seed): list \(name)")
-                    #expect(window.sections.map(\.title) == Array(model[list][first..<min(count, first + limit)]), "seed \(seed): list \(name) from \(first)")
+                    #expect(
+                        window.sections.map(\.title) == Array(model[list][first..<min(count, first + limit)]),
+                        "seed \(seed): list \(name) from \(first)")
                     #expect(window.sections.map(\.index) == Array(first..<window.end), "seed \(seed)")
                 }
             }
@@ -125,8 +127,12 @@ struct SectionRankTests {
         let tail = try await list.outline(from: 3, limit: 10)
         #expect(tail.sections.map(\.title) == ["s3", "s4"], "a limit past the end gives what there is")
         #expect(try await list.outline(from: 5, limit: 10).sections.isEmpty, "from the count: none")
-        await #expect(throws: RepositoryError.sectionIndexOutOfRange(6, valid: 0...5, version: whole.version)) { try await list.outline(from: 6, limit: 1) }
-        await #expect(throws: RepositoryError.sectionIndexOutOfRange(-1, valid: 0...5, version: whole.version)) { try await list.outline(from: -1, limit: 1) }
+        await #expect(throws: RepositoryError.sectionIndexOutOfRange(6, valid: 0...5, version: whole.version)) {
+            try await list.outline(from: 6, limit: 1)
+        }
+        await #expect(throws: RepositoryError.sectionIndexOutOfRange(-1, valid: 0...5, version: whole.version)) {
+            try await list.outline(from: -1, limit: 1)
+        }
         await #expect(throws: RepositoryError.negativeWindowLimit(-1)) { try await list.outline(from: 0, limit: -1) }
         await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version - 1, current: whole.version)) {
             try await list.outline(from: 0, limit: 1, atVersion: whole.version - 1)

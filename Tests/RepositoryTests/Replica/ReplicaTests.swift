@@ -1,12 +1,12 @@
 import Foundation
 import PostgresCluster
+import RepositoryPostgres
+import SQLite
 import Synchronization
 import TestSupport
 import Testing
 
 @testable import Repository
-import SQLite
-import RepositoryPostgres
 
 /// Replicas (`SectionStore.clone(list:from:to:server:)`, `sync()`): files that mirror a server's list,
 /// edited offline, synced through the server.
@@ -179,7 +179,8 @@ extension ReplicaTests {
         for section in 0..<6 {
             try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<Int.random(in: 0..<12, using: &rng) {
-                try store.list("default").apply(.addRow(.text("r\(row)"), to: .init(section: .index(section), index: .index(Int.random(in: 0...row, using: &rng)))))
+                try store.list("default").apply(
+                    .addRow(.text("r\(row)"), to: .init(section: .index(section), index: .index(Int.random(in: 0...row, using: &rng)))))
             }
         }
         try store.list("default").apply(.moveSection(.index(5), to: 1))
@@ -188,10 +189,14 @@ extension ReplicaTests {
             let count = try list.sectionCount()
             for index in 0..<count {
                 let section = try list.section(.index(index))
-                #expect(try ReplicaLog.sectionPlacement(of: section, in: list) == IntentRules.sectionPlacement(slot: index, moving: index, count: count, in: list))
+                #expect(
+                    try ReplicaLog.sectionPlacement(of: section, in: list)
+                        == IntentRules.sectionPlacement(slot: index, moving: index, count: count, in: list))
                 for row in 0..<section.rowCount {
                     let located = try list.row(.path(.index(index), .index(row)))
-                    #expect(try ReplicaLog.rowPlacement(of: located, in: list) == IntentRules.rowPlacement(slot: row, in: section, moving: row, list: list))
+                    #expect(
+                        try ReplicaLog.rowPlacement(of: located, in: list)
+                            == IntentRules.rowPlacement(slot: row, in: section, moving: row, list: list))
                 }
             }
         }
@@ -214,7 +219,8 @@ extension ReplicaTests {
         try replica.sync()
         #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
         // A pending intent that is not one: found, not repairable, and a sync says so.
-        try tamper(path: path, "INSERT INTO replica_intents (sequence, intent) VALUES (99, '{\"op\":\"fly\"}'); UPDATE replica SET next_sequence = 100")
+        try tamper(
+            path: path, "INSERT INTO replica_intents (sequence, intent) VALUES (99, '{\"op\":\"fly\"}'); UPDATE replica SET next_sequence = 100")
         #expect(try replica.check().map(\.isRepairable) == [false])
         #expect(throws: RepositoryError.self) { try replica.sync() }
     }
@@ -259,7 +265,9 @@ extension ReplicaTests {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         try tamper(path: fixture.directory.path("r.db"), "DELETE FROM replica_ids WHERE kind = 'row'")
         let before = try replica.list("default").snapshot()
-        #expect(throws: RepositoryError.replica(.noIDsLeft(kind: "row"))) { try replica.list("default").apply(.addRow(.text("one too many"), to: .at(0, 0))) }
+        #expect(throws: RepositoryError.replica(.noIDsLeft(kind: "row"))) {
+            try replica.list("default").apply(.addRow(.text("one too many"), to: .at(0, 0)))
+        }
         #expect(try replica.list("default").snapshot() == before, "nothing written")
         #expect(try replica.replicaStatus().pendingIntents == 0)
         try replica.sync()
@@ -276,7 +284,9 @@ extension ReplicaTests {
         }
         #expect(throws: RepositoryError.replica(.notAReplica(path: fixture.server.store.path))) { try fixture.server.store.sync() }
         #expect(throws: RepositoryError.replica(.cloneFromFile(path: fixture.directory.path("r.db")))) {
-            try SectionStore.clone(list: SectionStore.defaultList, from: .file(path: fixture.directory.path("r.db")), to: fixture.directory.path("x.db"), server: .postgres)
+            try SectionStore.clone(
+                list: SectionStore.defaultList, from: .file(path: fixture.directory.path("r.db")), to: fixture.directory.path("x.db"),
+                server: .postgres)
         }
     }
 }
@@ -288,7 +298,15 @@ final class Tally: Sendable {
     var count: Int { value.withLock { $0 } }
     func add() { value.withLock { $0 += 1 } }
     /// Takes one when any is left; whether it did.
-    func take() -> Bool { value.withLock { left in left > 0 ? { left -= 1; return true }() : false } }
+    func take() -> Bool {
+        value.withLock { left in
+            left > 0
+                ? {
+                    left -= 1
+                    return true
+                }() : false
+        }
+    }
 }
 
 /// A sync in a few round trips: the pull's two statements and the push's one, whatever the count
@@ -552,7 +570,9 @@ struct ReplicaConvergenceTests {
         for section in 0..<2 {
             for _ in 0..<4 {
                 titles += 1
-                try ledger.note(try server.store.list("default").apply(.addRow(.text("t\(titles)"), to: .init(section: .index(section), index: .end))), on: server.store)
+                try ledger.note(
+                    try server.store.list("default").apply(.addRow(.text("t\(titles)"), to: .init(section: .index(section), index: .end))),
+                    on: server.store)
             }
         }
         let directory = try TemporaryDirectory()

@@ -226,7 +226,8 @@ struct SessionRebaseTests {
         for section in 0..<6 {
             try store.list("default").apply(.addSection(title: "S\(section)"))
             for row in 0..<8 {
-                try store.list("default").apply(.addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
+                try store.list("default").apply(
+                    .addRow(RowContent(kind: .field, title: "r\(section).\(row)"), to: .init(section: .index(section), index: .end)))
             }
         }
         let session = try store.list("default").beginEditing()
@@ -244,7 +245,8 @@ struct SessionRebaseTests {
         var otherEdits = 0
         let otherKinds: [Kind] = Array(repeating: .deleteRow, count: 4) + Array(repeating: .moveRow, count: 4) + Kind.allCases
         for step in 0..<25 {
-            let change = try? other.list("default").apply(Self.randomEdit(try other.list("default").outline(), kinds: otherKinds, step: 200 + step, using: &generator))
+            let change = try? other.list("default").apply(
+                Self.randomEdit(try other.list("default").outline(), kinds: otherKinds, step: 200 + step, using: &generator))
             if let change, !change.changeset.isEmpty { otherEdits += 1 }
         }
         let context = "\(backend), seed \(seed)"
@@ -280,7 +282,8 @@ struct SessionRebaseTests {
         let storedIDs = draft.sections.map {
             [(session.savedSectionIDs[$0.id] ?? $0.id).rawValue] + $0.rows.map { (session.savedRowIDs[$0.id] ?? $0.id).rawValue }
         }
-        #expect(postSave.sections.map { [$0.id.rawValue] + $0.rows.map(\.id.rawValue) } == storedIDs, "\(context): what is saved is the rebased draft")
+        #expect(
+            postSave.sections.map { [$0.id.rawValue] + $0.rows.map(\.id.rawValue) } == storedIDs, "\(context): what is saved is the rebased draft")
         #expect(try store.check() == [], "\(context)")
     }
 
@@ -357,9 +360,13 @@ struct SessionRebaseTests {
         let report = try session.rebase()
         #expect(report.dropped.map(\.index) == [0, 1, 2, 3])
         #expect(
-            report.dropped.map(\.reason) == [.sectionGone(ids.section("Done")), .sectionGone(ids.section("Done")), .rowGone(added), .sectionGone(ids.section("Done"))],
+            report.dropped.map(\.reason) == [
+                .sectionGone(ids.section("Done")), .sectionGone(ids.section("Done")), .rowGone(added), .sectionGone(ids.section("Done")),
+            ],
             "the update of a row whose adding was dropped is dropped too")
-        #expect(try session.apply(.addRow(.text("later"), to: .at(0, 0))).createdID?.rowID == RowID(added.rawValue - 1), "a dropped row's draft id is not given again")
+        #expect(
+            try session.apply(.addRow(.text("later"), to: .at(0, 0))).createdID?.rowID == RowID(added.rawValue - 1),
+            "a dropped row's draft id is not given again")
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "later", "a", "c", "b"]], "a stays where it was: its move was dropped")
     }
@@ -452,10 +459,11 @@ struct SessionRebaseTests {
         #expect(throws: RepositoryError.self) { try session.save() }
         let second = try session.rebase()
         #expect(second.dropped.isEmpty && second.previousVersion == first.version)
-        #expect(second.kept == [
-            .addRow(.text("new"), to: RowDestination(section: .id(ids.section("To do")), index: .index(0))),
-            .moveRow(.id(ids.row("d")), to: .after(row)),
-        ], "neither neighbour of new is left: its index; d still follows it by its draft id")
+        #expect(
+            second.kept == [
+                .addRow(.text("new"), to: RowDestination(section: .id(ids.section("To do")), index: .index(0))),
+                .moveRow(.id(ids.row("d")), to: .after(row)),
+            ], "neither neighbour of new is left: its index; d still follows it by its draft id")
         #expect(try session.path(ofRow: row) == RowPath(section: 0, row: 0))
         try session.save()
         #expect(try titles(fixture.store) == [["To do", "new", "d", "y", "c"], ["Done", "a"]])
@@ -541,6 +549,8 @@ struct SessionRebaseTests {
         // `cancel()` cannot fail: it reads nothing, and computes the way back from the edits.
         let back = session.cancel()
         #expect(back == pending.inverted())
-        try requireChangeset(back, turns: draft, into: ListSnapshot(name: base.name, version: base.version, isEditing: true, sections: base.sections, listID: base.listID))
+        try requireChangeset(
+            back, turns: draft,
+            into: ListSnapshot(name: base.name, version: base.version, isEditing: true, sections: base.sections, listID: base.listID))
     }
 }

@@ -69,6 +69,9 @@ struct AsyncTests {
     static func blockingReads(_ store: SectionStore, at path: RowPath) throws
         -> (row: LocatedRow, outline: ListOutline, snapshot: ListSnapshot, window: ListWindow, changes: ListChanges)
     {
-        (try store.list("default").row(at: path), try store.list("default").outline(), try store.list("default").snapshot(), try store.list("default").window(from: path, limit: 2), try store.list("default").changes(since: 1))
+        (
+            try store.list("default").row(at: path), try store.list("default").outline(), try store.list("default").snapshot(),
+            try store.list("default").window(from: path, limit: 2), try store.list("default").changes(since: 1)
+        )
     }
 }

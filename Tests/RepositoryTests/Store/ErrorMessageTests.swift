@@ -34,15 +34,19 @@ import Testing
         #expect(throws: refusal) { try SectionStore(location: location, create: true) }
         #expect(throws: refusal) { try ListWatcher(location: location, list: "default") }
         let directory = try TemporaryDirectory()
-        #expect(throws: refusal) { try SectionStore.clone(list: "default", from: .server(connectionString: "postgresql://db.example.invalid/team"), to: directory.path("r.db")) }
+        #expect(throws: refusal) {
+            try SectionStore.clone(
+                list: "default", from: .server(connectionString: "postgresql://db.example.invalid/team"), to: directory.path("r.db"))
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.path("r.db")))
         #expect(SectionStore.schemaVersion(at: location) == nil)
         #expect(!location.description.contains("s3cret"))
         #expect(StoreLocation.placeholder(for: "postgresql://ada:s3cret@db/team") == "postgresql://… (not shown)")
         #expect(StoreLocation.placeholder(for: "host=db password=s3cret") == "a connection string (not shown)")
         let message = RepositoryError.serverSupportMissing(location: "postgresql://… (not shown)", product: "RepositoryPostgres").description
-        #expect(message == "postgresql://… (not shown) names a PostgreSQL server, and this program was built without server support: "
-            + "link the RepositoryPostgres product and open the store with server: .postgres, or use a SQLite file")
+        #expect(
+            message == "postgresql://… (not shown) names a PostgreSQL server, and this program was built without server support: "
+                + "link the RepositoryPostgres product and open the store with server: .postgres, or use a SQLite file")
     }
 }
 

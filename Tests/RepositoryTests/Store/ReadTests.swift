@@ -16,7 +16,8 @@ struct ReadTests {
             let rows = Bool.random(using: &generator) ? 0 : Int.random(in: 1...150, using: &generator)
             for row in 0..<rows {
                 let kind = RowKind.allCases.randomElement(using: &generator)!
-                try store.list("default").apply(.addRow(RowContent(kind: kind, title: "\(index).\(row)", value: kind == .field ? "v" : nil), to: .at(index, row)))
+                try store.list("default").apply(
+                    .addRow(RowContent(kind: kind, title: "\(index).\(row)", value: kind == .field ? "v" : nil), to: .at(index, row)))
             }
         }
     }
@@ -112,7 +113,9 @@ struct ReadTests {
         #expect(throws: RepositoryError.negativeWindowLimit(-1)) {
             try store.list("default").window(from: RowPath(section: 0, row: 0), limit: -1)
         }
-        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0, version: 2)) { try store.list("default").row(at: RowPath(section: 0, row: 1)) }
+        #expect(throws: RepositoryError.rowIndexOutOfRange(1, section: 0, valid: 0...0, version: 2)) {
+            try store.list("default").row(at: RowPath(section: 0, row: 1))
+        }
         #expect(throws: RepositoryError.rowNotFound(99, list: "default")) { try store.list("default").path(ofRow: 99) }
         // A window may start at a reference too; S:end is the last row.
         let window = try store.list("default").window(startingAt: .path(.index(0), .end), limit: 3)

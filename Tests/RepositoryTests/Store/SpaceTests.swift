@@ -1,10 +1,10 @@
 import Foundation
+import RepositoryPostgres
 import SQLite
 import TestSupport
 import Testing
 
 @testable import Repository
-import RepositoryPostgres
 
 /// A file stays proportional to what it holds: a new file gives free pages back after a large
 /// delete or undo, `vacuum()` compacts an older one and sets it to do the same, and the

@@ -222,20 +222,21 @@ import Testing
         #expect(try cli.snapshot()["version"] as? Int == 5)
     }
 
-    @Test(arguments: [
-        (["row", "delete", "#99"], "no row #99 in list \"default\""),
-        (["row", "delete", "5:0"], "section index 5 is out of range (valid: 0…1)"),
-        (["row", "move", "0:0", "1:1"], "row index 1 is out of range for section 1 (valid: 0)"),
-        (["row", "move", "0:3", "1:0"], "row index 3 is out of range for section 0 (valid: 0…2)"),
-        (["row", "delete", "1:end"], "section 1 has no rows"),
-        (["row", "move", "0:-1", "1:0"], "row index -1 is out of range for section 0 (valid: 0…2)"),
-        (["section", "move", "0", "-1"], "section index -1 is out of range (valid: 0…1)"),
-        (["section", "rename", "Nope", "x"], "no section titled \"Nope\" in list \"default\" (sections: \"To do\", \"Done\")"),
-        (["section", "delete", "To do"], "section \"To do\" has 3 rows; use --force to delete it with its rows"),
-        (["row", "set", "0:0", "--value", "v"], "row #1 is a text row; only field rows have a value"),
-        (["--list", "nope", "show"], "no list named \"nope\" (lists: \"default\")"),
-        (["list", "add", "default"], "a list named \"default\" already exists"),
-    ] as [([String], String)])
+    @Test(
+        arguments: [
+            (["row", "delete", "#99"], "no row #99 in list \"default\""),
+            (["row", "delete", "5:0"], "section index 5 is out of range (valid: 0…1)"),
+            (["row", "move", "0:0", "1:1"], "row index 1 is out of range for section 1 (valid: 0)"),
+            (["row", "move", "0:3", "1:0"], "row index 3 is out of range for section 0 (valid: 0…2)"),
+            (["row", "delete", "1:end"], "section 1 has no rows"),
+            (["row", "move", "0:-1", "1:0"], "row index -1 is out of range for section 0 (valid: 0…2)"),
+            (["section", "move", "0", "-1"], "section index -1 is out of range (valid: 0…1)"),
+            (["section", "rename", "Nope", "x"], "no section titled \"Nope\" in list \"default\" (sections: \"To do\", \"Done\")"),
+            (["section", "delete", "To do"], "section \"To do\" has 3 rows; use --force to delete it with its rows"),
+            (["row", "set", "0:0", "--value", "v"], "row #1 is a text row; only field rows have a value"),
+            (["--list", "nope", "show"], "no list named \"nope\" (lists: \"default\")"),
+            (["list", "add", "default"], "a list named \"default\" already exists"),
+        ] as [([String], String)])
     func refusalsExit1AndNameTheProblem(arguments: [String], message: String) throws {
         let cli = try Sectionctl()
         try cli.seed()

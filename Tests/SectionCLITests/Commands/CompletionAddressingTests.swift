@@ -4,16 +4,16 @@ import SQLite
 import TestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 @testable import CommandLineSupport
 @testable import SectionCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Section titles and list names meant to make completion name the wrong thing: words that read
 /// as an index, an id, an option or a row address, words a shell expands or splits, invisible and
@@ -95,8 +95,9 @@ enum HostileNames {
     }
 
     @Test func listsThatCannotBeOfferedAsTypedAreLeftOut() {
-        #expect(CompletionWords.lists(["default", "my list", "-x", "~home", "", "rt\u{202E}l", "@files", "#1", "2"]).map(\.word)
-            == ["default", "my list", "#1", "2"])
+        #expect(
+            CompletionWords.lists(["default", "my list", "-x", "~home", "", "rt\u{202E}l", "@files", "#1", "2"]).map(\.word)
+                == ["default", "my list", "#1", "2"])
     }
 
     /// The section a word names, as the store looks it up: by index, by id, or by the one title

@@ -40,9 +40,10 @@ struct CompletionTerminalTests {
                 setup = ["source <(sectionctl completion bash)", "bind 'TAB: menu-complete'"] + variables.map { "\($0.0)=\(quote($0.1))" }
             case "zsh":
                 start = "\(path) -f -i"
-                setup = [
-                    "autoload -Uz compinit", "compinit -u -D", "source <(sectionctl completion zsh)", "setopt menu_complete", "LISTMAX=100000",
-                ] + variables.map { "\($0.0)=\(quote($0.1))" }
+                setup =
+                    [
+                        "autoload -Uz compinit", "compinit -u -D", "source <(sectionctl completion zsh)", "setopt menu_complete", "LISTMAX=100000",
+                    ] + variables.map { "\($0.0)=\(quote($0.1))" }
             default:
                 start = "\(path) --no-config -i"
                 setup = ["sectionctl completion fish | source"] + variables.map { "set \($0.0) \(quote($0.1))" }
@@ -172,18 +173,19 @@ struct CompletionTerminalTests {
         try cli.ok(["list", "add", "my list"])
         try cli.ok(["--list", "my list", "section", "add", "To do"])
         try FileManager.default.createDirectory(at: cli.directory.appendingPathComponent("sp ace"), withIntermediateDirectories: true)
-        let spellings: [(typed: String, file: String)] = [
-            (#"--db "copy 1.db""#, "copy 1.db"),
-            ("--db 'copy 2.db'", "copy 2.db"),
-            (#"--db copy\ 3.db"#, "copy 3.db"),
-            ("--db ~/copy4.db", "copy4.db"),
-            ("--db $CDB", "copy5.db"),
-            (#"--db "$CDIR/copy6.db""#, "sp ace/copy6.db"),
-            ("--db=copy7.db", "copy7.db"),
-            (#"--db="copy 8.db""#, "copy 8.db"),
-            (#"--db ~/"copy 9.db""#, "copy 9.db"),
-            (#"--db "$HOME"/copy10.db"#, "copy10.db"),
-        ] + (shell == "fish" ? [] : [("--db ${CDB11}", "copy11.db")])
+        let spellings: [(typed: String, file: String)] =
+            [
+                (#"--db "copy 1.db""#, "copy 1.db"),
+                ("--db 'copy 2.db'", "copy 2.db"),
+                (#"--db copy\ 3.db"#, "copy 3.db"),
+                ("--db ~/copy4.db", "copy4.db"),
+                ("--db $CDB", "copy5.db"),
+                (#"--db "$CDIR/copy6.db""#, "sp ace/copy6.db"),
+                ("--db=copy7.db", "copy7.db"),
+                (#"--db="copy 8.db""#, "copy 8.db"),
+                (#"--db ~/"copy 9.db""#, "copy 9.db"),
+                (#"--db "$HOME"/copy10.db"#, "copy10.db"),
+            ] + (shell == "fish" ? [] : [("--db ${CDB11}", "copy11.db")])
         for spelling in spellings {
             let path = cli.directory.appendingPathComponent(spelling.file).path
             try FileManager.default.copyItem(atPath: cli.databasePath, toPath: path)

@@ -122,7 +122,8 @@ import Testing
         try cli.ok(["row", "add", "A", "a"])
         let path = try cli.run(["row", "move", "0:0", "--after", "0:0"])
         #expect(path.status == 2)
-        #expect(path.stderr.hasPrefix("sectionctl: error: --after takes a row's #ID, a place that does not shift; for an index path give TO instead\n"))
+        #expect(
+            path.stderr.hasPrefix("sectionctl: error: --after takes a row's #ID, a place that does not shift; for an index path give TO instead\n"))
         #expect(try cli.run(["row", "move", "0:0", "0:0", "--before", "#1"]).status == 2)
         #expect(try cli.run(["row", "move", "0:0"]).status == 2)
         let missing = try cli.run(["row", "move", "0:0", "--after", "#9"])

@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SQLite
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `check` and `repair` through the built binary, on a file damaged with plain SQL: what each
 /// prints, as text and as JSON, and its exit status.
@@ -32,7 +33,8 @@ import TestSupport
     @Test func checkNamesEachProblemAndRepairMendsThem() throws {
         let cli = try seeded()
         #expect(try cli.ok(["check"]).hasPrefix("ok: "))
-        try tamper(cli, "UPDATE sections SET row_count = 9 WHERE id = 1; DELETE FROM sections WHERE id = 2; UPDATE rows SET position = -1 WHERE id = 1")
+        try tamper(
+            cli, "UPDATE sections SET row_count = 9 WHERE id = 1; DELETE FROM sections WHERE id = 2; UPDATE rows SET position = -1 WHERE id = 1")
         let order = try cli.orderedOutline()
 
         let check = try cli.run(["check"])
@@ -57,7 +59,8 @@ import TestSupport
         #expect(problems.count == check.lines.count - 1)
         #expect(problems.allSatisfy { Set($0.keys) == ["kind", "message", "repairable"] && $0["repairable"] as? Bool == true })
         #expect(
-            problems.contains { $0["kind"] as? String == "row-count" && $0["message"] as? String == "section #1 says it has 9 rows, but 3 are in it" })
+            problems.contains { $0["kind"] as? String == "row-count" && $0["message"] as? String == "section #1 says it has 9 rows, but 3 are in it" }
+        )
 
         let before = try #require(try cli.snapshot()["version"] as? Int)
         let repair = try cli.run(["repair"])
@@ -74,7 +77,8 @@ import TestSupport
         let version = before + 1
         #expect(
             repair.lines.last
-                == "Repaired: \(repair.lines.count - 1) changes; list \"default\" is at version \(version), journaled as a reload (views and changes --since read it afresh).")
+                == "Repaired: \(repair.lines.count - 1) changes; list \"default\" is at version \(version), journaled as a reload (views and changes --since read it afresh)."
+        )
         #expect(try cli.ok(["check"]).hasPrefix("ok: "))
         #expect(try cli.orderedOutline() == order, "ids, titles and order are kept")
         #expect(try cli.ok(["changes", "--since", "\(before)"]).contains("changed in ways the journal cannot say"))

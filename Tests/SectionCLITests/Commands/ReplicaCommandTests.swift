@@ -73,8 +73,10 @@ struct ReplicaCommandTests {
         #expect(fromFile.status == 2, "\(fromFile.stderr)")
         // A password would be kept in the clear.
         let withPassword = try server.run(
-            ["clone", server.databasePath.replacingOccurrences(of: "user=postgres", with: "user=postgres&password=secret"),
-             server.directory.appendingPathComponent("p.db").path], database: false)
+            [
+                "clone", server.databasePath.replacingOccurrences(of: "user=postgres", with: "user=postgres&password=secret"),
+                server.directory.appendingPathComponent("p.db").path,
+            ], database: false)
         #expect(withPassword.status == 1)
         #expect(withPassword.stderr.contains("PGPASSWORD"), "\(withPassword.stderr)")
         #expect(!FileManager.default.fileExists(atPath: server.directory.appendingPathComponent("p.db").path))

@@ -1,7 +1,7 @@
 import Foundation
 import Repository
-import Transfer
 import Testing
+import Transfer
 
 @testable import SectionCLI
 
@@ -33,7 +33,8 @@ import Testing
     /// A list with field rows, multi-digit section indexes and an empty section.
     func seedWide(_ cli: Sectionctl) throws {
         try cli.initialize()
-        let script = (0..<12).map { "section add 'S\($0)'" }
+        let script =
+            (0..<12).map { "section add 'S\($0)'" }
             + (0..<11).map { "row add 0 'row \($0)'" }
             + ["row add 11 名前 --kind field --value 山田", "row add 11 'a longer label' --kind field", "row add 10 Topic --kind topic", "save"]
         try cli.ok(["edit"], input: script.joined(separator: "\n") + "\n")
@@ -168,7 +169,8 @@ import Testing
         #expect(leftovers.isEmpty)
 
         // A FIFO is written into, not replaced: its reader gets the document.
-        let fifo = try shell(cli, #"mkfifo out.fifo && (cat out.fifo > got.json &) && $S --db "$DB" export -o out.fifo && wait && sleep 0.2 && test -p out.fifo"#)
+        let fifo = try shell(
+            cli, #"mkfifo out.fifo && (cat out.fifo > got.json &) && $S --db "$DB" export -o out.fifo && wait && sleep 0.2 && test -p out.fifo"#)
         #expect(fifo.status == 0, "\(fifo.stderr)")
         #expect(try String(contentsOfFile: directory.appendingPathComponent("got.json").path, encoding: .utf8) == updated)
 

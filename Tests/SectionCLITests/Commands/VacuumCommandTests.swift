@@ -1,7 +1,7 @@
 import Foundation
 import SQLite
-import Testing
 import TestSupport
+import Testing
 
 /// `vacuum` through the built binary: what it prints, as text and as JSON, its exit status,
 /// and the file it leaves.
@@ -32,7 +32,9 @@ import TestSupport
         #expect(text.status == 0, "\(text.stderr)")
         let after = try fileSize(cli.databasePath)
         #expect(after * 4 < before, "\(before) bytes before, \(after) after")
-        let pattern = try Regex(#"^Vacuumed .*test\.db: [0-9.]+ (KiB|MiB) → [0-9.]+ KiB \([0-9]+ free pages given back\); free pages are given back after large deletes from now on\.$"#)
+        let pattern = try Regex(
+            #"^Vacuumed .*test\.db: [0-9.]+ (KiB|MiB) → [0-9.]+ KiB \([0-9]+ free pages given back\); free pages are given back after large deletes from now on\.$"#
+        )
         #expect(text.lines.count == 1)
         #expect(try pattern.wholeMatch(in: text.lines.first ?? "") != nil, "\(text.stdout)")
         #expect(try cli.ok(["check"]).hasPrefix("ok: "))

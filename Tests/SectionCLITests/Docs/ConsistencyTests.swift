@@ -196,7 +196,8 @@ import Testing
         visit(Catalog.parser.root)
         visit(Catalog.sessionParser.root)
         let (groff, man) = (try RequiredTool.groff.path(), try RequiredTool.man.path())
-        let renderings = [30, 40, 60].map { ("groff at \($0) columns", "\(groff) -man -Tutf8 -rLL=\($0)n sectionctl.1") }
+        let renderings =
+            [30, 40, 60].map { ("groff at \($0) columns", "\(groff) -man -Tutf8 -rLL=\($0)n sectionctl.1") }
             + [("man -l at 40 columns", "MANWIDTH=40 MANPAGER=cat \(man) -l sectionctl.1")]
         for (name, command) in renderings {
             let result = try Shell.run("bash", command, in: cli.directory)

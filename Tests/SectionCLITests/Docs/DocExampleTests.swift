@@ -188,7 +188,10 @@ struct DocExampleTests {
         var server: (shown: String, real: String)?
         if let declared = text.firstMatch(of: /<!-- doc-test server: (\S+) -->/) {
             guard let cluster = ThrowawayCluster.shared else {
-                FileHandle.standardError.write(Data("note: \(name)'s examples are not run: they need the tests' PostgreSQL cluster, which is not running (see the note above; apt-get install postgresql)\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "note: \(name)'s examples are not run: they need the tests' PostgreSQL cluster, which is not running (see the note above; apt-get install postgresql)\n"
+                            .utf8))
                 return failures
             }
             server = (String(declared.1), try cluster.newDatabase())
@@ -237,19 +240,24 @@ struct DocExampleTests {
                 let place = "\(name):\(command.line): $ \(command.text)"
                 if let assignment = substituted(command.text).wholeMatch(of: /export ([A-Za-z_][A-Za-z0-9_]*)=(.*)/) {
                     let variable = String(assignment.1)
-                    let value = try run("export \(variable)=\(assignment.2); printf '%s' \"$\(variable)\"", in: directory.url, environment: environment)
+                    let value = try run(
+                        "export \(variable)=\(assignment.2); printf '%s' \"$\(variable)\"", in: directory.url, environment: environment)
                     if value.status != 0 || !command.output.isEmpty { failures.append("\(place): an export shows no output and must succeed") }
                     environment[variable] = value.output
                     continue
                 }
                 if let tool = optionalTools.first(where: { command.text.hasPrefix($0.key + " ") }), !isInstalled(tool.key) {
-                    FileHandle.standardError.write(Data("note: \(name)'s examples from line \(command.line) on are not run: \(tool.key) is not installed (apt-get install \(tool.value))\n".utf8))
+                    FileHandle.standardError.write(
+                        Data(
+                            "note: \(name)'s examples from line \(command.line) on are not run: \(tool.key) is not installed (apt-get install \(tool.value))\n"
+                                .utf8))
                     return failures
                 }
                 let result = try run(substituted(command.text), in: directory.url, environment: environment)
                 let printed = normalised(result.output)
                 if printed != command.output {
-                    failures.append("\(place)\n--- shown:\n\(command.output.joined(separator: "\n"))\n--- printed:\n\(printed.joined(separator: "\n"))")
+                    failures.append(
+                        "\(place)\n--- shown:\n\(command.output.joined(separator: "\n"))\n--- printed:\n\(printed.joined(separator: "\n"))")
                 }
                 if result.status != command.status {
                     failures.append("\(place): exited \(result.status), shown as \(command.status == 0 ? "success" : "(exit \(command.status))")")

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PostgresCluster
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A tmux server of a test's own (a socket in a directory of its own) with one window running a
 /// shell, so a test can start `sectionctl ui` in a real terminal, press keys (`send-keys`) and

@@ -72,7 +72,10 @@ import Testing
         let text = "jk\u{1B}[A\u{1B}[5~\u{1B}OB名\u{1B}[" + String(repeating: "4", count: 50) + "~é\u{1B}[1;5A\u{3}\u{1B}[12\u{1B}[Bq"
         let bytes = Array(text.utf8)
         let whole = keys(bytes)
-        #expect(whole == [.character("j"), .character("k"), .up, .pageUp, .down, .character("名"), .character("é"), .up, .interrupt, .down, .character("q")])
+        #expect(
+            whole == [
+                .character("j"), .character("k"), .up, .pageUp, .down, .character("名"), .character("é"), .up, .interrupt, .down, .character("q"),
+            ])
         for size in 1...9 {
             var decoder = KeyDecoder()
             var decoded: [Key] = []

@@ -148,7 +148,9 @@ import Testing
         }
     }
 
-    @Test("a list browsed through a window of its outline draws what the whole outline draws", arguments: [91, 92, 93, 98, 105, 106, 108, 133] as [UInt64])
+    @Test(
+        "a list browsed through a window of its outline draws what the whole outline draws",
+        arguments: [91, 92, 93, 98, 105, 106, 108, 133] as [UInt64])
     func aWindowedOutlineDrawsWhatTheWholeOneDraws(seed: UInt64) throws {
         var generator = Generator(state: seed)
         let keys: [Key] = [
@@ -306,7 +308,10 @@ import Testing
         let outline = try fixture.store.list(SectionStore.defaultList).outline()
         try browser.listChanged([ListUpdate(listID: outline.listID, list: outline.name, version: 9_999_999_999, changeset: nil)])
         let prompt = Array(try plainLines(browser).suffix(2))
-        #expect(prompt == ["Not saved: the list changed since you began (now version 9999999999).", "r: reload and apply your edits again · Esc: cancel them"])
+        #expect(
+            prompt == [
+                "Not saved: the list changed since you began (now version 9999999999).", "r: reload and apply your edits again · Esc: cancel them",
+            ])
         for line in statuses + prompt {
             #expect(DisplayWidth.of(line) <= 80, "\(DisplayWidth.of(line)) columns: \(line)")
         }
@@ -360,7 +365,8 @@ import Testing
     @Test func aMillionRowListIsReadAWindowAtATime() throws {
         // Not a timing: the layout places any line from the row counts alone.
         let layout = ScreenLayout(rowCounts: [1_000_000, 0, 5], isEditing: true, slot: RowPath(section: 1, row: 0))
-        #expect(layout.lineCount == (1 + 1_000_000) + (1 + 1 + 1 + 1) + (1 + 1 + 5), "header and rows; blank, header, slot, footer; blank, header, rows")
+        #expect(
+            layout.lineCount == (1 + 1_000_000) + (1 + 1 + 1 + 1) + (1 + 1 + 5), "header and rows; blank, header, slot, footer; blank, header, rows")
         #expect(layout.line(500_001) == .row(RowPath(section: 0, row: 500_000)))
         #expect(layout.line(of: RowPath(section: 0, row: 999_999)) == 1_000_000)
         #expect(layout.line(1_000_001) == .blank)
@@ -376,7 +382,8 @@ import Testing
         for _ in 0..<50 {
             let counts = (0..<Int.random(in: 1...5, using: &generator)).map { _ in Int.random(in: 0...5, using: &generator) }
             let section = Int.random(in: 0..<counts.count, using: &generator)
-            let localSlot = Bool.random(using: &generator) ? RowPath(section: section, row: Int.random(in: 0...counts[section], using: &generator)) : nil
+            let localSlot =
+                Bool.random(using: &generator) ? RowPath(section: section, row: Int.random(in: 0...counts[section], using: &generator)) : nil
             let first = Bool.random(using: &generator) ? 0 : Int.random(in: 1...5, using: &generator)
             let slot = localSlot.map { RowPath(section: first + $0.section, row: $0.row) }
             let layout = ScreenLayout(rowCounts: counts, firstSection: first, isEditing: Bool.random(using: &generator), slot: slot)

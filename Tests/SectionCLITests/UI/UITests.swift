@@ -1,16 +1,17 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import TestSupport
 import Testing
 
 @testable import CommandLineSupport
 @testable import SectionCLI
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// `sectionctl ui` end to end, in a real terminal: the built binary runs inside tmux, the tests
 /// press keys with `send-keys` and read the screen with `capture-pane`. Each waits for the screen
@@ -127,7 +128,8 @@ struct UITests {
         let screen = try Screen()
         _ = try screen.open()
         try screen.press("e", "Space", "Down", "Down", "Down", "Space", until: { $0.contains("(1 row)") }, "moved into section2")
-        try screen.press("d", until: { $0.contains("Deleted") && $0.contains("section1  (2 rows)") && $0.contains("(0 rows)") }, "deleted in the session")
+        try screen.press(
+            "d", until: { $0.contains("Deleted") && $0.contains("section1  (2 rows)") && $0.contains("(0 rows)") }, "deleted in the session")
         try screen.press("q", until: { $0.contains("s saves, Esc cancels") }, "q asks for s or Esc first")
         let back = try screen.press("Escape", until: { $0.contains("Cancelled: 2 edits dropped") }, "Esc cancels")
         #expect(back.contains("BROWSE") && back.contains("[0] section1  (3 rows)") && back.contains("(0 rows)") && !back.contains("No Data"))
@@ -149,7 +151,8 @@ struct UITests {
         let screen = try Screen(backend)
         _ = try screen.open()
         try screen.press("j", until: { $0.contains("> 0:1  Cell001") }, "j moves down")
-        try screen.press("d", until: { !$0.contains("0:1  Cell001") && $0.contains("> 0:1  Cell002") }, "d deleted the row; the cursor is on the next")
+        try screen.press(
+            "d", until: { !$0.contains("0:1  Cell001") && $0.contains("> 0:1  Cell002") }, "d deleted the row; the cursor is on the next")
         #expect(try screen.cli.orderedOutline() == [["section1", "Cell000", "Cell002"], ["section2"]], "the delete is committed")
         try screen.press("u", until: { $0.contains("> 0:1  Cell001") }, "u brings it back, with the cursor on it")
         #expect(try screen.cli.orderedOutline() == [["section1", "Cell000", "Cell001", "Cell002"], ["section2"]])

@@ -5,7 +5,9 @@ import Testing
 package enum ChangesetApplicationError: Error, CustomStringConvertible {
     case invalid(String)
     package var description: String {
-        switch self { case .invalid(let text): return text }
+        switch self {
+        case .invalid(let text): return text
+        }
     }
 }
 

@@ -48,5 +48,6 @@ package func requireIDs(
         throw error
     }
     try #require(
-        applied.sections == new.sections && applied.version == new.version && applied.name == new.name, "applying \(changeset) does not give the new snapshot. \(context())", sourceLocation: sourceLocation)
+        applied.sections == new.sections && applied.version == new.version && applied.name == new.name,
+        "applying \(changeset) does not give the new snapshot. \(context())", sourceLocation: sourceLocation)
 }

@@ -135,7 +135,9 @@ package func performBatchUpdates<Header, Cell>(
         guard !deletedSections.contains(move.from.section) else { throw refuse("move row \(move.from) out of deleted section \(move.from.section)") }
         guard !deletedRows.contains(move.from) else { throw refuse("delete and move row \(move.from)") }
         guard movedSources.insert(move.from).inserted else { throw refuse("move row \(move.from) twice") }
-        guard move.to.section >= 0 && move.to.section < newCount else { throw refuse("move row to \(move.to), a section not in the view after the update") }
+        guard move.to.section >= 0 && move.to.section < newCount else {
+            throw refuse("move row to \(move.to), a section not in the view after the update")
+        }
         guard !insertedSections.contains(move.to.section) else { throw refuse("move row \(move.from) into inserted section \(move.to.section)") }
         guard rowMoveFrom.updateValue(move.from, forKey: move.to) == nil else { throw refuse("move two rows to \(move.to)") }
     }
@@ -211,7 +213,9 @@ package func performBatchUpdates<Header, Cell>(
             slots[path.row] = fresh.cells[path.row]
         }
         for move in movingIn {
-            guard move.to.row >= 0 && move.to.row < count else { throw refuse("move row to \(move.to), past the end of the section (\(count) rows after)") }
+            guard move.to.row >= 0 && move.to.row < count else {
+                throw refuse("move row to \(move.to), past the end of the section (\(count) rows after)")
+            }
             slots[move.to.row] = shown.sections[move.from.section].cells[move.from.row]
         }
         var stayers = shown.sections[old].cells.indices.filter {
@@ -273,7 +277,9 @@ package func stagingProblem(_ changeset: Changeset, turns old: ListSnapshot, int
     }
     if stages.map(\.changeset) != changeset.stages { return "stages(from:to:) and stages differ for \(changeset)" }
     if stages.count > 4 { return "\(stages.count) stages for \(changeset)" }
-    if stages.dropLast().contains(where: { !$0.changeset.changedFooters.isEmpty }) || (stages.last?.changeset.changedFooters ?? []) != changeset.changedFooters {
+    if stages.dropLast().contains(where: { !$0.changeset.changedFooters.isEmpty })
+        || (stages.last?.changeset.changedFooters ?? []) != changeset.changedFooters
+    {
         return "the footers of \(changeset) are not with its last stage alone"
     }
     do {

@@ -8,12 +8,12 @@ import Repository
 // and notes every refusal, where UIKit would raise.
 
 #if !canImport(UIKit)
-extension IndexPath {
-    /// The path of `row` in `section`, as UIKit's table views name rows.
-    package init(row: Int, section: Int) { self.init(indexes: [section, row]) }
-    package var section: Int { self[0] }
-    package var row: Int { self[1] }
-}
+    extension IndexPath {
+        /// The path of `row` in `section`, as UIKit's table views name rows.
+        package init(row: Int, section: Int) { self.init(indexes: [section, row]) }
+        package var section: Int { self[0] }
+        package var row: Int { self[1] }
+    }
 #endif
 
 /// A label: its text, and who is told when it changes.
@@ -123,7 +123,8 @@ package struct ShownCell: Equatable, CustomStringConvertible {
             // Footers are not part of a batch: they are compared once all is done.
             let after = try TestSupport.performBatchUpdates(done, on: shown, source: source)
             for (index, pair) in zip(after.sections, source.sections).enumerated() {
-                let cellsAgree = pair.0.cells.count == pair.1.cells.count
+                let cellsAgree =
+                    pair.0.cells.count == pair.1.cells.count
                     && zip(pair.0.cells, pair.1.cells).allSatisfy { $0.agrees(with: $1) }
                 if pair.0.header.title != pair.1.header.title || !cellsAgree {
                     refusals.append("after batch \(done), section \(index) shows \(pair.0); the data source has \(pair.1)")

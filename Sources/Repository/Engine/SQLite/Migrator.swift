@@ -52,8 +52,9 @@ enum Migrator {
             return .empty
         }
         let applicationID = try db.scalarInt("PRAGMA application_id") ?? 0
-        let hasLedger = try db.scalarInt(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sectionctl_migrations'") ?? 0
+        let hasLedger =
+            try db.scalarInt(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'sectionctl_migrations'") ?? 0
         guard applicationID == Self.applicationID, hasLedger == 1 else {
             throw RepositoryError.notOurDatabase(path: db.path)
         }

@@ -28,12 +28,13 @@ extension SQLiteEngine {
         let levels = RankTree.levels.map(String.init).joined(separator: ", ")
         let maximum = RankTree.maximumChildren
         // The sections: their rank structure's first nodes, their list's section counts, undo.
-        let sections = try run(
-            """
-            INSERT INTO rank_nodes (section_id, level, first)
-            SELECT s.id, l.value, ? FROM sections AS s, json_each('[\(levels)]') AS l
-            WHERE s.id > ? AND s.list_id = ?
-            """, origin, sectionsAfter, list) / RankTree.levels.count
+        let sections =
+            try run(
+                """
+                INSERT INTO rank_nodes (section_id, level, first)
+                SELECT s.id, l.value, ? FROM sections AS s, json_each('[\(levels)]') AS l
+                WHERE s.id > ? AND s.list_id = ?
+                """, origin, sectionsAfter, list) / RankTree.levels.count
         if sections > 0 {
             for level in RankTree.levels {
                 try run(

@@ -38,10 +38,11 @@ extension SQLiteEngine {
     /// `.missing` when a staged row's section is gone, `.foreign` when one is another list's;
     /// `nil` when every one is `list`'s.
     private func misplacedStagedRows(list: Int64, count: Int) throws -> BulkReversal? {
-        let (found, ours) = try queryFirst(
-            "SELECT count(s.id), coalesce(sum(s.list_id = ?), 0) FROM temp.bulk_rows AS b LEFT JOIN sections AS s ON s.id = b.section_id",
-            list
-        ) { ($0.int64(0), $0.int64(1)) } ?? (0, 0)
+        let (found, ours) =
+            try queryFirst(
+                "SELECT count(s.id), coalesce(sum(s.list_id = ?), 0) FROM temp.bulk_rows AS b LEFT JOIN sections AS s ON s.id = b.section_id",
+                list
+            ) { ($0.int64(0), $0.int64(1)) } ?? (0, 0)
         if found < Int64(count) { return .missing }
         if ours < Int64(count) { return .foreign }
         return nil
@@ -139,7 +140,9 @@ extension SQLiteEngine {
         guard outOfRange == 0 else { return .missing }
         guard try beginBulkAppend() else { return .unsupported }
         // A row id or a place already taken is refused by the table's own constraints.
-        try run("INSERT INTO rows (id, section_id, position, kind, title, value) SELECT id, section_id, position, kind, title, value FROM temp.bulk_rows ORDER BY ord")
+        try run(
+            "INSERT INTO rows (id, section_id, position, kind, title, value) SELECT id, section_id, position, kind, title, value FROM temp.bulk_rows ORDER BY ord"
+        )
         try countStagedRows(sign: 1)
         try createPutBackSections()
         if try run(

@@ -60,7 +60,9 @@ extension SQLiteEngine {
             case (.beforeData, "view", .missing), (.beforeData, "view", .altered):
                 try execute(script: drop)
                 try execute(script: difference.pristineSQL ?? "")
-                lines.append("made view \(difference.name) again, as the schema defines it (it was \(difference.change == .missing ? "missing" : "defined differently"))")
+                lines.append(
+                    "made view \(difference.name) again, as the schema defines it (it was \(difference.change == .missing ? "missing" : "defined differently"))"
+                )
             case (.beforeData, _, .unknown):
                 try execute(script: drop)
                 lines.append("dropped \(difference.type) \(difference.name) on table \(difference.table), which the schema does not have")
@@ -70,7 +72,9 @@ extension SQLiteEngine {
                 break
             case (.afterData, _, .missing), (.afterData, _, .altered):
                 try execute(script: difference.pristineSQL ?? "")
-                lines.append("made \(difference.type) \(difference.name) again, as the schema defines it (it was \(difference.change == .missing ? "missing" : "defined differently"))")
+                lines.append(
+                    "made \(difference.type) \(difference.name) again, as the schema defines it (it was \(difference.change == .missing ? "missing" : "defined differently"))"
+                )
             default:
                 break
             }

@@ -379,7 +379,10 @@ struct PushAtOnce: Sendable {
             var after: Int64?
             var title: String
             var emptyText: String?
-            enum CodingKeys: String, CodingKey { case id, after, title, emptyText = "empty_text" }
+            enum CodingKeys: String, CodingKey {
+                case id, after, title
+                case emptyText = "empty_text"
+            }
         }
         struct Row: Encodable {
             var id: Int64
@@ -404,7 +407,10 @@ struct PushAtOnce: Sendable {
         var wantSections: Int
         enum CodingKeys: String, CodingKey {
             case list, version, replica, acknowledged, sequence, intent, changes, sections, rows
-            case goneSections = "gone_sections", goneRows = "gone_rows", wantRows = "want_rows", wantSections = "want_sections"
+            case goneSections = "gone_sections"
+            case goneRows = "gone_rows"
+            case wantRows = "want_rows"
+            case wantSections = "want_sections"
         }
     }
 
@@ -444,7 +450,12 @@ struct PushAtOnceAnswer: Sendable, Decodable {
     /// Why the server found its list other than the push said, when it did.
     var differs: String?
 
-    enum CodingKeys: String, CodingKey { case applied, version, rowIDs = "row_ids", sectionIDs = "section_ids", differs }
+    enum CodingKeys: String, CodingKey {
+        case applied, version
+        case rowIDs = "row_ids"
+        case sectionIDs = "section_ids"
+        case differs
+    }
 }
 
 extension SectionStore {

@@ -124,8 +124,9 @@ extension Database {
 
     /// Takes the lowest allotted id of `kind`; throws `ReplicaProblem.noIDsLeft` when none is left.
     func takeAllottedID(kind: String) throws -> Int64 {
-        guard let (first, last) = try queryFirst(
-            "SELECT first, last FROM replica_ids WHERE kind = ? ORDER BY first LIMIT 1", kind, row: { ($0.int64(0), $0.int64(1)) })
+        guard
+            let (first, last) = try queryFirst(
+                "SELECT first, last FROM replica_ids WHERE kind = ? ORDER BY first LIMIT 1", kind, row: { ($0.int64(0), $0.int64(1)) })
         else {
             throw RepositoryError.replica(.noIDsLeft(kind: kind))
         }
