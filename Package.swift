@@ -23,7 +23,8 @@ import PackageDescription
 ///
 /// It links the Swift runtime and Foundation statically: resolving their symbols at every start
 /// was most of a short command's time (a static binary starts in about a third of it). It then
-/// needs only libc, libstdc++ and SQLite, and libpq when a server is named. Apple platforms ship
+/// needs only libc, libstdc++, SQLite and libcurl (which URLSession runs on), and libpq when a
+/// server is named. Apple platforms ship
 /// the runtime in the system, so there it is linked as usual.
 ///
 /// Where glibc is 2.36 or later it is linked by lld with packed relative relocations (DT_RELR):
@@ -32,12 +33,14 @@ import PackageDescription
 let staticallyLinkedCommand: [LinkerSetting] = {
     let foundation = [
         "_FoundationICU", "CoreFoundation", "Foundation", "FoundationEssentials", "FoundationInternationalization", "_FoundationCShims",
-        "_FoundationCollections",
+        "_FoundationCollections", "FoundationNetworking", "_CFURLSessionInterface",
     ]
     let packedRelocations = loaderTakesPackedRelocations ? ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
     // The Foundation archives refer to each other: one group lets the linker resolve them in any order.
     let group = ["-Xlinker", "--start-group"] + foundation.flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
-    return [.unsafeFlags(["-static-stdlib"] + packedRelocations + group, .when(platforms: [.linux]))]
+    // URLSession (a replica's sync) runs on libcurl, the system's.
+    let curl = ["-Xlinker", "-lcurl"]
+    return [.unsafeFlags(["-static-stdlib"] + packedRelocations + group + curl, .when(platforms: [.linux]))]
 }()
 
 let package = Package(

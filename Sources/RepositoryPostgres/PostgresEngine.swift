@@ -269,15 +269,11 @@ package final class PostgresEngine: Database {
 
     package func holdsReplicaTables() throws -> Bool { false }
 
-    package func allotIDs(table: String, count: Int) throws -> [Int64]? {
+    package func allotIDs(table: String, count: Int) throws -> [Int64] {
         precondition(table == "rows" || table == "sections")
         return try query("SELECT nextval(pg_get_serial_sequence('sectionctl.\(table)', 'id')) FROM generate_series(1, CAST(? AS integer))", count) {
             $0.int64(0)
         }
-    }
-
-    package func pushReplicaAtOnce(_ request: String) throws -> String? {
-        try queryFirst("SELECT CAST(sectionctl.replica_push(CAST(? AS jsonb)) AS text)", request) { $0.string(0) }
     }
 
     /// `sql` with its `?` placeholders numbered as PostgreSQL's `$1`, `$2`, …; remembered.

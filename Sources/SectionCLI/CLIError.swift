@@ -83,6 +83,8 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
             return CLIError(error.description, hint: "check the user name; a password goes in PGPASSWORD or ~/.pgpass, or in the URI")
         case .permissionDenied:
             return CLIError(error.description, hint: "the server's administrator can grant it, or connect as a user who has it")
+        case .replica(.badServerAddress), .replica(.badToken):
+            return CLIError(error.description, exitCode: .usage)
         case .inconsistent:
             return CLIError(error.description + " (sectionctl check names the damage, sectionctl repair mends it)")
         // The library says what was refused; the command line says which option would do it.

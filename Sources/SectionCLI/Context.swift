@@ -46,7 +46,8 @@ final class Context {
         self.errorStyle = Style.forStream(isTerminal: console.errorIsTerminal, environment: environment)
     }
 
-    /// The list commands work on: `--list`, else `default`.
+    /// The list commands work on: `--list`, else `default` (`listName(in:)` also knows a
+    /// replica's mirrored list).
     var listName: String { options.listName ?? SectionStore.defaultList }
 
     /// Whether to print JSON instead of text.
@@ -90,7 +91,14 @@ final class Context {
     /// Opens the database, which must exist, and names the list the command works on
     /// (`listName`): the handle every per-list command goes through, as an app's code would.
     func openList() throws -> ListHandle {
-        try openStore().list(listName)
+        let store = try openStore()
+        return store.list(try listName(in: store))
+    }
+
+    /// The list commands work on in `store`: `--list`, else the store's default (a replica's
+    /// mirrored list, else `default`).
+    func listName(in store: SectionStore) throws -> String {
+        try options.listName ?? store.defaultListName()
     }
 
     /// Prints a JSON value on one line.

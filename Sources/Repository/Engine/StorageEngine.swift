@@ -138,15 +138,9 @@ package protocol StorageEngine: AnyObject {
     func holdsReplicaTables() throws -> Bool
 
     /// Takes `count` new ids for `table` ("rows" or "sections") from the engine's own identity
-    /// sequence, in one statement: ids nobody else will be given, for a replica to use offline.
-    /// `nil` where ids are not drawn from a shared sequence (a file).
-    func allotIDs(table: String, count: Int) throws -> [Int64]?
-
-    /// Applies a replica's push in one statement, outside any transaction (the statement is its
-    /// own): `request` is the JSON `sectionctl.replica_push` takes, and the answer its JSON
-    /// (`Migrations/postgres/0009_replica_push_at_once.sql`). `nil` where the engine has no such
-    /// function (a file, which replicas never mirror).
-    func pushReplicaAtOnce(_ request: String) throws -> String?
+    /// sequence, inside the caller's write transaction: ids nobody else will be given, for a
+    /// replica to use offline (the sync service gives them in blocks).
+    func allotIDs(table: String, count: Int) throws -> [Int64]
 }
 
 extension StorageEngine {

@@ -231,3 +231,95 @@ private func checkPlacement<Key: CodingKey>(
             debugDescription: "more than \(RowPlacement.maximumNeighbours) neighbours on a side (\(max(before, after)))")
     }
 }
+
+/// The JSON form of what became of an intent, as the sync service answers it: `"result"` is
+/// `applied`, `placedElsewhere` or `dropped`, with where (`afterRow`, `beforeRow`, `section` and
+/// `index`, `afterSection`, `beforeSection`, or `index` alone) or why (`reason`: `rowGone`,
+/// `sectionGone`, `destinationSectionGone`, `addedRowLost`, `sectionNotEmpty`, with the ids, the
+/// content or the row count it names).
+extension IntentOutcome: Codable {
+    private enum Key: String, CodingKey {
+        case result, afterRow, beforeRow, section, index, afterSection, beforeSection, reason, row, content, rowCount
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .applied:
+            try container.encode("applied", forKey: .result)
+        case .placedElsewhere(let placed):
+            try container.encode("placedElsewhere", forKey: .result)
+            switch placed {
+            case .afterRow(let id): try container.encode(id.rawValue, forKey: .afterRow)
+            case .beforeRow(let id): try container.encode(id.rawValue, forKey: .beforeRow)
+            case .inSection(let id, let index):
+                try container.encode(id.rawValue, forKey: .section)
+                try container.encode(index, forKey: .index)
+            case .afterSection(let id): try container.encode(id.rawValue, forKey: .afterSection)
+            case .beforeSection(let id): try container.encode(id.rawValue, forKey: .beforeSection)
+            case .inList(let index): try container.encode(index, forKey: .index)
+            }
+        case .dropped(let reason):
+            try container.encode("dropped", forKey: .result)
+            switch reason {
+            case .rowGone(let id):
+                try container.encode("rowGone", forKey: .reason)
+                try container.encode(id.rawValue, forKey: .row)
+            case .sectionGone(let id):
+                try container.encode("sectionGone", forKey: .reason)
+                try container.encode(id.rawValue, forKey: .section)
+            case .destinationSectionGone(let section, let row):
+                try container.encode("destinationSectionGone", forKey: .reason)
+                try container.encode(section.rawValue, forKey: .section)
+                try container.encode(row.rawValue, forKey: .row)
+            case .addedRowLost(let section, let content):
+                try container.encode("addedRowLost", forKey: .reason)
+                try container.encode(section.rawValue, forKey: .section)
+                try container.encode(IntentContent(content), forKey: .content)
+            case .sectionNotEmpty(let section, let rowCount):
+                try container.encode("sectionNotEmpty", forKey: .reason)
+                try container.encode(section.rawValue, forKey: .section)
+                try container.encode(rowCount, forKey: .rowCount)
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        func id(_ key: Key) throws -> Int64 { try container.decode(Int64.self, forKey: key) }
+        switch try container.decode(String.self, forKey: .result) {
+        case "applied":
+            self = .applied
+        case "placedElsewhere":
+            if container.contains(.afterRow) {
+                self = .placedElsewhere(.afterRow(RowID(try id(.afterRow))))
+            } else if container.contains(.beforeRow) {
+                self = .placedElsewhere(.beforeRow(RowID(try id(.beforeRow))))
+            } else if container.contains(.afterSection) {
+                self = .placedElsewhere(.afterSection(SectionID(try id(.afterSection))))
+            } else if container.contains(.beforeSection) {
+                self = .placedElsewhere(.beforeSection(SectionID(try id(.beforeSection))))
+            } else if container.contains(.section) {
+                self = .placedElsewhere(.inSection(SectionID(try id(.section)), index: try container.decode(Int.self, forKey: .index)))
+            } else {
+                self = .placedElsewhere(.inList(index: try container.decode(Int.self, forKey: .index)))
+            }
+        case "dropped":
+            switch try container.decode(String.self, forKey: .reason) {
+            case "rowGone": self = .dropped(.rowGone(RowID(try id(.row))))
+            case "sectionGone": self = .dropped(.sectionGone(SectionID(try id(.section))))
+            case "destinationSectionGone":
+                self = .dropped(.destinationSectionGone(SectionID(try id(.section)), row: RowID(try id(.row))))
+            case "addedRowLost":
+                self = .dropped(
+                    .addedRowLost(SectionID(try id(.section)), content: try container.decode(IntentContent.self, forKey: .content).content))
+            case "sectionNotEmpty":
+                self = .dropped(.sectionNotEmpty(SectionID(try id(.section)), rowCount: try container.decode(Int.self, forKey: .rowCount)))
+            case let other:
+                throw DecodingError.dataCorrupted(.init(codingPath: [Key.reason], debugDescription: "unknown reason \"\(other)\""))
+            }
+        case let other:
+            throw DecodingError.dataCorrupted(.init(codingPath: [Key.result], debugDescription: "unknown result \"\(other)\""))
+        }
+    }
+}

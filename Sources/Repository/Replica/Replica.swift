@@ -3,13 +3,15 @@ import Foundation
 /// Where a replica stands (`SectionStore.replicaStatus()`): what it mirrors, how far it has
 /// synced, and what it holds that the server has not seen.
 public struct ReplicaStatus: Hashable, Sendable {
-    /// The server's connection string (it never holds a password).
+    /// The list's address on its sync service (`https://HOST[:PORT]/lists/NAME`).
     public var server: String
+    /// Where the replica's token is kept: beside the file, readable by its owner alone.
+    public var tokenFile: String
     /// The mirrored list's name on the server.
     public var serverList: String
     /// The mirrored list's name in this file.
     public var list: String
-    /// This replica's name on the server: 32 hex digits.
+    /// This replica's name on the server (32 hex digits), which the server chose.
     public var replicaID: String
     /// The server's version of the list that this file last pulled.
     public var serverVersion: Int64
@@ -50,56 +52,87 @@ extension SectionStore {
     /// again when fewer than half are left.
     public static let replicaIDBlock = 1_024
 
-    /// Makes a new file at `path` that mirrors the list `list` of the server at `server`: its
-    /// sections and rows, with their ids, and a first block of ids for rows and sections added
-    /// offline. The file is an ordinary sectionctl file (every command works on it, offline); what
-    /// is done to the list there is recorded as intents, which `sync()` pushes.
-    /// - Throws: `RepositoryError.replica(.cloneFromFile)` for a file location,
-    ///   `.replica(.fileExists)` when `path` exists,
-    ///   `.replica(.passwordInConnectionString)` for a connection string with a password (the
-    ///   file would keep it in the clear), `.listNotFound` when the server has no such list, and
-    ///   what opening either database throws. Nothing is left at `path` when it throws.
-    ///   `support` opens the server (`.postgres`, from `RepositoryPostgres`), and the replica
-    ///   file is opened with it, to sync.
+    /// Makes a new file at `path` that mirrors a list on a sync service (`sectionctl serve`):
+    /// its sections and rows, with their ids, and the ids the service gives this replica for
+    /// rows and sections added offline. The file is an ordinary sectionctl file (every command
+    /// works on it, offline), whose mirrored list is its default one; what is done to the list
+    /// there is recorded as intents, which `sync()` pushes.
+    ///
+    /// The token is kept beside the file, never in it: in `path + ".token"`, readable by its
+    /// owner alone, with the address it is for (`ReplicaStatus.tokenFile`). The file is written
+    /// under a temporary name and takes `path` only when complete, so an interrupted clone leaves
+    /// nothing in the way of the next.
+    /// - Parameters:
+    ///   - address: the list's address, `https://HOST[:PORT]/lists/NAME` (plain `http://` on a
+    ///     loopback host, or anywhere with `allowPlainHTTP`).
+    ///   - token: a token of the list (`sectionctl token create`); a read token makes a replica
+    ///     that pulls only.
+    /// - Throws: `RepositoryError.replica(.badServerAddress)`, `.replica(.fileExists)` when
+    ///   `path` or its token file exists, `.replica(.tokenRefused)`, `.replica(.notAllowed)`,
+    ///   `.replica(.listGoneOnServer)` when the service has no such list, `.unavailable` when it
+    ///   cannot be reached. Nothing is left at `path` when it throws.
     @discardableResult
     public static func clone(
-        list: String, from server: StoreLocation, to path: String, server support: ServerSupport? = nil
+        from address: String, token: String, to path: String, allowPlainHTTP: Bool = false, timeout: Duration = syncTimeout
     ) throws -> ReplicaStatus {
-        guard case .server(let connectionString) = server else {
-            throw RepositoryError.replica(.cloneFromFile(path: server.description))
+        let endpoint = try SyncEndpoint(address, token: token, allowPlainHTTP: allowPlainHTTP)
+        let tokenFile = ReplicaCredentials.path(beside: path)
+        for taken in [path, tokenFile] where FileManager.default.fileExists(atPath: taken) {
+            throw RepositoryError.replica(.fileExists(path: taken))
         }
-        if support.describe(server).contains("***") { throw RepositoryError.replica(.passwordInConnectionString) }
-        if FileManager.default.fileExists(atPath: path) { throw RepositoryError.replica(.fileExists(path: path)) }
-        let remote = try SectionStore(location: server, server: support, readsBesideWrites: false)
-        let serverList = try remote.read { db in try db.listRecord(named: list) }
-        let replicaID = (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
-        let request = PushRequest(
-            replicaID: replicaID, serverListID: serverList.id, serverList: list, knownVersion: 0, intents: [],
-            wantRowIDs: replicaIDBlock, wantSectionIDs: replicaIDBlock)
-        let answer = try remote.receivePush(request)
-        let facts = try remote.read { db in
-            try PullFacts.whole(list: try db.listRecordIfAny(id: serverList.id) ?? db.listRecord(named: list), db: db)
+        let client = HTTPSyncClient(endpoint: endpoint, timeout: timeout)
+        let registration = try client.register()
+        let answer = try client.sync(
+            SyncMessages.SyncRequest(replica: registration.replica, knownVersion: 0, intents: [], read: .init(), whole: true))
+        let directory = (path as NSString).deletingLastPathComponent
+        let partial = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".clone-" + registration.replica.prefix(8)
+        func removePartial() {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
         }
+        removePartial()
         do {
-            let local = try SectionStore(path: path, server: support, create: true)
-            try local.write { db in
-                let record = try db.listRecordIfAny(named: list) ?? db.createListRecord(named: list)
-                try db.insertReplicaRecord(
-                    ReplicaRecord(
-                        server: connectionString, listID: record.id, serverListID: serverList.id, serverList: list, replicaID: replicaID,
-                        serverVersion: facts.version))
-                try db.addAllottedIDs(answer.rowIDs, kind: "row")
-                try db.addAllottedIDs(answer.sectionIDs, kind: "section")
-                let changeset = try facts.fill(record, db: db)
-                if !changeset.isEmpty {
-                    let version = try db.commitChange(changeset.json, to: record, history: .change)
-                    try db.setReplicaProgress(serverVersion: facts.version, acknowledged: 0, localVersion: version)
-                }
+            try fillClone(at: partial, endpoint: endpoint, registration: registration, answer: answer)
+            try ReplicaCredentials.write(server: endpoint.description, token: token, to: tokenFile)
+            do {
+                try ReplicaCredentials.moveIntoPlace(partial, to: path)
+            } catch {
+                try? FileManager.default.removeItem(atPath: tokenFile)
+                throw error
             }
-            return try local.replicaStatus()
         } catch {
-            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            removePartial()
             throw error
+        }
+        return try SectionStore(path: path).replicaStatus()
+    }
+
+    /// Writes a clone's file at `partial`, and closes it.
+    private static func fillClone(
+        at partial: String, endpoint: SyncEndpoint, registration: SyncMessages.Registration, answer: SyncMessages.SyncAnswer
+    ) throws {
+        let local = try SectionStore(path: partial, create: true)
+        let facts = answer.facts
+        try local.write { db in
+            let record = try db.listRecordIfAny(named: endpoint.list) ?? db.createListRecord(named: endpoint.list)
+            try db.insertReplicaRecord(
+                ReplicaRecord(
+                    server: endpoint.description, listID: record.id, serverListID: 0, serverList: endpoint.list,
+                    replicaID: registration.replica, serverVersion: facts.version))
+            try db.replaceAllottedIDs(rows: answer.rowIDs, sections: answer.sectionIDs, lessThoseTakenBy: [])
+            let changeset = try facts.fill(record, db: db)
+            if !changeset.isEmpty {
+                let version = try db.commitChange(changeset.json, to: record, history: .change)
+                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: 0, localVersion: version)
+            }
+        }
+    }
+
+    /// The list a caller means when it names none: on a replica, the list it mirrors; elsewhere
+    /// `defaultList`.
+    public func defaultListName() throws -> String {
+        try read { db in
+            guard let record = try db.replicaRecord(), let list = try db.listRecordIfAny(id: record.listID) else { return Self.defaultList }
+            return list.name
         }
     }
 
@@ -110,7 +143,7 @@ extension SectionStore {
         try read { db in
             guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
             return ReplicaStatus(
-                server: server.describe(.server(connectionString: record.server)), serverList: record.serverList,
+                server: record.server, tokenFile: ReplicaCredentials.path(beside: path), serverList: record.serverList,
                 list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
                 sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
@@ -151,8 +184,11 @@ extension PendingIntent {
 }
 
 extension SectionStore {
+    /// How often `syncContinuously` asks the server for changes made there.
+    public static let syncPollInterval: Duration = .seconds(3)
+
     /// Syncs this replica now, and again whenever its list changes here or the mirrored list
-    /// changes on the server (the server's notifications, the file's commits), until the calling
+    /// changes on the server (looked for every `syncPollInterval`), until the calling
     /// task is cancelled. `report` gets each sync's report, or the error it failed with (a server
     /// out of reach: the next change, or the server's return, brings the next try).
     /// - Throws: `.replica(.notAReplica)` before anything else; `CancellationError` never (a
@@ -168,15 +204,10 @@ extension SectionStore {
         let local = Task.detached { [self] in
             for try await _ in list(localList).updates() { poke.yield() }
         }
-        let support = server
         let remote = Task.detached {
-            // The server may be out of reach: try again every few seconds until it answers.
+            // The server's changes are looked for every few seconds.
             while !Task.isCancelled {
-                do {
-                    let server = try SectionStore(location: .server(connectionString: record.server), server: support)
-                    for try await _ in server.list(record.serverList).updates() { poke.yield() }
-                } catch {}
-                try? await Task.sleep(for: .seconds(3))
+                try? await Task.sleep(for: Self.syncPollInterval)
                 poke.yield()
             }
         }

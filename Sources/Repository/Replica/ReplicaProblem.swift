@@ -7,8 +7,24 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
     case cloneFromFile(path: String)
     /// `clone` was asked to write a file that exists already.
     case fileExists(path: String)
-    /// The connection string holds a password, which a replica file would keep in the clear.
-    case passwordInConnectionString
+    /// A sync service's address cannot be used; `reason` says why.
+    case badServerAddress(address: String, reason: String)
+    /// The token given cannot be one; `reason` says why.
+    case badToken(reason: String)
+    /// The replica's token file (beside the replica file, `path`) is missing or unreadable.
+    case tokenMissing(path: String, reason: String)
+    /// The replica file names a server other than the one its token file was made for: the file
+    /// was changed since `clone` (or the two come from different replicas). Nothing was sent.
+    case serverChanged(file: String, token: String)
+    /// The server refused the token (401): wrong, revoked or expired.
+    case tokenRefused(server: String, reason: String)
+    /// The token's role does not allow what was asked (403).
+    case notAllowed(server: String, reason: String)
+    /// The server refused the request (a conflict, 409, or another status); `reason` is its
+    /// message. Nothing was written there.
+    case refusedByServer(server: String, status: Int, reason: String)
+    /// The server answered something the protocol does not allow.
+    case badAnswer(server: String, reason: String)
     /// Every id the server allotted for new rows (`kind` "row") or sections ("section") is used;
     /// a sync takes more.
     case noIDsLeft(kind: String)
@@ -29,14 +45,28 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .notAReplica(let path):
-            return "\(path) is not a replica of a server list; make one with: sectionctl clone URI --list NAME FILE"
+            return "\(path) is not a replica of a server list; make one with: sectionctl clone https://HOST/lists/NAME FILE --token-file F"
         case .cloneFromFile(let path):
-            return "\(path) is a file; a replica is cloned from a list on a PostgreSQL server (a postgresql:// URI)"
+            return "\(path) is not a list on a sync service; a replica is cloned from one: https://HOST[:PORT]/lists/NAME"
         case .fileExists(let path):
             return "\(path) exists already; a replica is cloned into a new file"
-        case .passwordInConnectionString:
-            return "the connection string holds a password, which the replica file would keep in the clear; "
-                + "put the password in PGPASSWORD or ~/.pgpass and clone with a connection string without it"
+        case .badServerAddress(let address, let reason):
+            return "cannot use \(address) as a list's address on a sync service: \(reason)"
+        case .badToken(let reason):
+            return "the token cannot be used: \(reason)"
+        case .tokenMissing(let path, let reason):
+            return "the replica's token file \(path) cannot be read (\(reason)); clone the list anew, or put its token there"
+        case .serverChanged(let file, let token):
+            return "the replica file names the server \(file), and its token is for \(token): the file was changed since it was cloned; "
+                + "nothing was sent"
+        case .tokenRefused(let server, let reason):
+            return "the server at \(server) refused the token (\(reason)); ask for a new one"
+        case .notAllowed(let server, let reason):
+            return "the server at \(server) does not allow it: \(reason)"
+        case .refusedByServer(let server, let status, let reason):
+            return "the server at \(server) refused the sync (\(status)): \(reason)"
+        case .badAnswer(let server, let reason):
+            return "the server at \(server) answered outside the protocol: \(reason)"
         case .noIDsLeft(let kind):
             return "no \(kind) ids are left on this replica offline; run sync to get more from the server"
         case .cannotRecord(let what):

@@ -49,9 +49,6 @@ public final class SectionStore: Sendable {
     /// Called at each stage of a replica's `sync()`; what a test makes fail there (a connection
     /// cut, an answer lost). `nil` outside tests.
     package let syncFaults = Mutex<(@Sendable (SyncStage) throws -> Void)?>(nil)
-    /// A replica's server, opened by its first `sync()` and kept for the next ones (a sync then
-    /// costs no new connection); dropped when a sync fails.
-    let syncServer = Mutex<(connectionString: String, store: SectionStore)?>(nil)
     /// The hook of this store's commits, once its first commit decided it (`commitHook(db:)`).
     let decidedCommitHook = Mutex<CommitHook??>(nil)
 

@@ -6,38 +6,51 @@ import Repository
 /// and synced through the server (docs/replicas.md).
 enum ReplicaCommands {
     struct CloneArguments: CommandArguments {
-        static let server = ArgumentSpec("URI", help: "the server: a postgresql:// URI or key=value string, without a password")
+        static let server = ArgumentSpec("ADDRESS", help: "the list's address on a sync service: https://HOST[:PORT]/lists/NAME")
         static let file = ArgumentSpec("FILE", help: "the replica file to make (it must not exist)", completion: .files)
+        static let tokenFile = OptionSpec(
+            "--token-file", valueName: "F", help: "a file whose first line is the list's token (- for standard input)", completion: .files)
+        static let plainHTTP = OptionSpec(
+            "--allow-plain-http", help: "take an http:// address of another machine (the token then crosses the network in the clear)")
         var server: String
         var file: String
+        var tokenFile: String
+        var plainHTTP: Bool
         init(from line: ParsedLine) throws(CLIError) {
             server = try line.word(Self.server)
             file = try line.word(Self.file)
+            guard let tokenFile = line.value(Self.tokenFile) else {
+                throw CLIError.usage("clone needs the list's token: --token-file F (a file whose first line is the token)", command: ["clone"])
+            }
+            self.tokenFile = tokenFile
+            plainHTTP = line.has(Self.plainHTTP)
         }
     }
 
     static let clone = Command<Context>(
         CommandSpec(
-            name: "clone", summary: "make a replica: a file that mirrors a server's list, to edit offline and sync",
+            name: "clone", summary: "make a replica: a file that mirrors a list of a sync service, to edit offline and sync",
             arguments: [CloneArguments.server, CloneArguments.file],
-            examples: ["--list groceries clone postgresql://db.example.com/team ./groceries.db", "--db ./groceries.db sync"],
+            options: [CloneArguments.tokenFile, CloneArguments.plainHTTP],
+            examples: [
+                "clone https://lists.example.com/lists/groceries ./groceries.db --token-file ~/groceries.token",
+                "--db ./groceries.db sync",
+            ],
             discussion: """
-                Copies the list --list names (default: default) from the server into a new file, with its
-                ids, and takes a block of ids for rows and sections added offline. Every command works on
-                the file, offline; what is done to the list there is kept as intents, which sync pushes.
-                The file keeps the connection string, so it must hold no password: put one in PGPASSWORD
-                or ~/.pgpass.
+                Copies the list at ADDRESS (served by sectionctl serve) into a new file, with its ids, and
+                takes the ids the service gives this replica for rows and sections added offline. Every
+                command works on the file, offline, and the mirrored list is its default list; what is done
+                to it there is kept as intents, which sync pushes. The token is kept beside the file, in
+                FILE.token (readable by you alone), never in the file. Plain http:// is taken for this
+                machine only, unless --allow-plain-http.
                 """),
         reading: CloneArguments.self
     ) { arguments, context in
-        let location = StoreLocation(arguments.server)
-        guard location.isServer else {
-            throw CLIError.usage("clone copies a list from a server: give a postgresql:// URI, not a file path", command: ["clone"])
-        }
+        let token = try readToken(from: arguments.tokenFile)
         let status: ReplicaStatus
         do {
             try DatabaseLocation.createParentDirectories(of: arguments.file)
-            status = try SectionStore.clone(list: context.listName, from: location, to: arguments.file, server: Context.server)
+            status = try SectionStore.clone(from: arguments.server, token: token, to: arguments.file, allowPlainHTTP: arguments.plainHTTP)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: nil)
         }
@@ -49,6 +62,25 @@ enum ReplicaCommands {
                     + "work on it with: sectionctl --db \(ShellWords.quote(arguments.file)) …, and sync it with: sectionctl --db \(ShellWords.quote(arguments.file)) sync"
             )
         }
+    }
+
+    /// The token in the first line of `path` (`-`: standard input), trimmed.
+    static func readToken(from path: String) throws(CLIError) -> String {
+        let text: String
+        if path == "-" {
+            text = readLine(strippingNewline: true) ?? ""
+        } else {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError(
+                    "cannot read the token file \(TextEscaping.escaped(path))", hint: "give a file whose first line is the token", exitCode: .noInput)
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        let token = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !token.isEmpty else {
+            throw CLIError("the token file \(TextEscaping.escaped(path)) is empty", hint: "its first line must be the token", exitCode: .dataError)
+        }
+        return token
     }
 
     static let status = Command<Context>(
@@ -69,6 +101,7 @@ enum ReplicaCommands {
             }
             context.console.writeLine(
                 "replica of list \(named(status.serverList)) on \(TextEscaping.escaped(status.server)), here list \(named(status.list))")
+            context.console.writeLine("token kept in: \(TextEscaping.escaped(status.tokenFile))")
             context.console.writeLine("server version pulled: \(status.serverVersion)")
             context.console.writeLine("intents not yet pushed: \(status.pendingIntents)")
             context.console.writeLine("ids left offline: \(status.rowIDsLeft) for rows, \(status.sectionIDsLeft) for sections")
@@ -174,7 +207,8 @@ enum ReplicaCommands {
 
     static func json(_ status: ReplicaStatus, database: String) -> JSONValue {
         .object([
-            ("database", .string(database)), ("server", .string(status.server)), ("server_list", .string(status.serverList)),
+            ("database", .string(database)), ("server", .string(status.server)), ("token_file", .string(status.tokenFile)),
+            ("server_list", .string(status.serverList)),
             ("list", .string(status.list)), ("replica_id", .string(status.replicaID)), ("server_version", .int(status.serverVersion)),
             ("pending", .int(status.pendingIntents)), ("row_ids_left", .int(status.rowIDsLeft)),
             ("section_ids_left", .int(status.sectionIDsLeft)),

@@ -184,13 +184,14 @@ enum ExportCommand {
     static func run(_ arguments: ExportArguments, context: Context) throws {
         let store = try context.openStore()
         let all = arguments.all
+        let name = try context.listName(in: store)
         let line = context.progressLine("export", writesToOutput: arguments.output == nil)
         let export = { (write: (String) throws -> Void) throws in
             try context.withProgress(line) { progress in
                 if all {
                     try store.exportAllJSON(progress: progress, to: write)
                 } else {
-                    try store.list(context.listName).exportJSON(progress: progress, to: write)
+                    try store.list(name).exportJSON(progress: progress, to: write)
                 }
             }
         }
@@ -207,10 +208,10 @@ enum ExportCommand {
             file.abandon()
             throw error
         }
-        let what = all ? "every list" : "list \"\(TextEscaping.escaped(context.listName))\""
+        let what = all ? "every list" : "list \"\(TextEscaping.escaped(name))\""
         if context.json {
             context.printJSON(
-                .object([("output", .string(output)), ("list", all ? .null : .string(context.listName))]))
+                .object([("output", .string(output)), ("list", all ? .null : .string(name))]))
         } else {
             context.console.writeLine("Wrote \(what) to \(TextEscaping.escaped(output)).")
         }

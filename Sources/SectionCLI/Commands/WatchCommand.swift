@@ -24,7 +24,7 @@ enum WatchCommand {
         // Read first, so that a missing list is refused before anything is printed.
         let start = try list.header().version
         if !context.json {
-            context.console.writeLine("Watching list \"\(TextEscaping.escaped(context.listName))\" from version \(start); Ctrl-C ends.")
+            context.console.writeLine("Watching list \"\(TextEscaping.escaped(list.name))\" from version \(start); Ctrl-C ends.")
             context.console.flush()
         }
         let printer = Printer(context: context)

@@ -137,9 +137,19 @@ extension SQLiteEngine {
         try scalarInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'replica'") == 1
     }
 
-    package func allotIDs(table: String, count: Int) throws -> [Int64]? { nil }
-
-    package func pushReplicaAtOnce(_ request: String) throws -> String? { nil }
+    /// Moves the table's `AUTOINCREMENT` counter (`sqlite_sequence`) past `count` ids and returns
+    /// them: SQLite never gives an id at or below the counter to a row inserted without one.
+    package func allotIDs(table: String, count: Int) throws -> [Int64] {
+        precondition(table == "rows" || table == "sections")
+        let counter = try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table)
+        let highest = max(counter ?? 0, try scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0)
+        if counter == nil {
+            try run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table, highest + Int64(count))
+        } else {
+            try run("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", highest + Int64(count), table)
+        }
+        return Array((highest + 1)...(highest + Int64(count)))
+    }
 
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
     private func spaceInUse() throws -> (bytes: Int64, freePages: Int64) {

@@ -38,70 +38,40 @@ struct PullFacts: Sendable {
     var rows: [RowID: RowFact?] = [:]
 }
 
-/// What a sync reads of the server besides the facts: the highest sequence the server has
-/// recorded for the replica, and that intent's JSON (`replica_pushes`).
-struct ServerAcknowledgement: Sendable, Equatable {
-    var sequence: Int64
-    var intent: String
-}
-
 extension PullFacts {
-    /// Reads the facts of list `listID` on the server (`db`) that a sync of the replica
-    /// `replicaID`, which pulled version `since`, needs: the items the journal's entries after
-    /// `since` name, every row of the sections they say were added, and the items `touched` names
-    /// (every row of `touched.whole`: sections the replica deleted, rows and all); the whole list
-    /// when the journal cannot say, or when `wholeList` (plain SQL changed the replica's copy).
-    /// With them, what the server has recorded of the replica's pushes.
+    /// Reads the facts of `list` (on the server, `db`, in the sync's transaction) that a replica
+    /// which pulled version `since` needs: the items the journal's entries after `since` name,
+    /// every row of the sections they say were added, and the items `touched` names (every row of
+    /// `touched.whole`: sections the replica deleted, rows and all); the whole list when the
+    /// journal cannot say, or when `wholeList` (a new replica, or one whose copy plain SQL changed).
     ///
-    /// Two statements: the list's version with the journal's entries and the record, then the
-    /// facts by id (each id list one parameter, `Database.oneOf`), each item's place read as its
-    /// position and its predecessor's id by the `(parent, position)` index, never by index. In a
-    /// read transaction (`consistent`) they see one state; outside one, each is its own, and
-    /// when the list changed between them — or the whole list must be read, in two statements
-    /// more — the answer is `nil`, and the caller reads again in a transaction.
-    /// - Throws: `.replica(.listGoneOnServer)`, `.replica(.serverBehind)`.
-    static func readForSync(
-        listID: Int64, listName: String, server: String, since: Int64, replicaID: String, touched: Touched, wholeList: Bool,
-        consistent: Bool, db: any Database
-    ) throws -> (facts: PullFacts, recorded: ServerAcknowledgement?)? {
-        var listVersion: Int64?
+    /// Two statements: the journal's entries, then the facts by id (each id list one parameter,
+    /// `Database.oneOf`), each item's place read as its position and its predecessor's id by the
+    /// `(parent, position)` index, never by index.
+    static func readForSync(list: ListRecord, since: Int64, touched: Touched, wholeList: Bool, db: any Database) throws -> PullFacts {
         var journaled = false
-        var recorded: ServerAcknowledgement?
         var entries: [(version: Int64, changes: String)] = []
         try db.forEachRow(
             """
-            SELECT l.version, l.journaled, p.last_sequence, p.last_intent, j.version, j.changes
-            FROM lists AS l
-            LEFT JOIN replica_pushes AS p ON p.replica = ?
+            SELECT l.journaled, j.version, j.changes FROM lists AS l
             LEFT JOIN journal AS j ON j.list_id = l.id AND j.version > ?
             WHERE l.id = ? ORDER BY j.version
-            """, arguments: [replicaID, since, listID]
+            """, arguments: [since, list.id]
         ) { row in
-            listVersion = row.int64(0)
-            journaled = row.int64(1) == 1
-            if let sequence = row.optionalInt64(2) { recorded = ServerAcknowledgement(sequence: sequence, intent: row.string(3)) }
-            if let version = row.optionalInt64(4) { entries.append((version, row.string(5))) }
+            journaled = row.int64(0) == 1
+            if let version = row.optionalInt64(1) { entries.append((version, row.string(2))) }
             return true
         }
-        guard let listVersion else { throw RepositoryError.replica(.listGoneOnServer(list: listName, server: server)) }
-        guard listVersion >= since else {
-            throw RepositoryError.replica(.serverBehind(server: server, serverVersion: listVersion, replicaVersion: since))
-        }
-        guard !wholeList, let named = named(byJournal: entries, since: since, listVersion: listVersion, journaled: journaled) else {
-            guard consistent else { return nil }
-            return (try whole(list: ListRecord(id: listID, name: listName, version: listVersion), db: db), recorded)
+        guard !wholeList, let named = named(byJournal: entries, since: since, listVersion: list.version, journaled: journaled) else {
+            return try whole(list: list, db: db)
         }
         let wholeSections = named.added.union(touched.whole)
         let rows = named.rows.union(touched.rows)
         let sections = named.sections.union(touched.sections).union(touched.whole)
-        guard !rows.isEmpty || !sections.isEmpty else { return (PullFacts(version: listVersion, whole: false), recorded) }
-        let facts = try readItems(listID: listID, rows: rows, sections: sections, wholeSections: wholeSections, db: db)
-        guard facts.version == listVersion else {
-            // The list changed between the two statements (outside a transaction).
-            guard consistent else { return nil }
-            throw RepositoryError.inconsistent("list #\(listID) changed inside a read transaction")
-        }
-        return (facts, recorded)
+        guard !rows.isEmpty || !sections.isEmpty else { return PullFacts(version: list.version, whole: false) }
+        var facts = try readItems(listID: list.id, rows: rows, sections: sections, wholeSections: wholeSections, db: db)
+        facts.version = list.version
+        return facts
     }
 
     /// What the journal's entries after version `since` name: the rows and sections they

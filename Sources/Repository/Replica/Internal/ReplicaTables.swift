@@ -110,11 +110,35 @@ extension Database {
         try run("DELETE FROM replica_intents WHERE sequence <= ?", sequence)
     }
 
-    /// Adds ids the server allotted, kept as runs of consecutive ids.
-    func addAllottedIDs(_ ids: [Int64], kind: String) throws {
-        for run in Self.runs(of: ids) {
-            try self.run("INSERT INTO replica_ids (kind, first, last) VALUES (?, ?, ?)", kind, run.lowerBound, run.upperBound)
+    /// Makes the ids this replica holds the server's account of them (`rows`, `sections`: the
+    /// runs it gave and has not seen used), less the ids `intents` took here since.
+    func replaceAllottedIDs(rows: [SyncMessages.IDRun], sections: [SyncMessages.IDRun], lessThoseTakenBy intents: [PendingIntent]) throws {
+        try run("DELETE FROM replica_ids")
+        for (kind, runs) in [("row", rows), ("section", sections)] {
+            for run in runs {
+                try self.run("INSERT INTO replica_ids (kind, first, last) VALUES (?, ?, ?)", kind, run.first, run.last)
+            }
         }
+        for intent in intents {
+            guard let id = intent.newID else { continue }
+            switch intent.intent {
+            case .addRow: try removeAllottedID(id, kind: "row")
+            case .addSection: try removeAllottedID(id, kind: "section")
+            default: break
+            }
+        }
+    }
+
+    /// Removes `id` from the run of `kind` that holds it, if any.
+    private func removeAllottedID(_ id: Int64, kind: String) throws {
+        guard
+            let (first, last) = try queryFirst(
+                "SELECT first, last FROM replica_ids WHERE kind = ? AND first <= ? AND last >= ?", kind, id, id,
+                row: { ($0.int64(0), $0.int64(1)) })
+        else { return }
+        try run("DELETE FROM replica_ids WHERE kind = ? AND first = ?", kind, first)
+        if first < id { try run("INSERT INTO replica_ids (kind, first, last) VALUES (?, ?, ?)", kind, first, id - 1) }
+        if id < last { try run("INSERT INTO replica_ids (kind, first, last) VALUES (?, ?, ?)", kind, id + 1, last) }
     }
 
     /// How many allotted ids of `kind` are left.
@@ -149,18 +173,5 @@ extension Database {
     func allottedIDIfReplica(kind: String) throws -> Int64? {
         guard try replicaRecord() != nil else { return nil }
         return try takeAllottedID(kind: kind)
-    }
-
-    /// `ids` as runs of consecutive values, in ascending order.
-    static func runs(of ids: [Int64]) -> [ClosedRange<Int64>] {
-        var result: [ClosedRange<Int64>] = []
-        for id in ids.sorted() {
-            if let last = result.last, last.upperBound + 1 == id {
-                result[result.count - 1] = last.lowerBound...id
-            } else if result.last?.contains(id) != true {
-                result.append(id...id)
-            }
-        }
-        return result
     }
 }

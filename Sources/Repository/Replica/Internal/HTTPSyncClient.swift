@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Where a replica syncs: its list's address on a sync service (`https://HOST[:PORT]/lists/NAME`)
+/// and the token that opens it.
+package struct SyncEndpoint: Sendable, Equatable {
+    /// The list's address, as given to `clone` (its path percent-encoded).
+    package var url: URL
+    /// The list's name on the server: the address's last path component, decoded.
+    package var list: String
+    package var token: String
+
+    /// Reads a list's address. Plain `http://` is taken only for a loopback host, or when
+    /// `allowPlainHTTP` (the user asked for it by name): elsewhere the token would cross the
+    /// network in the clear.
+    /// - Throws: `RepositoryError.replica(.badServerAddress)` naming what is wrong.
+    package init(_ address: String, token: String, allowPlainHTTP: Bool = false) throws {
+        func bad(_ reason: String) -> RepositoryError { .replica(.badServerAddress(address: address, reason: reason)) }
+        guard let components = URLComponents(string: address), let scheme = components.scheme?.lowercased(), let host = components.host,
+            !host.isEmpty, let url = components.url
+        else {
+            throw bad("it is not an address of the form https://HOST[:PORT]/lists/NAME")
+        }
+        guard scheme == "https" || scheme == "http" else { throw bad("its scheme is \(scheme); a sync service is reached over https (or http)") }
+        guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil else {
+            throw bad("it holds a user, password, query or fragment; give the list's address alone and the token in a file")
+        }
+        let parts = components.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].isEmpty, parts[1] == "lists", let name = String(parts[2]).removingPercentEncoding, !name.isEmpty else {
+            throw bad("its path is not /lists/NAME")
+        }
+        if scheme == "http" && !allowPlainHTTP && !Self.isLoopbackHost(host) {
+            throw bad("plain http to \(host) would send the token in the clear; use https, or opt in to plain http by name")
+        }
+        guard !token.isEmpty, token.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+            throw RepositoryError.replica(.badToken(reason: "a token is one word of printable ASCII"))
+        }
+        self.url = url
+        self.list = name
+        self.token = token
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or `::1`.
+    package static func isLoopbackHost(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// The address without the token: what errors and `status` name.
+    package var description: String { url.absoluteString }
+}
+
+/// A sync service's client, over `URLSession` (FoundationNetworking on Linux): what a replica on
+/// any device, an iOS app's among them, syncs with. Every request carries the token as
+/// `Authorization: Bearer` and has a deadline: a peer silent for `timeout` fails the request
+/// with `RepositoryError.unavailable`, never a hang.
+package final class HTTPSyncClient: Sendable {
+    package let endpoint: SyncEndpoint
+    private let session: URLSession
+
+    package init(endpoint: SyncEndpoint, timeout: Duration) {
+        self.endpoint = endpoint
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds * 4
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Registers a new replica of the list (`POST /lists/NAME/replicas`).
+    package func register() throws -> SyncMessages.Registration {
+        try decode(SyncMessages.Registration.self, from: send("replicas", body: Array("{}".utf8)))
+    }
+
+    /// Pushes and pulls in one round trip (`POST /lists/NAME/sync`).
+    package func sync(_ request: SyncMessages.SyncRequest) throws -> SyncMessages.SyncAnswer {
+        try decode(SyncMessages.SyncAnswer.self, from: send("sync", body: SyncMessages.encode(request)))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw RepositoryError.replica(.badAnswer(server: endpoint.description, reason: "its answer is not what the protocol says: \(error)"))
+        }
+    }
+
+    /// Sends a POST to `suffix` under the list's address and waits for the whole answer; turns a
+    /// status other than 2xx into the error it stands for.
+    private func send(_ suffix: String, body: [UInt8]) throws -> Data {
+        var request = URLRequest(url: endpoint.url.appendingPathComponent(suffix))
+        request.httpMethod = "POST"
+        request.httpBody = Data(body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer \(endpoint.token)", forHTTPHeaderField: "Authorization")
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<(Data, HTTPURLResponse), any Error>?>(nil)
+        let task = session.dataTask(with: request) { data, response, error in
+            result.withLock {
+                if let error {
+                    $0 = .failure(error)
+                } else if let response = response as? HTTPURLResponse {
+                    $0 = .success((data ?? Data(), response))
+                } else {
+                    $0 = .failure(URLError(.badServerResponse))
+                }
+            }
+            done.signal()
+        }
+        task.resume()
+        done.wait()
+        let server = endpoint.description
+        switch result.withLock({ $0 }) {
+        case .success(let (data, response)):
+            guard !(200..<300).contains(response.statusCode) else { return data }
+            let message = (try? JSONDecoder().decode(SyncMessages.ErrorBody.self, from: data))?.error ?? "HTTP status \(response.statusCode)"
+            switch response.statusCode {
+            case 401: throw RepositoryError.replica(.tokenRefused(server: server, reason: message))
+            case 403: throw RepositoryError.replica(.notAllowed(server: server, reason: message))
+            case 404: throw RepositoryError.replica(.listGoneOnServer(list: endpoint.list, server: server))
+            case 429, 503:
+                let after = response.value(forHTTPHeaderField: "Retry-After").map { "; try again in \($0) s" } ?? ""
+                throw RepositoryError.unavailable(server: server, reason: message + after)
+            default:
+                throw RepositoryError.replica(.refusedByServer(server: server, status: response.statusCode, reason: message))
+            }
+        case .failure(let error):
+            throw RepositoryError.unavailable(server: server, reason: Self.reason(error))
+        case nil:
+            throw RepositoryError.unavailable(server: server, reason: "no answer")
+        }
+    }
+
+    /// What a transport failure says, in words.
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? URLError else { return "\(error)" }
+        switch error.code {
+        case .timedOut: return "the server did not answer in time"
+        case .cannotConnectToHost, .cannotFindHost: return "cannot connect"
+        case .networkConnectionLost: return "the connection was lost"
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .secureConnectionFailed:
+            return "the server's certificate is not trusted, or TLS failed (\(error.localizedDescription))"
+        default: return error.localizedDescription
+        }
+    }
+}
