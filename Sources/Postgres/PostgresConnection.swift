@@ -418,6 +418,77 @@ public struct PostgresRow {
         default: return strtoll(value, nil, 10)
         }
     }
+
+    /// A `bytea` column's bytes (none for NULL), decoded from the text the server sent
+    /// (`Bytea.decode(_:)`); another column's text as UTF-8.
+    public func bytes(_ column: Int32) -> [UInt8] {
+        Bytea.decode(string(column)) ?? Array(string(column).utf8)
+    }
+}
+
+/// A `bytea` value as text, the form in which arguments and results travel: the hex format
+/// (`\x` and two hex digits a byte), which the server reads whatever its settings, and the older
+/// escape format, which it writes when `bytea_output` is `escape`.
+public enum Bytea {
+    /// The hex format of `bytes`: what an argument bound to a `bytea` sends.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        text.reserveCapacity(2 + bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes `text` holds in the hex or escape format; `nil` when it is neither.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        if utf8.starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "x")]) {
+            let digits = utf8.dropFirst(2)
+            guard digits.count % 2 == 0 else { return nil }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(digits.count / 2)
+            var index = digits.startIndex
+            while index < digits.endIndex {
+                guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+                bytes.append(high << 4 | low)
+                index += 2
+            }
+            return bytes
+        }
+        // Escape format: `\\` is a backslash, `\ooo` an octal byte, anything else itself.
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < utf8.count {
+            guard utf8[index] == UInt8(ascii: "\\") else {
+                bytes.append(utf8[index])
+                index += 1
+                continue
+            }
+            if index + 1 < utf8.count, utf8[index + 1] == UInt8(ascii: "\\") {
+                bytes.append(UInt8(ascii: "\\"))
+                index += 2
+                continue
+            }
+            guard index + 3 < utf8.count else { return nil }
+            let octal = utf8[(index + 1)...(index + 3)].map { Int($0) - Int(UInt8(ascii: "0")) }
+            guard octal.allSatisfy({ (0...7).contains($0) }), octal[0] <= 3 else { return nil }
+            bytes.append(UInt8(octal[0] * 64 + octal[1] * 8 + octal[2]))
+            index += 4
+        }
+        return bytes
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
 }
 
 /// The rows a statement returned, as text, read by row and column.

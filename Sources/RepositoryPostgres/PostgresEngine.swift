@@ -312,7 +312,7 @@ package final class PostgresEngine: Database {
         return output
     }
 
-    /// The arguments as the text libpq sends. Text holding NUL is refused: PostgreSQL's text
+    /// The arguments as the text libpq sends (bytes in `bytea`'s hex format). Text holding NUL is refused: PostgreSQL's text
     /// cannot store it, and a C string would silently end there.
     private static func texts(_ arguments: [(any SQLArgument)?]) throws -> [String?] {
         try arguments.map { argument in
@@ -323,6 +323,7 @@ package final class PostgresEngine: Database {
             case .text(let value):
                 guard !value.utf8.contains(0) else { throw RepositoryError.textContainsNULOnServer }
                 return value
+            case .blob(let value): return Bytea.encode(value)
             }
         }
     }

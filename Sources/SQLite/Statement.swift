@@ -43,6 +43,16 @@ extension String: SQLiteBindable {
     }
 }
 
+extension Array: SQLiteBindable where Element == UInt8 {
+    /// Binds the bytes as a BLOB (an empty array as an empty BLOB, not NULL).
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        withUnsafeBytes { buffer in
+            sqlite3_bind_blob64(
+                statement, index, buffer.baseAddress ?? UnsafeRawPointer(csqlite_empty_string()), sqlite3_uint64(buffer.count), csqlite_transient())
+        }
+    }
+}
+
 /// A prepared statement. Not `Sendable`: it belongs to the connection that prepared it, and is
 /// used only while that connection is held.
 public final class Statement {
@@ -125,6 +135,14 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The column at `index` of the current row as bytes: a BLOB's, or text's UTF-8 (none for
+    /// NULL).
+    public func bytes(_ index: Int32) -> [UInt8] {
+        guard let blob = sqlite3_column_blob(handle, index) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return Array(UnsafeRawBufferPointer(start: blob, count: count))
     }
 
     /// The column at `index` of the current row as text, or `nil` for NULL.

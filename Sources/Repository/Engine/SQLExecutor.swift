@@ -69,6 +69,8 @@ package enum SQLValue {
     case integer(Int64)
     case real(Double)
     case text(String)
+    /// Bytes: a BLOB in a file, a `bytea` on a server.
+    case blob([UInt8])
 }
 
 extension Int: SQLArgument {
@@ -91,6 +93,10 @@ extension String: SQLArgument {
     package var sqlValue: SQLValue { .text(self) }
 }
 
+extension Array: SQLArgument where Element == UInt8 {
+    package var sqlValue: SQLValue { .blob(self) }
+}
+
 /// One result row of a query, read by 0-based column.
 package protocol ResultRow {
     /// Whether the column is NULL.
@@ -99,6 +105,8 @@ package protocol ResultRow {
     func int64(_ column: Int32) -> Int64
     /// The column as text ("" for NULL).
     func string(_ column: Int32) -> String
+    /// The column as bytes: a BLOB's or a `bytea`'s (none for NULL).
+    func bytes(_ column: Int32) -> [UInt8]
 }
 
 extension ResultRow {

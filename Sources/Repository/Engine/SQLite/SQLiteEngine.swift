@@ -70,6 +70,7 @@ extension SQLArgument {
         case .integer(let value): return value
         case .real(let value): return value
         case .text(let value): return value
+        case .blob(let value): return value
         }
     }
 }
