@@ -63,6 +63,9 @@ let package = Package(
         // throwaway server: the thin libpq layer, and the cluster the tests start too.
         .library(name: "Postgres", targets: ["Postgres"]),
         .library(name: "PostgresCluster", targets: ["PostgresCluster"]),
+        // The sync service (`sectionctl serve`): tokens, over libcrypto. Server-only: it must
+        // never enter Repository's closure.
+        .library(name: "SyncService", targets: ["SyncService"]),
     ],
     targets: [
         // The system SQLite, reached through a module map and a small C shim.
@@ -70,6 +73,13 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // OpenSSL's libcrypto (random bytes, SHA-256, constant-time comparison), for the sync
+        // service's tokens; never a dependency of Repository.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
         ),
         // A thin, typed layer over the SQLite C API: connections, statements, transactions.
         .target(name: "SQLite", dependencies: ["CSQLite"]),
@@ -104,12 +114,15 @@ let package = Package(
         .target(name: "RepositoryPostgres", dependencies: ["Repository", "Postgres"]),
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),
+        // The sync service behind `sectionctl serve`: its tokens (hashed with libcrypto), for one
+        // list and one role each.
+        .target(name: "SyncService", dependencies: ["Repository", "CCrypto"]),
         // Command-line machinery that knows nothing of lists: the parser of a command tree, help
         // pages, manual pages, shell words, display width, escaping for a terminal, colours, the
         // console, status lines.
         .target(name: "CommandLineSupport"),
         // The command-line interface, as a library so that its pieces can be unit-tested.
-        .target(name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer"]),
+        .target(name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer", "SyncService"]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
         // What the test targets share: temporary directories, fresh databases, seeded randomness,
@@ -121,6 +134,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
+        .testTarget(name: "SyncServiceTests", dependencies: ["SyncService", "Repository", "RepositoryPostgres", "TestSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
         .testTarget(
             name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
