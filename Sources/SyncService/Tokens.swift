@@ -104,7 +104,7 @@ public enum TokenError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notFound(let name): "no token \(name) (see 'sectionctl token ls')"
+        case .notFound(let name): "no token has the id or selector \(name)"
         case .expiryTooShort: "a token must expire at least a second after it is made"
         case .noRandomness: "the system's random generator gave no random bytes; no token was made"
         }

@@ -102,7 +102,7 @@ import Testing
         #expect(nothing.status == 2)
         #expect(
             nothing.stderr
-                == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, undo, redo, completion, help)\n"
+                == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, token, undo, redo, completion, help)\n"
                 + "hint: see 'sectionctl --help'\n")
     }
 

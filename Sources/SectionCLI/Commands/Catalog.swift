@@ -41,6 +41,7 @@ enum Catalog {
         ReplicaCommands.clone,
         ReplicaCommands.status,
         ReplicaCommands.sync,
+        TokenCommands.command,
         UndoCommands.undo,
         UndoCommands.redo,
         CompletionCommand.command,
