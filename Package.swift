@@ -66,6 +66,8 @@ let package = Package(
         // The sync service (`sectionctl serve`): tokens, over libcrypto. Server-only: it must
         // never enter Repository's closure.
         .library(name: "SyncService", targets: ["SyncService"]),
+        // The HTTP server under `sectionctl serve`, over libmicrohttpd.
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
     ],
     targets: [
         // The system SQLite, reached through a module map and a small C shim.
@@ -94,6 +96,17 @@ let package = Package(
         // A throwaway PostgreSQL cluster (initdb, pg_ctl, a Unix socket only) for the tests and
         // the benchmark.
         .target(name: "PostgresCluster", dependencies: ["Postgres"]),
+        // The system's libmicrohttpd (with GnuTLS), reached through a module map and a small C
+        // shim for its variadic calls.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        // A small, safe HTTP/1.1 server over libmicrohttpd: whole requests to one synchronous
+        // handler on a thread pool, limits, TLS, and event streams that wait without a thread.
+        // It knows nothing of lists: `sectionctl serve` puts its routes on it.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // Turns Migrations/*.sql into Swift source at build time, so binaries are self-contained.
         .executableTarget(name: "migration-embedder"),
         .plugin(
@@ -136,6 +149,7 @@ let package = Package(
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SyncServiceTests", dependencies: ["SyncService", "Repository", "RepositoryPostgres", "TestSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
             name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
     ],

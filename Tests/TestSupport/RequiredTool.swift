@@ -51,6 +51,10 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
     package static let man = RequiredTool(command: "man", debianPackage: "man-db")
     /// The `sqlite3` shell, which a person uses on the file outside sectionctl.
     package static let sqlite3 = RequiredTool(command: "sqlite3", debianPackage: "sqlite3")
+    /// OpenSSL's command, which makes the self-signed certificates of the TLS tests.
+    package static let openssl = RequiredTool(command: "openssl", debianPackage: "openssl")
+    /// curl, the HTTPS client of the TLS tests.
+    package static let curl = RequiredTool(command: "curl", debianPackage: "curl")
     /// PostgreSQL's server programs, for the throwaway cluster the server tests start (as root,
     /// also `setpriv`, which runs them as `nobody`). The directory of the programs is returned.
     package static let postgreSQL = RequiredTool(
