@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ public final class HTTPServer: Sendable {
     public let port: UInt16
     let core: ServerCore
     let daemon: Mutex<DaemonHandle?>
-    let keepAlive: Task<Void, Never>
+    let keepAlive: KeepAliveTimer
 
     /// libmicrohttpd's daemon, stopped once.
     struct DaemonHandle: @unchecked Sendable {
@@ -79,15 +80,7 @@ public final class HTTPServer: Sendable {
         self.port = boundPort
         self.core = core
         self.daemon = Mutex(DaemonHandle(pointer: pointer))
-        let interval = limits.streamKeepAlive
-        self.keepAlive = Task.detached { [weak core] in
-            let tick = max(interval / 3, .milliseconds(10))
-            while !Task.isCancelled {
-                try? await Task.sleep(for: tick)
-                guard let core else { return }
-                core.keepStreamsAlive(interval: interval)
-            }
-        }
+        self.keepAlive = KeepAliveTimer(core: core, interval: limits.streamKeepAlive)
     }
 
     deinit {
@@ -98,13 +91,43 @@ public final class HTTPServer: Sendable {
     /// running handlers finish and closes every connection; returns when all of that is done.
     /// Calling it again does nothing. Must not be called from a handler.
     public func stop() {
-        guard let handle = daemon.withLock({ handle in defer { handle = nil }; return handle }) else { return }
+        guard
+            let handle = daemon.withLock({ handle in
+                defer { handle = nil }
+                return handle
+            })
+        else { return }
         core.stopping.store(true, ordering: .sequentiallyConsistent)
         // libmicrohttpd must not be stopped with a suspended connection: each waiting stream is
         // resumed, and its reader ends it.
         for stream in core.streams.withLock({ Array($0.values) }) { stream.serverStopping() }
         MHD_stop_daemon(handle.pointer)
         keepAlive.cancel()
+    }
+}
+
+/// Sends the keep-alive comments of quiet streams, from a timer of its own (not a task, which
+/// handlers blocking the shared pool could hold up), three times a keep-alive interval.
+final class KeepAliveTimer: Sendable {
+    private let timer: Mutex<DispatchSourceTimer?>
+
+    init(core: ServerCore, interval: Duration) {
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "HTTPServer.keep-alive"))
+        let tick = max(interval / 3, .milliseconds(10))
+        let (seconds, attoseconds) = tick.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        source.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        source.setEventHandler { [weak core] in core?.keepStreamsAlive(interval: interval) }
+        source.resume()
+        timer = Mutex(source)
+    }
+
+    /// Stops the timer.
+    func cancel() {
+        timer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
     }
 }
 

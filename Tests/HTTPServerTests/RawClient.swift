@@ -118,6 +118,7 @@ final class RawClient {
     func readResponse(timeout: Duration = .seconds(30)) -> Response? {
         let deadline = ContinuousClock.now + timeout
         guard let head = readHead(timeout: timeout) else { return nil }
+        if head.status == 204 || head.status == 304 { return Response(head: head, body: []) }
         if let length = head.headers["content-length"].flatMap({ Int($0) }) {
             while buffer.count < length { guard fill(before: deadline) else { return nil } }
             let body = Array(buffer[..<length])
