@@ -129,23 +129,25 @@ let package = Package(
         .target(name: "Transfer", dependencies: ["Repository"]),
         // The sync service behind `sectionctl serve`: its tokens (hashed with libcrypto), for one
         // list and one role each.
-        .target(name: "SyncService", dependencies: ["Repository", "CCrypto"]),
+        .target(name: "SyncService", dependencies: ["Repository", "HTTPServer", "CCrypto"]),
         // Command-line machinery that knows nothing of lists: the parser of a command tree, help
         // pages, manual pages, shell words, display width, escaping for a terminal, colours, the
         // console, status lines.
         .target(name: "CommandLineSupport"),
         // The command-line interface, as a library so that its pieces can be unit-tested.
-        .target(name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer", "SyncService"]),
+        .target(
+            name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer", "HTTPServer", "SyncService"]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
         .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
         // What the test targets share: temporary directories, fresh databases, seeded randomness,
         // random edits, the changeset checks and a fake table view (Tests/TestSupport's folders).
         .target(
-            name: "TestSupport", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster"],
+            name: "TestSupport",
+            dependencies: ["Repository", "RepositoryPostgres", "SQLite", "Postgres", "PostgresCluster", "HTTPServer", "SyncService"],
             path: "Tests/TestSupport"),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "TestSupport"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
-        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "TestSupport"]),
+        .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "SyncService", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
         .testTarget(name: "SyncServiceTests", dependencies: ["SyncService", "Repository", "RepositoryPostgres", "TestSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),

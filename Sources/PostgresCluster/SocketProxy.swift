@@ -9,16 +9,27 @@ import Synchronization
     import Darwin
 #endif
 
-/// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte, with
-/// one fault a test can make — `cut()` ends every connection open through it at once, as a
-/// network that fails does, while the server goes on with what it had received (connections made
-/// afterwards pass through again) — one count a benchmark reads: `roundTrips`, what clients
-/// waited on the server for — and a latency it can add (`delay`), as a network's.
+/// A PostgreSQL server's Unix socket passed through a directory of its own, byte for byte (or a
+/// TCP port on loopback passed through another: `init(forwardingTCPPort:)`), with two faults a
+/// test can make — `cut()` ends every connection open through it at once, as a network that
+/// fails does, while the server goes on with what it had received (connections made afterwards
+/// pass through again); `isSilent` swallows every byte while it is set, as a network that goes
+/// quiet does, the connections left open — one count a benchmark reads: `roundTrips`, what
+/// clients waited on the server for — and a latency it can add (`delay`), as a network's.
 public final class SocketProxy: Sendable {
-    /// The directory to give libpq as `host`: it holds the socket `.s.PGSQL.<port>`.
+    /// The directory to give libpq as `host`: it holds the socket `.s.PGSQL.<port>` (empty for a
+    /// TCP proxy).
     public let directory: String
+    /// The loopback port a TCP proxy listens on (0 for a Unix socket's).
+    public let tcpPort: UInt16
     private let listener: Int32
-    private let upstream: String
+    private enum Upstream {
+        case unix(String)
+        case tcp(UInt16)
+    }
+    private let upstream: Upstream
+    private let silent = Atomic<Bool>(false)
+    private let losing = Atomic<Bool>(false)
     /// Every descriptor of a connection passing through, to shut down on `cut()`.
     private let open = Mutex<Set<Int32>>([])
     private let trips = Atomic<Int>(0)
@@ -40,7 +51,8 @@ public final class SocketProxy: Sendable {
         let name = ".s.PGSQL.\(port)"
         directory = FileManager.default.temporaryDirectory.appending(path: "sectionctl-proxy-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        upstream = serverDirectory + "/" + name
+        upstream = .unix(serverDirectory + "/" + name)
+        tcpPort = 0
         let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.address(directory + "/" + name)
         let bound = withUnsafePointer(to: &address) {
@@ -51,6 +63,44 @@ public final class SocketProxy: Sendable {
             throw ProxyError("cannot listen at \(directory): errno \(errno)")
         }
         listener = listening
+        accepting()
+    }
+
+    /// Listens on a free loopback port (`tcpPort`) and passes each connection to `port` on
+    /// loopback: an HTTP server's, say.
+    public init(forwardingTCPPort port: UInt16) throws {
+        directory = ""
+        upstream = .tcp(port)
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, length) == 0 && getsockname(listening, $0, &length) == 0 }
+        }
+        guard bound, listen(listening, 64) == 0 else {
+            close(listening)
+            throw ProxyError("cannot listen on loopback: errno \(errno)")
+        }
+        tcpPort = UInt16(bigEndian: address.sin_port)
+        listener = listening
+        accepting()
+    }
+
+    /// Whether every byte is swallowed, both ways, the connections left open: a peer gone quiet.
+    public var isSilent: Bool {
+        get { silent.load(ordering: .relaxed) }
+        set { silent.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Whether every answer is lost: what a server sends back ends its connection instead of
+    /// reaching the client, after the server has done the work (a network that fails just then).
+    public var losesAnswers: Bool {
+        get { losing.load(ordering: .relaxed) }
+        set { losing.store(newValue, ordering: .relaxed) }
+    }
+
+    private func accepting() {
+        let listening = listener
         Thread { [self] in
             while true {
                 let client = accept(listening, nil, nil)
@@ -64,7 +114,7 @@ public final class SocketProxy: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         cut()
-        try? FileManager.default.removeItem(atPath: directory)
+        if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// Ends every connection open through the proxy, in both directions, at once.
@@ -87,10 +137,21 @@ public final class SocketProxy: Sendable {
     public func resetRoundTrips() { trips.store(0, ordering: .relaxed) }
 
     private func pass(_ client: Int32) {
-        let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.address(upstream)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let server: Int32
+        let connected: Int32
+        switch upstream {
+        case .unix(let path):
+            server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.address(path)
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        case .tcp(let port):
+            server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = Self.loopback(port: port)
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard connected == 0 else {
             close(client)
@@ -106,10 +167,12 @@ public final class SocketProxy: Sendable {
             let pipe = DelayedChunks()
             Thread { [self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
-                var framing = from == client ? FrontendFraming() : nil
+                var framing = from == client && directory != "" ? FrontendFraming() : nil
                 while true {
                     let count = buffer.withUnsafeMutableBytes { read(from, $0.baseAddress, $0.count) }
                     guard count > 0 else { break }
+                    if isSilent { continue }
+                    if from == server && losesAnswers { break }
                     if let waits = framing?.take(buffer[0..<count]), waits > 0 { trips.add(waits, ordering: .relaxed) }
                     let delay = delay
                     if delay == .zero && pipe.isIdle {
@@ -162,6 +225,14 @@ public final class SocketProxy: Sendable {
         #else
             return send(socket, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         #endif
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
     }
 
     private static func address(_ path: String) -> sockaddr_un {

@@ -237,7 +237,8 @@ package final class PostgresEngine: Database {
     package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
         let (kind, of): (String, Int64?) =
             switch history {
-            case .change: ("change", nil)
+            // Replicas are files: a server receives no pulls, and files nothing as received.
+            case .change, .received: ("change", nil)
             case .undo(let version): ("undo", version)
             case .redo(let version): ("redo", version)
             }
@@ -268,6 +269,17 @@ package final class PostgresEngine: Database {
     package func compact() throws -> SpaceReport? { nil }
 
     package func holdsReplicaTables() throws -> Bool { false }
+
+    /// The identity sequence's last value (0 before its first), or the highest id in the table if
+    /// that is higher (a row inserted with its id).
+    package func highestIDGiven(table: String) throws -> Int64 {
+        precondition(table == "rows" || table == "sections")
+        return try scalarInt(
+            """
+            SELECT greatest((SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM sectionctl.\(table)_id_seq),
+                (SELECT coalesce(max(id), 0) FROM sectionctl.\(table)))
+            """) ?? 0
+    }
 
     package func allotIDs(table: String, count: Int) throws -> [Int64] {
         precondition(table == "rows" || table == "sections")

@@ -141,6 +141,10 @@ package protocol StorageEngine: AnyObject {
     /// sequence, inside the caller's write transaction: ids nobody else will be given, for a
     /// replica to use offline (the sync service gives them in blocks).
     func allotIDs(table: String, count: Int) throws -> [Int64]
+
+    /// The highest id the engine's sequence for `table` has given out (or a row holds): an id
+    /// above it may still be given to someone, so no request may take one.
+    func highestIDGiven(table: String) throws -> Int64
 }
 
 extension StorageEngine {

@@ -6,6 +6,10 @@ package enum HistoryStep {
     case undo(of: Int64)
     /// The redo of the undo at `version`: it can be undone again.
     case redo(of: Int64)
+    /// Work received from elsewhere: a replica's clone, or its pull of others' changes. It is
+    /// nobody's step here, so it cannot be undone, and the steps before it cannot be either
+    /// (their logs would take back what it brought): the list's history starts anew after it.
+    case received
 }
 
 extension Journal {

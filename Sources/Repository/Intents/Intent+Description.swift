@@ -41,6 +41,7 @@ extension IntentOutcome: CustomStringConvertible {
             case .addedRowLost(let section, let content):
                 return "dropped: section #\(section) is gone, so the row \"\(content.title)\" was not added"
             case .sectionNotEmpty(let id, let count): return "dropped: section #\(id) has \(count) row\(count == 1 ? "" : "s") by now"
+            case .idInUse(let id): return "dropped: the item it puts back had #\(id), which another item has now"
             }
         }
     }

@@ -235,11 +235,11 @@ private func checkPlacement<Key: CodingKey>(
 /// The JSON form of what became of an intent, as the sync service answers it: `"result"` is
 /// `applied`, `placedElsewhere` or `dropped`, with where (`afterRow`, `beforeRow`, `section` and
 /// `index`, `afterSection`, `beforeSection`, or `index` alone) or why (`reason`: `rowGone`,
-/// `sectionGone`, `destinationSectionGone`, `addedRowLost`, `sectionNotEmpty`, with the ids, the
-/// content or the row count it names).
+/// `sectionGone`, `destinationSectionGone`, `addedRowLost`, `sectionNotEmpty`, `idInUse`, with the
+/// ids, the content or the row count it names).
 extension IntentOutcome: Codable {
     private enum Key: String, CodingKey {
-        case result, afterRow, beforeRow, section, index, afterSection, beforeSection, reason, row, content, rowCount
+        case result, afterRow, beforeRow, section, index, afterSection, beforeSection, reason, row, content, rowCount, id
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -280,6 +280,9 @@ extension IntentOutcome: Codable {
                 try container.encode("sectionNotEmpty", forKey: .reason)
                 try container.encode(section.rawValue, forKey: .section)
                 try container.encode(rowCount, forKey: .rowCount)
+            case .idInUse(let id):
+                try container.encode("idInUse", forKey: .reason)
+                try container.encode(id, forKey: .id)
             }
         }
     }
@@ -315,6 +318,7 @@ extension IntentOutcome: Codable {
                     .addedRowLost(SectionID(try id(.section)), content: try container.decode(IntentContent.self, forKey: .content).content))
             case "sectionNotEmpty":
                 self = .dropped(.sectionNotEmpty(SectionID(try id(.section)), rowCount: try container.decode(Int.self, forKey: .rowCount)))
+            case "idInUse": self = .dropped(.idInUse(try id(.id)))
             case let other:
                 throw DecodingError.dataCorrupted(.init(codingPath: [Key.reason], debugDescription: "unknown reason \"\(other)\""))
             }

@@ -128,6 +128,9 @@ public enum IntentOutcome: Hashable, Sendable {
         case addedRowLost(SectionID, content: RowContent)
         /// An unforced delete of a section that has rows now.
         case sectionNotEmpty(SectionID, rowCount: Int)
+        /// An add that puts back an item under its old id (an undone delete), where another item
+        /// has that id now: the add never takes that item over.
+        case idInUse(Int64)
     }
 }
 

@@ -121,7 +121,7 @@ extension SectionStore {
             try db.replaceAllottedIDs(rows: answer.rowIDs, sections: answer.sectionIDs, lessThoseTakenBy: [])
             let changeset = try facts.fill(record, db: db)
             if !changeset.isEmpty {
-                let version = try db.commitChange(changeset.json, to: record, history: .change)
+                let version = try db.commitChange(changeset.json, to: record, history: .received)
                 try db.setReplicaProgress(serverVersion: facts.version, acknowledged: 0, localVersion: version)
             }
         }

@@ -105,7 +105,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The PostgreSQL server cannot be reached, the connection to it was lost, it has no room
     /// for another connection, it is starting up or shutting down, or a serialization failure
     /// persisted past its retries; `server` is the connection string with any password masked.
-    /// Try again.
+    /// Or a replica's sync service (`server` its list's address) cannot be reached, went silent
+    /// past the request's deadline, or is busy. Try again.
     case unavailable(server: String, reason: String)
     /// The connection string cannot be used: libpq cannot read it, or would read it other than
     /// it was most likely meant (an unencoded `@` or `/` in a user name or password, a port
@@ -247,7 +248,8 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
             // The statement is for a program to log; the message stays one line for a person.
             return "database error \(code): \(message)"
         case .unavailable(let server, let reason):
-            return "the PostgreSQL server at \(server) is unavailable: \(reason); try again"
+            let what = server.hasPrefix("http://") || server.hasPrefix("https://") ? "sync service" : "PostgreSQL server"
+            return "the \(what) at \(server) is unavailable: \(reason); try again"
         case .malformedConnectionString(let reason):
             return "the PostgreSQL connection string is malformed: \(reason); it is not shown, as it may hold a password"
         case .authenticationFailed(let server, let reason):

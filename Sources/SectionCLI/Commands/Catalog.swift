@@ -41,6 +41,7 @@ enum Catalog {
         ReplicaCommands.clone,
         ReplicaCommands.status,
         ReplicaCommands.sync,
+        ServeCommand.command,
         TokenCommands.command,
         UndoCommands.undo,
         UndoCommands.redo,

@@ -27,18 +27,12 @@ import Testing
 
     /// Opened without server support (`server: .postgres`, from `RepositoryPostgres`), a server
     /// location is refused before any connection (the host does not exist), by a message that
-    /// names the product to add and shows no secret; so are its watcher and its clone.
+    /// names the product to add and shows no secret; so is its watcher.
     @Test func aServerWithoutServerSupportNamesTheProductAndHidesTheConnectionString() throws {
         let location = StoreLocation.server(connectionString: "postgresql://ada:s3cret@db.example.invalid/team")
         let refusal = RepositoryError.serverSupportMissing(location: location.description, product: "RepositoryPostgres")
         #expect(throws: refusal) { try SectionStore(location: location, create: true) }
         #expect(throws: refusal) { try ListWatcher(location: location, list: "default") }
-        let directory = try TemporaryDirectory()
-        #expect(throws: refusal) {
-            try SectionStore.clone(
-                list: "default", from: .server(connectionString: "postgresql://db.example.invalid/team"), to: directory.path("r.db"))
-        }
-        #expect(!FileManager.default.fileExists(atPath: directory.path("r.db")))
         #expect(SectionStore.schemaVersion(at: location) == nil)
         #expect(!location.description.contains("s3cret"))
         #expect(StoreLocation.placeholder(for: "postgresql://ada:s3cret@db/team") == "postgresql://… (not shown)")

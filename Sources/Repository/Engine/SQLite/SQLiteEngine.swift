@@ -141,15 +141,22 @@ extension SQLiteEngine {
     /// Moves the table's `AUTOINCREMENT` counter (`sqlite_sequence`) past `count` ids and returns
     /// them: SQLite never gives an id at or below the counter to a row inserted without one.
     package func allotIDs(table: String, count: Int) throws -> [Int64] {
-        precondition(table == "rows" || table == "sections")
         let counter = try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table)
-        let highest = max(counter ?? 0, try scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0)
+        let highest = try highestIDGiven(table: table)
         if counter == nil {
             try run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table, highest + Int64(count))
         } else {
             try run("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", highest + Int64(count), table)
         }
         return Array((highest + 1)...(highest + Int64(count)))
+    }
+
+    /// The `AUTOINCREMENT` counter, or the highest id in the table if that is higher (a row
+    /// inserted with its id by plain SQL).
+    package func highestIDGiven(table: String) throws -> Int64 {
+        precondition(table == "rows" || table == "sections")
+        let counter = try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table) ?? 0
+        return max(counter, try scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0)
     }
 
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
@@ -185,6 +192,13 @@ extension SQLiteEngine {
             try dropUndoLog(step: try historyStep(.redo, list: list.id, version: redone)!, list: list.id)
             try removeHistoryStep(.redo, list: list.id, version: redone)
             try addHistoryStep(.undo, list: list.id, version: version, step: step)
+        case .received:
+            for old in try historySteps(.undo, of: list.id) + historySteps(.redo, of: list.id) {
+                try dropUndoLog(step: old.step, list: list.id)
+            }
+            try clearHistory(.undo, of: list.id)
+            try clearHistory(.redo, of: list.id)
+            try dropUndoLog(step: step, list: list.id)
         }
     }
 }

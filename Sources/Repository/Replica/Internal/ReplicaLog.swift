@@ -81,8 +81,17 @@ enum ReplicaLog {
         for id in changeset.deletedRowIDs where try IntentRules.rowIfPresent(id, in: list) == nil {
             result.append((.deleteRow(id), nil))
         }
+        // A section is deleted as its person found it: forced when rows went with it (this step's
+        // undo log names them, under list -1 when the section went first), unforced when it was empty, so that rows others added to it
+        // meanwhile are not deleted unsaid (the server drops the delete and says so).
+        let step = try list.db.currentWriterStep()
         for id in changeset.deletedSectionIDs where try IntentRules.sectionIfPresent(id, in: list) == nil {
-            result.append((.deleteSection(id, force: true), nil))
+            let hadRows =
+                try list.db.scalarInt(
+                    """
+                    SELECT EXISTS (SELECT 1 FROM undo_log WHERE list_id IN (?, -1) AND step = ? AND target = 'row' AND action = 'delete' AND parent_id = ?)
+                    """, list.list.id, step, id.rawValue) == 1
+            result.append((.deleteSection(id, force: hadRows), nil))
         }
         return result
     }

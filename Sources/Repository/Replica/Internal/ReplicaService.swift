@@ -113,7 +113,10 @@ extension SectionStore {
             var changesets: [Changeset] = []
             var stored = StoredList(db: db, list: list, store: self)
             for pushed in fresh {
-                try checkNewID(of: pushed, replica: request.replica, db: db)
+                if let dropped = try checkNewID(of: pushed, replica: request.replica, db: db) {
+                    outcomes.append(SyncMessages.PushOutcome(sequence: pushed.sequence, outcome: dropped))
+                    continue
+                }
                 let pending = PendingIntent(sequence: pushed.sequence, intent: pushed.intent, newID: pushed.newID, json: pushed.intent.json)
                 let (applied, outcome): ([Changeset], IntentOutcome)
                 do {
@@ -157,16 +160,23 @@ extension SectionStore {
         }
     }
 
-    /// Checks that an added row or section carries an id of the replica's own blocks, and marks a
-    /// first use of it; any other intent carries none.
-    private func checkNewID(of pushed: SyncMessages.PushedIntent, replica: String, db: any Database) throws {
+    /// Checks the id an added row or section carries, and marks a first use of one of the
+    /// replica's own; any other intent carries none. Returns the outcome of an add that must be
+    /// dropped: one that puts an item back under an id another item has now.
+    ///
+    /// An add may carry an id of the replica's own blocks (a first use, or an add retried, or
+    /// undone and redone), or an id no item has now that was given out before and is not held
+    /// by any replica unused (an item this replica deleted, put back by an undo). Anything else
+    /// is refused: an id above what the server's sequence gave (which would break a later add on
+    /// the server), or one another replica holds.
+    private func checkNewID(of pushed: SyncMessages.PushedIntent, replica: String, db: any Database) throws -> IntentOutcome? {
         let kind: String
         switch pushed.intent {
         case .addRow: kind = "row"
         case .addSection: kind = "section"
         default:
             guard pushed.newID == nil else { throw SyncRefusal.badRequest("intent \(pushed.sequence) adds nothing and carries a new_id") }
-            return
+            return nil
         }
         guard let id = pushed.newID else {
             throw SyncRefusal.badRequest("intent \(pushed.sequence) adds a \(kind) without the new_id it took from the replica's ids")
@@ -182,16 +192,19 @@ extension SectionStore {
             if id < run.last {
                 try db.run("INSERT INTO sync_unused_ids (replica, kind, first, last) VALUES (?, ?, ?, ?)", replica, kind, id + 1, run.last)
             }
-            return
+            return nil
         }
-        // An id of its own used before: an add retried, or undone and redone.
-        guard
-            try db.queryFirst(
-                "SELECT 1 FROM sync_blocks WHERE replica = ? AND kind = ? AND first <= ? AND last >= ?", replica, kind, id, id,
-                row: { $0.int64(0) }) != nil
+        let own = try db.queryFirst(
+            "SELECT 1 FROM sync_blocks WHERE replica = ? AND kind = ? AND first <= ? AND last >= ?", replica, kind, id, id, row: { $0.int64(0) })
+        if own != nil { return nil }
+        let table = kind == "row" ? "rows" : "sections"
+        guard id > 0, id <= (try db.highestIDGiven(table: table)),
+            try db.queryFirst("SELECT 1 FROM sync_unused_ids WHERE kind = ? AND first <= ? AND last >= ?", kind, id, id, row: { $0.int64(0) }) == nil
         else {
             throw SyncRefusal.badRequest("intent \(pushed.sequence) adds a \(kind) with id \(id), which the server did not give this replica")
         }
+        if try db.queryFirst("SELECT 1 FROM \(table) WHERE id = ?", id, row: { $0.int64(0) }) != nil { return .dropped(.idInUse(id)) }
+        return nil
     }
 
     /// How many ids of `kind` the replica holds unused.

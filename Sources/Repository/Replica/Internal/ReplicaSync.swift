@@ -134,7 +134,7 @@ extension SectionStore {
             // A list plain SQL changed here gets its reload journaled by this commit, even when
             // the pull wrote nothing, so that the drift is behind the version recorded.
             if try !changeset.isEmpty || !db.isJournaled(listID: list.id) {
-                change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .change), changeset: changeset)
+                change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .received), changeset: changeset)
             }
             try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged, localVersion: change.version)
             return (AppliedPull(change: change, acknowledged: acknowledged, stillPending: replayed.count), more)

@@ -1,0 +1,157 @@
+import Foundation
+import HTTPServer
+import Repository
+
+/// The sync service's bounds, each with a documented default (docs/sync-protocol.md).
+public struct SyncServiceLimits: Sendable {
+    /// The HTTP layer's: body size, header size, connections, per-connection timeout.
+    public var http = HTTPLimits()
+    /// How deep a request's JSON may nest.
+    public var jsonDepth = 16
+    /// Intents in one push.
+    public var intentsPerPush = 10_000
+    /// Ids in one push's read set.
+    public var readItems = 100_000
+
+    public init() {}
+}
+
+/// `sectionctl serve`'s requests, answered over a store (docs/sync-protocol.md): every request is
+/// authenticated by a token of one list, checked against the token's role, bounded in size, and
+/// applied by the server's own rules (`SectionStore.serveSync`). An error is one line of JSON with
+/// the status it stands for, and nothing written.
+public final class SyncService: Sendable {
+    public let store: SectionStore
+    public let limits: SyncServiceLimits
+    private let tokens: Tokens
+
+    public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) {
+        self.store = store
+        self.limits = limits
+        self.tokens = Tokens(store: store)
+    }
+
+    /// Answers one request. Never throws: every failure becomes its status.
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        do {
+            return try route(request)
+        } catch let refusal as SyncRefusal {
+            return Self.error(refusal.status, refusal.message)
+        } catch RepositoryError.busy {
+            return Self.error(503, "the list is busy; try again", headers: [(name: "Retry-After", value: "1")])
+        } catch RepositoryError.unavailable {
+            return Self.error(503, "the store is out of reach; try again", headers: [(name: "Retry-After", value: "5")])
+        } catch {
+            // What went wrong stays in the server's log: an answer names no internals.
+            FileHandle.standardError.write(Data("sectionctl serve: \(request.method) \(request.path): \(error)\n".utf8))
+            return Self.error(500, "the server failed to answer; nothing was written")
+        }
+    }
+
+    private func route(_ request: HTTPRequest) throws -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 3, parts[0].isEmpty, parts[1] == "lists", let list = parts[2].removingPercentEncoding, !list.isEmpty else {
+            throw SyncRefusal.notFound("no such endpoint: \(Self.shown(request.path))")
+        }
+        let action = parts.count == 4 ? parts[3] : parts.count == 3 ? "" : nil
+        switch (request.method, action) {
+        case ("POST", "replicas"):
+            let token = try authenticate(request, list: list, needs: .read)
+            let registration = try store.registerReplica(list: list, tokenID: token.id, canWrite: token.role.allows(.edit))
+            return HTTPResponse.json(201, String(decoding: SyncMessages.encode(registration), as: UTF8.self))
+        case ("POST", "sync"):
+            let token = try authenticate(request, list: list, needs: .read)
+            let sync = try decode(SyncMessages.SyncRequest.self, from: request)
+            var bounds = SyncLimits()
+            bounds.intentsPerPush = limits.intentsPerPush
+            bounds.readItems = limits.readItems
+            let answer = try store.serveSync(sync, list: list, tokenID: token.id, canWrite: token.role.allows(.edit), limits: bounds)
+            return HTTPResponse.json(200, String(decoding: SyncMessages.encode(answer), as: UTF8.self))
+        case (_, "replicas"), (_, "sync"):
+            return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use POST", headers: [(name: "Allow", value: "POST")])
+        default:
+            throw SyncRefusal.notFound("no such endpoint: \(Self.shown(request.path))")
+        }
+    }
+
+    /// The token of the request, if it is valid, for list `list`, with a role of at least `needs`.
+    private func authenticate(_ request: HTTPRequest, list: String, needs: TokenRole) throws -> TokenRecord {
+        guard case .valid(let token) = try tokens.check(authorization: request.header("authorization")) else {
+            throw SyncRefusal(status: 401, "a valid token is needed: Authorization: Bearer TOKEN")
+        }
+        guard token.list == list else { throw SyncRefusal.forbidden("the token is for another list") }
+        guard token.role.allows(needs) else { throw SyncRefusal.forbidden("the token's role (\(token.role.rawValue)) does not allow this") }
+        return token
+    }
+
+    /// The request's body as `T`, after its nesting is checked against `limits.jsonDepth`.
+    private func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
+        if let depth = Self.depthExceeding(limits.jsonDepth, in: request.body) {
+            throw SyncRefusal.badRequest("the body nests deeper than \(limits.jsonDepth) levels (at byte \(depth))")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(request.body))
+        } catch let error as DecodingError {
+            throw SyncRefusal.badRequest("the body is not a sync request: \(Self.reason(error))")
+        } catch {
+            throw SyncRefusal.badRequest("the body is not JSON")
+        }
+    }
+
+    /// The offset at which `body`'s JSON nests deeper than `limit`, or `nil`. Strings are skipped,
+    /// escapes and all; the rest of the syntax is the decoder's to check.
+    static func depthExceeding(_ limit: Int, in body: [UInt8]) -> Int? {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for (offset, byte) in body.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return offset }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// A decoding error in one line: where, and what.
+    private static func reason(_ error: DecodingError) -> String {
+        func place(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "the body" : "\"" + path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") + "\""
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "\(place(context.codingPath)) has no \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(place(context.codingPath)) is not what it should be"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON" : "\(place(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    /// Text from a request, shortened and with controls escaped, fit for an error message.
+    public static func shown(_ text: String) -> String {
+        let short = text.count > 80 ? String(text.prefix(80)) + "…" : text
+        return short.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+    }
+
+    /// An error's answer: `{"error": message}`.
+    static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var headers = headers
+        if status == 401 { headers.append((name: "WWW-Authenticate", value: "Bearer")) }
+        return HTTPResponse.json(
+            status, String(decoding: SyncMessages.encode(SyncMessages.ErrorBody(error: message)), as: UTF8.self), headers: headers)
+    }
+}
