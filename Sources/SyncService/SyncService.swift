@@ -24,11 +24,13 @@ public final class SyncService: Sendable {
     public let store: SectionStore
     public let limits: SyncServiceLimits
     private let tokens: Tokens
+    private let events: ListEvents
 
     public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) {
         self.store = store
         self.limits = limits
         self.tokens = Tokens(store: store)
+        self.events = ListEvents(store: store)
     }
 
     /// Answers one request. Never throws: every failure becomes its status.
@@ -67,6 +69,23 @@ public final class SyncService: Sendable {
             bounds.readItems = limits.readItems
             let answer = try store.serveSync(sync, list: list, tokenID: token.id, canWrite: token.role.allows(.edit), limits: bounds)
             return HTTPResponse.json(200, String(decoding: SyncMessages.encode(answer), as: UTF8.self))
+        case ("GET", "events"):
+            _ = try authenticate(request, list: list, needs: .read)
+            let resume = request.header("last-event-id") ?? request.query["since"]
+            var since: Int64?
+            if let resume {
+                guard let version = Int64(resume), version >= 0 else {
+                    throw SyncRefusal.badRequest("the version to resume from is a number, 0 or more, not \(Self.shown(resume))")
+                }
+                since = version
+            }
+            do {
+                return HTTPResponse.eventStream(try events.stream(list: list, since: since))
+            } catch RepositoryError.listNotFound {
+                throw SyncRefusal.notFound("no list is named \"\(Self.shown(list))\"")
+            }
+        case (_, "events"):
+            return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use GET", headers: [(name: "Allow", value: "GET")])
         case (_, "replicas"), (_, "sync"):
             return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use POST", headers: [(name: "Allow", value: "POST")])
         default:

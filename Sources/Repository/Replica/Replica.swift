@@ -184,11 +184,11 @@ extension PendingIntent {
 }
 
 extension SectionStore {
-    /// How often `syncContinuously` asks the server for changes made there.
-    public static let syncPollInterval: Duration = .seconds(3)
+    /// How long `syncContinuously` waits before it tries a server out of reach again.
+    public static let syncRetryInterval: Duration = .seconds(3)
 
     /// Syncs this replica now, and again whenever its list changes here or the mirrored list
-    /// changes on the server (looked for every `syncPollInterval`), until the calling
+    /// changes on the service (its event stream says when), until the calling
     /// task is cancelled. `report` gets each sync's report, or the error it failed with (a server
     /// out of reach: the next change, or the server's return, brings the next try).
     /// - Throws: `.replica(.notAReplica)` before anything else; `CancellationError` never (a
@@ -204,10 +204,17 @@ extension SectionStore {
         let local = Task.detached { [self] in
             for try await _ in list(localList).updates() { poke.yield() }
         }
-        let remote = Task.detached {
-            // The server's changes are looked for every few seconds.
+        let remote = Task.detached { [self] in
+            // The server's event stream says when its list changes; when it cannot be followed
+            // (the server out of reach), it is tried again every few seconds.
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.syncPollInterval)
+                do {
+                    let record = try read { db in try db.replicaRecord() }
+                    guard let record else { return }
+                    let client = HTTPSyncClient(endpoint: try ReplicaCredentials.endpoint(of: self, record: record), timeout: Self.syncTimeout)
+                    try await client.followEvents(since: record.serverVersion) { _ in poke.yield() }
+                } catch {}
+                try? await Task.sleep(for: Self.syncRetryInterval)
                 poke.yield()
             }
         }

@@ -142,6 +142,35 @@ package final class HTTPSyncClient: Sendable {
         }
     }
 
+    /// Follows the list's event stream (`GET /lists/NAME/events`) from version `since`, calling
+    /// `changed` with each version that arrives, until the stream ends, fails (thrown), or the
+    /// calling task is cancelled (then it returns). The server's keep-alive comments keep the
+    /// request's deadline from ending a quiet stream.
+    package func followEvents(since: Int64, changed: @escaping @Sendable (Int64) -> Void) async throws {
+        var request = URLRequest(url: endpoint.url.appendingPathComponent("events"))
+        request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer \(endpoint.token)", forHTTPHeaderField: "Authorization")
+        request.setValue(String(since), forHTTPHeaderField: "Last-Event-ID")
+        let reader = EventReader(changed: changed)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = session.configuration.timeoutIntervalForRequest
+        configuration.timeoutIntervalForResource = 7 * 24 * 3_600
+        let session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
+        defer { session.invalidateAndCancel() }
+        let task = session.dataTask(with: request)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                reader.start(continuation)
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+        if let status = reader.status, !(200..<300).contains(status) {
+            throw RepositoryError.replica(.refusedByServer(server: endpoint.description, status: status, reason: "the event stream was refused"))
+        }
+    }
+
     /// What a transport failure says, in words.
     private static func reason(_ error: any Error) -> String {
         guard let error = error as? URLError else { return "\(error)" }
@@ -153,6 +182,62 @@ package final class HTTPSyncClient: Sendable {
             .secureConnectionFailed:
             return "the server's certificate is not trusted, or TLS failed (\(error.localizedDescription))"
         default: return error.localizedDescription
+        }
+    }
+}
+
+/// Reads an event stream as it arrives: each `id:` line is a version the list reached.
+private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Void, any Error>?
+        var pending: [UInt8] = []
+        var status: Int?
+    }
+    private let state = Mutex(State())
+    private let changed: @Sendable (Int64) -> Void
+
+    init(changed: @escaping @Sendable (Int64) -> Void) {
+        self.changed = changed
+    }
+
+    var status: Int? { state.withLock { $0.status } }
+
+    func start(_ continuation: CheckedContinuation<Void, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let status = (response as? HTTPURLResponse)?.statusCode
+        state.withLock { $0.status = status }
+        completionHandler(status.map { (200..<300).contains($0) } == true ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let versions = state.withLock { state -> [Int64] in
+            state.pending += data
+            var versions: [Int64] = []
+            while let newline = state.pending.firstIndex(of: 0x0A) {
+                let line = String(decoding: state.pending[..<newline], as: UTF8.self)
+                state.pending.removeSubrange(...newline)
+                if line.hasPrefix("id:"), let version = Int64(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) { versions.append(version) }
+            }
+            return versions
+        }
+        for version in versions { changed(version) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let continuation = state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        if let error, (error as? URLError)?.code != .cancelled, status.map({ (200..<300).contains($0) }) != false {
+            continuation?.resume(throwing: error)
+        } else {
+            continuation?.resume()
         }
     }
 }
