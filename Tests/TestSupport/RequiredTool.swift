@@ -53,6 +53,16 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
     package static let sqlite3 = RequiredTool(command: "sqlite3", debianPackage: "sqlite3")
     /// OpenSSL's command, which makes the self-signed certificates of the TLS tests.
     package static let openssl = RequiredTool(command: "openssl", debianPackage: "openssl")
+    /// A mount namespace of a test's own (`unshare --mount`, which needs root): where a TLS test
+    /// puts its own certificate into the system's trust store for one process, as an
+    /// administrator would install it. Returns `unshare`'s path.
+    package static let mountNamespace = RequiredTool("unshare --mount (as root)", debianPackage: "util-linux") {
+        guard let unshare = RequiredTool.onPath("unshare"),
+            let process = try? Process.run(URL(fileURLWithPath: unshare), arguments: ["--mount", "true"])
+        else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? unshare : nil
+    }
     /// curl, the HTTPS client of the TLS tests.
     package static let curl = RequiredTool(command: "curl", debianPackage: "curl")
     /// PostgreSQL's server programs, for the throwaway cluster the server tests start (as root,
