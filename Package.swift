@@ -153,7 +153,10 @@ let package = Package(
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
-            name: "SectionCLITests", dependencies: ["SectionCLI", "CommandLineSupport", "Repository", "SQLite", "PostgresCluster", "TestSupport"]),
+            name: "SectionCLITests",
+            dependencies: [
+                "SectionCLI", "CommandLineSupport", "Repository", "RepositoryPostgres", "SyncService", "SQLite", "PostgresCluster", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
