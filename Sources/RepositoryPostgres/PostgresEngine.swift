@@ -270,16 +270,20 @@ package final class PostgresEngine: Database {
 
     package func holdsReplicaTables() throws -> Bool { false }
 
-    /// The identity sequence's last value (0 before its first), or the highest id in the table if
-    /// that is higher (a row inserted with its id).
-    package func highestIDGiven(table: String) throws -> Int64 {
+    /// The identity sequence's last value (0 before its first).
+    package func idSequence(table: String) throws -> Int64 {
         precondition(table == "rows" || table == "sections")
         return try scalarInt(
-            """
-            SELECT greatest((SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM sectionctl.\(table)_id_seq),
-                (SELECT coalesce(max(id), 0) FROM sectionctl.\(table)))
-            """) ?? 0
+            "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM \(Self.sequence(of: table))") ?? 0
     }
+
+    package func setIDSequence(table: String, to value: Int64) throws {
+        precondition(table == "rows" || table == "sections")
+        _ = try scalarInt("SELECT setval(pg_get_serial_sequence('sectionctl.\(table)', 'id'), ?, ?)", max(value, 1), value > 0)
+    }
+
+    /// The identity sequence of `table`'s ids, as a name (`pg_get_serial_sequence`).
+    private static func sequence(of table: String) -> String { "sectionctl.\(table)_id_seq" }
 
     package func allotIDs(table: String, count: Int) throws -> [Int64] {
         precondition(table == "rows" || table == "sections")

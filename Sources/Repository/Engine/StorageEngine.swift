@@ -142,9 +142,22 @@ package protocol StorageEngine: AnyObject {
     /// replica to use offline (the sync service gives them in blocks).
     func allotIDs(table: String, count: Int) throws -> [Int64]
 
-    /// The highest id the engine's sequence for `table` has given out (or a row holds): an id
-    /// above it may still be given to someone, so no request may take one.
-    func highestIDGiven(table: String) throws -> Int64
+    /// The last id the engine's own sequence for `table` ("rows" or "sections") gave out (0
+    /// before the first): what `check` compares with the highest id in use.
+    func idSequence(table: String) throws -> Int64
+
+    /// Moves the sequence for `table` to `value`, so that the next id it gives is past it
+    /// (`repair`, when ids in use are ahead of it).
+    func setIDSequence(table: String, to value: Int64) throws
+}
+
+extension Database {
+    /// The highest id the engine's sequence for `table` has given out, or the highest a row holds
+    /// if that is higher: an id above it may still be given to someone, so no request may take one.
+    package func highestIDGiven(table: String) throws -> Int64 {
+        precondition(table == "rows" || table == "sections")
+        return max(try idSequence(table: table), try scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0)
+    }
 }
 
 extension StorageEngine {

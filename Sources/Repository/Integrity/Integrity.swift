@@ -72,6 +72,11 @@ struct IntegrityFindings: Sendable {
     var sequenceBehind: (next: Int64, highest: Int64)?
     var unreadableIntents: [Int64] = []
     var replicaListMissing: Int64?
+    /// The id sequences behind the ids in use, or behind ids replicas hold: (table, sequence,
+    /// highest id in use or held).
+    var sequencesBehind: [(table: String, sequence: Int64, highest: Int64)] = []
+    /// Runs of ids replicas hold unused (the sync service's) that include ids in use.
+    var heldIDsInUse: [(replica: String, kind: String, first: Int64, last: Int64)] = []
 
     init(atRest: Bool) {
         self.atRest = atRest
@@ -108,6 +113,24 @@ struct IntegrityFindings: Sendable {
         stepsOfOrphanUndoLog = try db.stepsOfUndoLogEntriesOfMissingLists()
         listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
         try readReplicaTables(db)
+        try readIDs(db)
+    }
+
+    /// The id sequences, and the ids the sync service gave replicas.
+    mutating func readIDs(_ db: any Database) throws {
+        for (table, kind) in [("rows", "row"), ("sections", "section")] {
+            let sequence = try db.idSequence(table: table)
+            let highest = max(
+                try db.scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0,
+                try db.scalarInt("SELECT coalesce(max(last), 0) FROM sync_unused_ids WHERE kind = ?", kind) ?? 0)
+            if highest > sequence { sequencesBehind.append((table, sequence, highest)) }
+            heldIDsInUse += try db.query(
+                """
+                SELECT replica, kind, first, last FROM sync_unused_ids AS u
+                WHERE kind = ? AND EXISTS (SELECT 1 FROM \(table) WHERE id BETWEEN u.first AND u.last) ORDER BY replica, first
+                """, kind
+            ) { ($0.string(0), $0.string(1), $0.int64(2), $0.int64(3)) }
+        }
     }
 
     /// The checks of a replica file's own tables (none elsewhere).
@@ -244,6 +267,15 @@ struct IntegrityFindings: Sendable {
         }
         if let behind = sequenceBehind {
             add(.replica, "the next intent sequence is \(behind.next), not past pending intent \(behind.highest)")
+        }
+        for behind in sequencesBehind {
+            add(
+                .ids,
+                "the id sequence of \(behind.table) is at \(behind.sequence), behind id \(behind.highest) in use or held by a replica: the next add would collide"
+            )
+        }
+        for run in heldIDsInUse {
+            add(.ids, "replica \(run.replica) holds \(run.kind) ids \(run.first)…\(run.last) unused, and some are in use: its add would collide")
         }
         if !unreadableIntents.isEmpty {
             add(

@@ -46,6 +46,12 @@ public struct IntegrityProblem: Hashable, Sendable, Codable, CustomStringConvert
         /// pending intent that is not an intent, or the mirrored list missing (not repairable:
         /// clone a fresh replica, and redo what the intents said).
         case replica
+        /// Ids and the sync service's tables (`Migrations/0012_sync_service.sql`): an id sequence
+        /// behind the highest id in use (the next add would collide: repairable, the sequence is
+        /// moved past it); ids a replica holds unused that an item has already (repairable: they
+        /// are taken from the replica, which a sync tells), or that are past the sequence
+        /// (repairable: the sequence is moved past them).
+        case ids
     }
 
     /// What part of the database the problem is in.

@@ -135,6 +135,7 @@ private struct Repair {
         try mendJournal()
         try dropUntrustedHistory()
         try mendReplicaTables()
+        try mendIDs()
         for line in try db.mendSchema(found.engine.schema, phase: .afterData) { note(.schema, line) }
         // What the triggers logged of this repair is no step anyone can undo.
         if let step = try db.writerStep() { try db.dropUndoLog(step: step) }
@@ -151,6 +152,29 @@ private struct Repair {
         if let behind = found.sequenceBehind {
             try db.run("UPDATE replica SET next_sequence = ?", behind.highest + 1)
             note(.replica, "set the next intent sequence to \(behind.highest + 1), past every pending intent")
+        }
+    }
+
+    /// Takes ids in use from what replicas hold, and moves each id sequence past every id in
+    /// use or held.
+    private mutating func mendIDs() throws {
+        for run in found.heldIDsInUse {
+            let table = run.kind == "row" ? "rows" : "sections"
+            let used = try db.query("SELECT id FROM \(table) WHERE id BETWEEN ? AND ? ORDER BY id", run.first, run.last) { $0.int64(0) }
+            try db.run("DELETE FROM sync_unused_ids WHERE replica = ? AND kind = ? AND first = ?", run.replica, run.kind, run.first)
+            var next = run.first
+            for id in used + [run.last + 1] {
+                if next < id {
+                    try db.run(
+                        "INSERT INTO sync_unused_ids (replica, kind, first, last) VALUES (?, ?, ?, ?)", run.replica, run.kind, next, id - 1)
+                }
+                next = id + 1
+            }
+            note(.ids, "took \(used.count) \(run.kind) ids in use from those replica \(run.replica) held")
+        }
+        for behind in found.sequencesBehind {
+            try db.setIDSequence(table: behind.table, to: behind.highest)
+            note(.ids, "moved the id sequence of \(behind.table) from \(behind.sequence) to \(behind.highest)")
         }
     }
 

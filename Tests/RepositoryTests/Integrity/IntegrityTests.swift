@@ -393,7 +393,7 @@ struct IntegrityTests {
         #expect(problem.description == "row-count: m")
         #expect(
             IntegrityProblem.Kind.allCases.map(\.rawValue) == [
-                "engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica",
+                "engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica", "ids",
             ])
     }
 }
@@ -432,6 +432,49 @@ struct SharedIntegrityTests {
         try store.list("default").apply(.addRow(.text("after"), to: .at(1, 0)))
         #expect(try store.check() == [])
         #expect(try store.repair().isEmpty)
+    }
+
+    /// An id sequence set back (a restore, or plain SQL), and ids a replica holds that an item took
+    /// meanwhile: the next add would collide. Found, and mended, on both backends.
+    @Test(arguments: Backend.all)
+    func anIDSequenceBehindTheIDsInUseOrHeldIsFoundAndMoved(backend: Backend) throws {
+        let fixture = try IntegrityTests.seeded(backend)
+        let store = fixture.store
+        let registration = try store.registerReplica(list: "default", tokenID: try Self.token(fixture), canWrite: true)
+        let held = try #require(registration.rowIDs.first)
+        let highest = try #require(try fixture.plainInt("SELECT max(id) FROM rows"))
+        // A row put by plain SQL on an id the replica holds, and the rows' sequence set back.
+        try fixture.plainSQL(
+            backend == .sqlite
+                ? "INSERT INTO rows (id, section_id, position, title) VALUES (\(held.first + 1), 1, 999999, 'by hand'); UPDATE sqlite_sequence SET seq = 3 WHERE name = 'rows'"
+                : "INSERT INTO rows (id, section_id, position, title) VALUES (\(held.first + 1), 1, 999999, 'by hand'); SELECT setval(pg_get_serial_sequence('sectionctl.rows', 'id'), 3)"
+        )
+        #expect(highest < held.first)
+        let found = try store.check().filter { $0.kind == .ids }
+        #expect(found.count == 2, "\(found)")
+        #expect(found.contains { $0.message.contains("the id sequence of rows is at 3, behind id \(held.last)") }, "\(found)")
+        #expect(found.contains { $0.message.contains("replica \(registration.replica) holds row ids \(held.first)…\(held.last) unused") }, "\(found)")
+        let report = try store.repair()
+        #expect(report.actions.filter { $0.kind == .ids }.count == 2, "\(report.actions)")
+        #expect(try store.check() == [])
+        let runs = try store.read { db in
+            try db.query("SELECT first, last FROM sync_unused_ids WHERE kind = 'row' ORDER BY first") { [$0.int64(0), $0.int64(1)] }
+        }
+        #expect(runs == [[held.first, held.first], [held.first + 2, held.last]])
+        // The next add takes an id past every one in use or held.
+        let added = try store.list("default").apply(.addRow(.text("after"), to: .at(0, 0)))
+        #expect(try #require(added.changeset.insertedRowIDs.first).rawValue > held.last)
+    }
+
+    /// A token of list "default", made straight in its table (the sync service's tokens are
+    /// SyncService's; here only its id matters).
+    static func token(_ fixture: StoreFixture) throws -> Int64 {
+        try fixture.store.write { db in
+            try db.run(
+                "INSERT INTO tokens (selector, secret_hash, list_id, role, created_at) VALUES ('0123456789abcdef', ?, 1, 'edit', 0)",
+                [UInt8](repeating: 7, count: 32))
+            return try db.scalarInt("SELECT id FROM tokens") ?? 0
+        }
     }
 
     /// Healthy files pass: random commands of every kind, on both backends, then `check()`.

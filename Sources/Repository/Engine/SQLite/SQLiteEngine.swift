@@ -141,22 +141,24 @@ extension SQLiteEngine {
     /// Moves the table's `AUTOINCREMENT` counter (`sqlite_sequence`) past `count` ids and returns
     /// them: SQLite never gives an id at or below the counter to a row inserted without one.
     package func allotIDs(table: String, count: Int) throws -> [Int64] {
-        let counter = try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table)
         let highest = try highestIDGiven(table: table)
-        if counter == nil {
-            try run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table, highest + Int64(count))
-        } else {
-            try run("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", highest + Int64(count), table)
-        }
+        try setIDSequence(table: table, to: highest + Int64(count))
         return Array((highest + 1)...(highest + Int64(count)))
     }
 
-    /// The `AUTOINCREMENT` counter, or the highest id in the table if that is higher (a row
-    /// inserted with its id by plain SQL).
-    package func highestIDGiven(table: String) throws -> Int64 {
+    /// The `AUTOINCREMENT` counter (`sqlite_sequence`).
+    package func idSequence(table: String) throws -> Int64 {
         precondition(table == "rows" || table == "sections")
-        let counter = try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table) ?? 0
-        return max(counter, try scalarInt("SELECT coalesce(max(id), 0) FROM \(table)") ?? 0)
+        return try scalarInt("SELECT seq FROM sqlite_sequence WHERE name = ?", table) ?? 0
+    }
+
+    package func setIDSequence(table: String, to value: Int64) throws {
+        precondition(table == "rows" || table == "sections")
+        if try scalarInt("SELECT count(*) FROM sqlite_sequence WHERE name = ?", table) == 0 {
+            try run("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", table, value)
+        } else {
+            try run("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", value, table)
+        }
     }
 
     /// The file's size and free pages, as its header says, plus its write-ahead log's size.
