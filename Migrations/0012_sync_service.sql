@@ -55,3 +55,9 @@ CREATE TABLE sync_unused_ids (
     last    INTEGER NOT NULL CHECK (last >= first),
     PRIMARY KEY (replica, kind, first)
 ) STRICT;
+
+-- A replica's check that its list is the server's: the server version at which the two last
+-- had the same digest of their contents, and the last server version at which they differed
+-- (the replica then read the whole list). NULL: never checked, never differed.
+ALTER TABLE replica ADD COLUMN verified_version INTEGER;
+ALTER TABLE replica ADD COLUMN diverged_version INTEGER;

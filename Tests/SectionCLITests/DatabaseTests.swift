@@ -88,7 +88,7 @@ import Testing
         let cli = try Sectionctl()
         let version = try cli.run(["--version"], database: false)
         #expect(version.status == 0)
-        #expect(version.stdout == "sectionctl 0.1.0 (schema version 11 for files, 9 for servers)\n")
+        #expect(version.stdout == "sectionctl 0.1.0 (schema version 12 for files, 10 for servers)\n")
         #expect(
             try cli.run(["--json", "--version"], database: false).stdout
                 == #"{"version":"0.1.0","schema_version":11,"server_schema_version":9}"# + "\n")

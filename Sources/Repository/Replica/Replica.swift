@@ -20,6 +20,12 @@ public struct ReplicaStatus: Hashable, Sendable {
     /// The ids the server allotted for rows and sections added here, not yet used.
     public var rowIDsLeft: Int
     public var sectionIDsLeft: Int
+    /// The server version at which the list here last had the same contents as the server's
+    /// (their digests compared after a sync); `nil` before the first comparison.
+    public var verifiedVersion: Int64?
+    /// The last server version at which the list here was found to differ from the server's (and
+    /// was then read whole); `nil` when it never did.
+    public var divergedVersion: Int64?
 }
 
 /// What one sync did (`SectionStore.sync()`).
@@ -45,6 +51,9 @@ public struct SyncReport: Sendable {
     public var change: Change
     /// Intents recorded meanwhile (while the sync ran), still pending: the next sync pushes them.
     public var stillPending: Int
+    /// Whether the list here was found to differ from the server's after the pull (their
+    /// digests differed), so the sync read the whole list and wrote what differed.
+    public var diverged = false
 }
 
 extension SectionStore {
@@ -146,7 +155,9 @@ extension SectionStore {
                 server: record.server, tokenFile: ReplicaCredentials.path(beside: path), serverList: record.serverList,
                 list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
-                sectionIDsLeft: try db.allottedIDsLeft(kind: "section"))
+                sectionIDsLeft: try db.allottedIDsLeft(kind: "section"),
+                verifiedVersion: try db.queryFirst("SELECT verified_version FROM replica") { $0.optionalInt64(0) } ?? nil,
+                divergedVersion: try db.queryFirst("SELECT diverged_version FROM replica") { $0.optionalInt64(0) } ?? nil)
         }
     }
 }

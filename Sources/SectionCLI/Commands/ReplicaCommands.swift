@@ -105,6 +105,10 @@ enum ReplicaCommands {
             context.console.writeLine("server version pulled: \(status.serverVersion)")
             context.console.writeLine("intents not yet pushed: \(status.pendingIntents)")
             context.console.writeLine("ids left offline: \(status.rowIDsLeft) for rows, \(status.sectionIDsLeft) for sections")
+            if let diverged = status.divergedVersion {
+                context.console.writeLine(
+                    "the list here differed from the server's at version \(diverged) (by their digests), and was read whole then")
+            }
         })
 
     struct SyncArguments: CommandArguments {
@@ -158,6 +162,7 @@ enum ReplicaCommands {
         sentence += "; the server's list is at version \(report.serverVersion)"
         sentence +=
             report.change.committed ? "; list \(named(report.change.list)) is at version \(report.change.version)." : "; nothing changed here."
+        if report.diverged { sentence += " The list here differed from the server's, so it was read whole." }
         if report.stillPending > 0 { sentence += " \(plural(report.stillPending, "intent")) recorded meanwhile wait for the next sync." }
         context.console.writeLine(sentence)
     }
@@ -212,6 +217,8 @@ enum ReplicaCommands {
             ("list", .string(status.list)), ("replica_id", .string(status.replicaID)), ("server_version", .int(status.serverVersion)),
             ("pending", .int(status.pendingIntents)), ("row_ids_left", .int(status.rowIDsLeft)),
             ("section_ids_left", .int(status.sectionIDsLeft)),
+            ("verified_version", status.verifiedVersion.map { .int($0) } ?? .null),
+            ("diverged_version", status.divergedVersion.map { .int($0) } ?? .null),
         ])
     }
 
@@ -228,7 +235,7 @@ enum ReplicaCommands {
                     })
             ),
             ("server_version", .int(report.serverVersion)), ("previous_server_version", .int(report.previousServerVersion)),
-            ("change", JSONShapes.change(report.change)), ("still_pending", .int(report.stillPending)),
+            ("change", JSONShapes.change(report.change)), ("still_pending", .int(report.stillPending)), ("diverged", .bool(report.diverged)),
         ])
     }
 }

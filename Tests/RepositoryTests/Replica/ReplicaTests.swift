@@ -275,6 +275,24 @@ extension ReplicaTests {
         #expect(!again.change.committed)
     }
 
+    @Test func aListThatDiffersWithoutAnyJournalSayingSoIsFoundByItsDigestAndReadWhole() throws {
+        guard let (fixture, replica) = try Self.seededReplica() else { return }
+        // A change no journal or mark records: as sectionctl's own writes are marked, by hand.
+        try tamper(
+            path: fixture.directory.path("r.db"),
+            "UPDATE journal_writer SET active = 1; UPDATE rows SET title = 'silently' WHERE id = (SELECT min(id) FROM rows); UPDATE journal_writer SET active = 0"
+        )
+        let report = try replica.sync()
+        #expect(report.diverged)
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        let status = try replica.replicaStatus()
+        #expect(status.divergedVersion == status.serverVersion)
+        #expect(status.verifiedVersion == status.serverVersion, "the whole read made them the same")
+        let again = try replica.sync()
+        #expect(!again.diverged)
+        #expect(try replica.check().isEmpty)
+    }
+
     @Test func aReplicaOutOfIdsRefusesToAddUntilASyncBringsMore() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         try tamper(path: fixture.directory.path("r.db"), "DELETE FROM replica_ids WHERE kind = 'row'")

@@ -155,8 +155,10 @@ extension SectionStore {
             }
             let current = ListRecord(id: list.id, name: list.name, version: version)
             let facts = try PullFacts.readForSync(list: current, since: request.knownVersion, touched: touched, wholeList: request.whole, db: db)
-            return SyncMessages.SyncAnswer(
+            var answer = SyncMessages.SyncAnswer(
                 facts: facts, acknowledged: acknowledged, outcomes: outcomes, rowIDs: holdings["row"] ?? [], sectionIDs: holdings["section"] ?? [])
+            if request.verify == true { answer.digest = try ListDigest.of(current, db: db) }
+            return answer
         }
     }
 

@@ -25,10 +25,14 @@ extension SectionStore {
     ///   silent past `timeout`, after which a sync is simply run again.
     @discardableResult
     public func sync(timeout: Duration = syncTimeout) throws -> SyncReport {
-        // More intents than one push takes go in turns, each turn a round trip.
+        // More intents than one push takes go in turns, each turn a round trip; a list found to
+        // differ from the server's (by their digests) is read whole at once.
         var report = try syncOnce(timeout: timeout)
-        while report.stillPending > 0, report.pushed.count == Self.intentsPerPush {
-            let next = try syncOnce(timeout: timeout)
+        var readWhole = false
+        while (report.stillPending > 0 && report.pushed.count == Self.intentsPerPush) || (report.diverged && !readWhole) {
+            let whole = report.diverged && !readWhole
+            let next = try syncOnce(timeout: timeout, whole: whole)
+            readWhole = readWhole || whole
             report.pushed += next.pushed
             report.serverVersion = next.serverVersion
             report.stillPending = next.stillPending
@@ -41,8 +45,10 @@ extension SectionStore {
     package static let intentsPerPush = 10_000
 
     /// One round trip: the first `intentsPerPush` pending intents pushed, the answer applied.
-    private func syncOnce(timeout: Duration) throws -> SyncReport {
-        let (record, firstTouched, drifted) = try syncStart()
+    private func syncOnce(timeout: Duration, whole: Bool = false) throws -> SyncReport {
+        let (record, firstTouched, startDrifted, items) = try syncStart()
+        let drifted = startDrifted || whole
+        let verify = items <= ListDigest.everySyncUpTo || Int64.random(in: 0..<ListDigest.bigListInterval) == 0
         let client = HTTPSyncClient(endpoint: try ReplicaCredentials.endpoint(of: self, record: record), timeout: timeout)
         var touched = firstTouched
         let pending = Array(try read { db in try db.pendingIntents(after: record.acknowledged) }.prefix(Self.intentsPerPush))
@@ -52,7 +58,7 @@ extension SectionStore {
             SyncMessages.SyncRequest(
                 replica: record.replicaID, knownVersion: record.serverVersion,
                 intents: pending.map { SyncMessages.PushedIntent(sequence: $0.sequence, intent: $0.intent, newID: $0.newID) },
-                read: touched.readSet, whole: drifted))
+                read: touched.readSet, whole: drifted, verify: verify))
         try faults?(.afterPush)
         let outcomes = Dictionary(answer.outcomes.map { ($0.sequence, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         while true {
@@ -61,28 +67,32 @@ extension SectionStore {
                 let pushed = pending.filter { $0.sequence <= pulled.acknowledged }.map {
                     SyncReport.Pushed(sequence: $0.sequence, intent: $0.intent, outcome: outcomes[$0.sequence])
                 }
-                return SyncReport(
+                var report = SyncReport(
                     pushed: pushed, serverVersion: answer.version, previousServerVersion: record.serverVersion, change: pulled.change,
                     stillPending: pulled.stillPending)
+                report.diverged = pulled.diverged
+                return report
             }
             // Intents recorded meanwhile touch items the answer does not cover: read those too
             // (a pull alone; the push is acknowledged already).
             let acknowledged = answer.acknowledged
             answer = try client.sync(
                 SyncMessages.SyncRequest(
-                    replica: record.replicaID, knownVersion: record.serverVersion, intents: [], read: touched.readSet, whole: drifted))
+                    replica: record.replicaID, knownVersion: record.serverVersion, intents: [], read: touched.readSet, whole: drifted,
+                    verify: verify))
             answer.acknowledged = max(answer.acknowledged, acknowledged)
         }
     }
 
     /// What the file holds when a sync starts: its record, what its pending intents touched,
     /// and whether plain SQL changed its copy of the list (then the whole list is read).
-    private func syncStart() throws -> (record: ReplicaRecord, touched: Touched, drifted: Bool) {
+    private func syncStart() throws -> (record: ReplicaRecord, touched: Touched, drifted: Bool, items: Int) {
         try read { db in
             guard let record = try db.replicaRecord() else { throw RepositoryError.replica(.notAReplica(path: path)) }
             var touched = Touched()
             for intent in try db.pendingIntents(after: record.acknowledged) { intent.touches(&touched) }
-            return (record, touched, try db.replicaListDrifted(record))
+            let items = try db.listRecordIfAny(id: record.listID).map { try ListDigest.itemCount($0, db: db) } ?? 0
+            return (record, touched, try db.replicaListDrifted(record), items)
         }
     }
 
@@ -92,6 +102,8 @@ extension SectionStore {
         /// The highest sequence the server has applied, as this file now records it.
         var acknowledged: Int64
         var stillPending: Int
+        /// Whether the list's digest differs from the server's, the pull applied.
+        var diverged = false
     }
 
     /// Brings the file to the answer's facts in one local transaction, and replays the intents
@@ -137,7 +149,14 @@ extension SectionStore {
                 change = Change(list: list.name, version: try db.commitChange(changeset.json, to: list, history: .received), changeset: changeset)
             }
             try db.setReplicaProgress(serverVersion: facts.version, acknowledged: acknowledged, localVersion: change.version)
-            return (AppliedPull(change: change, acknowledged: acknowledged, stillPending: replayed.count), more)
+            var applied = AppliedPull(change: change, acknowledged: acknowledged, stillPending: replayed.count)
+            // With nothing replayed over it, the list is the server's: its digest says whether it is.
+            if let digest = answer.digest, replayed.isEmpty {
+                applied.diverged = try ListDigest.of(list, db: db) != digest
+                try db.run(
+                    applied.diverged ? "UPDATE replica SET diverged_version = ?" : "UPDATE replica SET verified_version = ?", facts.version)
+            }
+            return (applied, more)
         }
         touched = applied.1
         return applied.0

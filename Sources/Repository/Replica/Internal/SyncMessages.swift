@@ -124,17 +124,20 @@ package enum SyncMessages {
         package var read: ReadSet
         /// Read the whole list: the replica's copy changed outside sectionctl, or it is new.
         package var whole: Bool
+        /// Answer with the digest of the list's contents (`ListDigest`), to compare.
+        package var verify: Bool?
 
-        package init(replica: String, knownVersion: Int64, intents: [PushedIntent], read: ReadSet, whole: Bool) {
+        package init(replica: String, knownVersion: Int64, intents: [PushedIntent], read: ReadSet, whole: Bool, verify: Bool? = nil) {
             self.replica = replica
             self.knownVersion = knownVersion
             self.intents = intents
             self.read = read
             self.whole = whole
+            self.verify = verify
         }
 
         enum CodingKeys: String, CodingKey {
-            case replica, intents, read, whole
+            case replica, intents, read, whole, verify
             case knownVersion = "known_version"
         }
     }
@@ -196,9 +199,11 @@ package enum SyncMessages {
         package var rows: [RowItem]
         package var goneSections: [Int64]
         package var goneRows: [Int64]
+        /// The digest of the list's contents after the push, when the request asked for it.
+        package var digest: String?
 
         enum CodingKeys: String, CodingKey {
-            case version, acknowledged, outcomes, whole, sections, rows
+            case version, acknowledged, outcomes, whole, sections, rows, digest
             case rowIDs = "row_ids"
             case sectionIDs = "section_ids"
             case goneSections = "gone_sections"
@@ -270,5 +275,6 @@ extension SyncMessages.SyncAnswer {
         }.sorted { ($0.sectionOrder, $0.order) < ($1.sectionOrder, $1.order) }
         goneSections = facts.sections.compactMap { $0.value == nil ? $0.key.rawValue : nil }.sorted()
         goneRows = facts.rows.compactMap { $0.value == nil ? $0.key.rawValue : nil }.sorted()
+        digest = nil
     }
 }

@@ -1,0 +1,48 @@
+/// A digest of a list's contents — its sections and rows, in order, with their ids and texts —
+/// that a replica and its server compute alike, to find out whether they differ (a replica whose
+/// copy drifted in a way no journal says, a server restored from a backup): 64-bit FNV-1a over a
+/// canonical form, as 16 hex digits. Not a cryptographic hash: it detects accidents, and both
+/// sides are the same program's.
+///
+/// O(n) in the list's items: a sync asks for it only for lists of at most `everySyncUpTo`
+/// items (and, above that, every `bigListInterval`th sync).
+enum ListDigest {
+    /// The largest list (sections and rows) whose every sync is checked.
+    static let everySyncUpTo = 100_000
+    /// How often a larger list's syncs are checked: every this many.
+    static let bigListInterval: Int64 = 64
+
+    /// The digest of `list` as `db` has it.
+    static func of(_ list: ListRecord, db: any Database) throws -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ text: String) {
+            for byte in text.utf8 {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            hash ^= 0xFF  // a separator no UTF-8 text holds
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        var section: Int64?
+        try db.forEachSectionAndRow(of: list) { item, row in
+            if section != item.id {
+                section = item.id
+                add("S\(item.id)")
+                add(item.title)
+                add(item.emptyText.map { "+" + $0 } ?? "-")
+            }
+            guard let row else { return }
+            add("R\(row.id.rawValue)")
+            add(row.content.kind.rawValue)
+            add(row.content.title)
+            add(row.content.value.map { "+" + $0 } ?? "-")
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// How many sections and rows `list` has.
+    static func itemCount(_ list: ListRecord, db: any Database) throws -> Int {
+        Int(try db.scalarInt("SELECT count(*) + coalesce(sum(row_count), 0) FROM sections WHERE list_id = ?", list.id) ?? 0)
+    }
+}
