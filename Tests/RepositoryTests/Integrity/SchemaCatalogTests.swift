@@ -17,7 +17,7 @@ struct SchemaCatalogTests {
     /// What a catalog holds, engine-neutral: one line per fact, sorted.
     struct Catalog {
         var tables: Set<String> = []
-        /// "table.column type" with the type as "integer", "text" or the engine's own word.
+        /// "table.column type" with the type as "integer", "text", "bytes" or the engine's own word.
         var columns: Set<String> = []
         /// "table(columns…)" for every unique constraint and primary key.
         var uniques: Set<String> = []
@@ -68,10 +68,6 @@ struct SchemaCatalogTests {
         "unique replica(list_id)", "unique replica(only_row)", "unique replica_ids(kind, first)", "unique replica_intents(sequence)",
     ]
     static let postgresOnly: Set<String> = [
-        // What each replica has pushed, for exactly-once pushes (`0008_replica_pushes.sql`).
-        "table replica_pushes", "column replica_pushes.last_intent text", "column replica_pushes.last_sequence integer",
-        "column replica_pushes.list_id integer", "column replica_pushes.pushed_at timestamp with time zone",
-        "column replica_pushes.replica text", "unique replica_pushes(replica)",
         // A server's commit can be lost on the way back to the client: each write commits with a
         // record of itself, which the client reads on a new connection to learn whether it landed
         // (`0007_applied_writes.sql`). A file's commit is never in doubt.
@@ -160,6 +156,8 @@ struct SchemaCatalogTests {
         switch type.lowercased() {
         case "integer", "bigint", "int", "int8", "smallint": return "integer"
         case "text": return "text"
+        // Bytes: a BLOB in a file, a bytea on a server (a token's hash).
+        case "blob", "bytea": return "bytes"
         default: return type.lowercased()
         }
     }
