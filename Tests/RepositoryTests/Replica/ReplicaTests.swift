@@ -604,7 +604,10 @@ struct ReplicaConvergenceTests {
         let server = try StoreFixture(backend)
         let served = try ServedStore(server.store)
         let token = try served.token(for: SectionStore.defaultList)
-        let proxy = try SocketProxy(forwardingTCPPort: served.port)
+        // On a server, two services share the database, as stateless `serve` processes behind one
+        // address would: the replicas take turns between them.
+        let services = backend == .postgres ? [served, try ServedStore(try server.reopen())] : [served]
+        let proxies = try services.map { try SocketProxy(forwardingTCPPort: $0.port) }
         var titles = 0
         var ledger = Ledger()
         try server.store.list("default").apply(.addSection(title: "A"))
@@ -622,7 +625,8 @@ struct ReplicaConvergenceTests {
         var replicas: [SectionStore] = []
         for index in 0..<3 {
             try SectionStore.clone(
-                from: served.address(of: SectionStore.defaultList, port: proxy.tcpPort), token: token, to: directory.path("r\(index).db"))
+                from: services[index % services.count].address(of: SectionStore.defaultList, port: proxies[index % proxies.count].tcpPort),
+                token: token, to: directory.path("r\(index).db"))
             replicas.append(try SectionStore(path: directory.path("r\(index).db")))
         }
         var faultsMade = 0
@@ -631,6 +635,7 @@ struct ReplicaConvergenceTests {
             if actor < replicas.count && Bool.random(using: &rng) {
                 // A sync, perhaps with a fault at a random stage.
                 let replica = replicas[actor]
+                let proxy = proxies[actor % proxies.count]
                 let faultAt: SyncStage? = Int.random(in: 0..<3, using: &rng) == 0 ? SyncStage.allCases.randomElement(using: &rng) : nil
                 // Or the answer is lost on the network, after the server applied the push.
                 let losesAnswer = faultAt == nil && Int.random(in: 0..<6, using: &rng) == 0
