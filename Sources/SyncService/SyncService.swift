@@ -59,11 +59,12 @@ public final class SyncService: Sendable {
         switch (request.method, action) {
         case ("POST", "replicas"):
             let token = try authenticate(request, list: list, needs: .read)
+            _ = try decode(RegistrationRequest.self, named: "a registration", from: request)
             let registration = try store.registerReplica(list: list, tokenID: token.id, canWrite: token.role.allows(.edit))
             return HTTPResponse.json(201, String(decoding: SyncMessages.encode(registration), as: UTF8.self))
         case ("POST", "sync"):
             let token = try authenticate(request, list: list, needs: .read)
-            let sync = try decode(SyncMessages.SyncRequest.self, from: request)
+            let sync = try decode(SyncMessages.SyncRequest.self, named: "a sync request", from: request)
             var bounds = SyncLimits()
             bounds.intentsPerPush = limits.intentsPerPush
             bounds.readItems = limits.readItems
@@ -93,6 +94,17 @@ public final class SyncService: Sendable {
         }
     }
 
+    /// A registration's body: a JSON object (`{}`), whose members are kept for later versions
+    /// of the protocol and ignored now.
+    private struct RegistrationRequest: Decodable {
+        init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: NoKeys.self)
+        }
+
+        /// No member is read.
+        enum NoKeys: CodingKey {}
+    }
+
     /// The token of the request, if it is valid, for list `list`, with a role of at least `needs`.
     private func authenticate(_ request: HTTPRequest, list: String, needs: TokenRole) throws -> TokenRecord {
         guard case .valid(let token) = try tokens.check(authorization: request.header("authorization")) else {
@@ -103,15 +115,16 @@ public final class SyncService: Sendable {
         return token
     }
 
-    /// The request's body as `T`, after its nesting is checked against `limits.jsonDepth`.
-    private func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) throws -> T {
+    /// The request's body as `T` (`name` in an error), after its nesting is checked against
+    /// `limits.jsonDepth`.
+    private func decode<T: Decodable>(_ type: T.Type, named name: String, from request: HTTPRequest) throws -> T {
         if let depth = Self.depthExceeding(limits.jsonDepth, in: request.body) {
             throw SyncRefusal.badRequest("the body nests deeper than \(limits.jsonDepth) levels (at byte \(depth))")
         }
         do {
             return try JSONDecoder().decode(type, from: Data(request.body))
         } catch let error as DecodingError {
-            throw SyncRefusal.badRequest("the body is not a sync request: \(Self.reason(error))")
+            throw SyncRefusal.badRequest("the body is not \(name): \(Self.reason(error))")
         } catch {
             throw SyncRefusal.badRequest("the body is not JSON")
         }
