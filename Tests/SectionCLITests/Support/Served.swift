@@ -21,10 +21,11 @@ struct Served {
 }
 
 extension Sectionctl {
-    /// Starts `sectionctl serve --listen 127.0.0.1:0` on the database (with `extra` options) and
-    /// waits for the line that says where it listens.
-    func serve(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> Served {
-        let launched = try launch(["serve", "--listen", "127.0.0.1:0"] + extra)
+    /// Starts `sectionctl serve --listen LISTEN` on the database (with `extra` options) and
+    /// waits for the line that says where it listens. By default it takes any free loopback
+    /// port; a test that starts the service again where a replica expects it names the port.
+    func serve(_ extra: [String] = [], listen: String = "127.0.0.1:0", sourceLocation: SourceLocation = #_sourceLocation) throws -> Served {
+        let launched = try launch(["serve", "--listen", listen] + extra)
         func output() -> String { (try? String(contentsOf: launched.outputURL, encoding: .utf8)) ?? "" }
         let started = waitUntil { output().contains("\n") || !launched.process.isRunning }
         let origin = output().firstMatch(of: /https?:\/\/127\.0\.0\.1:[0-9]+/).map { String($0.output) }
