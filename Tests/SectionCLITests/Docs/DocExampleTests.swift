@@ -28,15 +28,26 @@ import Testing
 ///   command stands for the database's own (quoted), and the database's URI in output is shown
 ///   as that URI. Without PostgreSQL's server programs, such a document's examples are not run,
 ///   and the test says so on standard error (CI installs them).
+/// - A document whose examples need a sync service (`sectionctl serve`) says where, in the
+///   comment `<!-- doc-test serve: DATABASE at ORIGIN -->` before the first block that needs it
+///   (`<!-- doc-test serve: team.db at http://127.0.0.1:8080 -->`; `serve` listens at that
+///   origin unless told otherwise). Before that block (after its setup), the test starts
+///   `sectionctl --db DATABASE serve --listen 127.0.0.1:0` in the document's directory, as the
+///   document shows a reader starting it in a terminal of its own, and waits for the line that
+///   says where it listens; from then on ORIGIN in a command or setup script stands for the real
+///   origin, and the real origin in output is shown as ORIGIN. The service is stopped (as Ctrl-C
+///   does) when the document's examples end. (A setup script cannot start it with `&`: a process
+///   left running in the background would hold the script's run open.)
 /// - A program other than `sectionctl` that a machine may lack (`sqlite3`; `optionalTools`) stops
 ///   its document's examples where it is first run, with a note naming the package to install.
 ///
 /// All the blocks of one document run in order, in one fresh temporary directory, with the built
 /// `sectionctl` first on `PATH`, `HOME` and `XDG_DATA_HOME` inside the directory, and no
 /// `SECTIONCTL_DB` unless the document exports it. What is normalised, because it must vary from
-/// run to run: the temporary directory's path, which the documents write as `/tmp/tour`, and a
-/// server's URI, as above. Nothing else: a document shows nothing that varies (no timings, no
-/// dates).
+/// run to run: the temporary directory's path, which the documents write as `/tmp/tour`, a
+/// server's URI and a sync service's origin, as above, and a token's selector (the 16 hex
+/// digits after `Token #N (` or `sct_`), which they write as `3f9c2a7be01d4c58`. Nothing else: a
+/// document shows nothing that varies (no timings, no dates).
 @Suite("Documented examples")
 struct DocExampleTests {
     /// The documents whose examples are run.
@@ -47,6 +58,9 @@ struct DocExampleTests {
 
     /// The path the documents write for the temporary directory their examples run in.
     static let shownDirectory = "/tmp/tour"
+
+    /// What the documents write for a token's selector, which is random.
+    static let shownSelector = "3f9c2a7be01d4c58"
 
     struct Command {
         var line: Int
@@ -62,6 +76,8 @@ struct DocExampleTests {
         /// For a terminal session: the `sectionctl` command run at a terminal, and what the
         /// terminal shows (the lines typed after each prompt included); `commands` is empty.
         var terminal: (command: String, screen: [String])? = nil
+        /// The sync service to start before the block: its database and the origin shown for it.
+        var serve: (database: String, origin: String)? = nil
     }
 
     /// A document's console blocks, and the lines of other blocks that look like a shown command.
@@ -71,6 +87,7 @@ struct DocExampleTests {
         var strays: [(Int, String)] = []
         var pendingSetup: [String] = []
         var pendingTerminal: String?
+        var pendingServe: (database: String, origin: String)?
         var index = 0
         while index < lines.count {
             let line = lines[index]
@@ -80,6 +97,11 @@ struct DocExampleTests {
                     pendingSetup.append(lines[index])
                     index += 1
                 }
+                index += 1
+                continue
+            }
+            if let declared = line.wholeMatch(of: /<!-- doc-test serve: (\S+) at (\S+) -->/) {
+                pendingServe = (String(declared.1), String(declared.2))
                 index += 1
                 continue
             }
@@ -102,8 +124,8 @@ struct DocExampleTests {
             }
             index += 1
             if let command = pendingTerminal {
-                blocks.append(Block(line: open + 1, setup: pendingSetup, commands: [], terminal: (command, body.map(\.1))))
-                (pendingSetup, pendingTerminal) = ([], nil)
+                blocks.append(Block(line: open + 1, setup: pendingSetup, commands: [], terminal: (command, body.map(\.1)), serve: pendingServe))
+                (pendingSetup, pendingTerminal, pendingServe) = ([], nil, nil)
                 continue
             }
             guard isConsole else {
@@ -129,8 +151,8 @@ struct DocExampleTests {
                     commands[i].output.removeLast()
                 }
             }
-            blocks.append(Block(line: open + 1, setup: pendingSetup, commands: commands))
-            pendingSetup = []
+            blocks.append(Block(line: open + 1, setup: pendingSetup, commands: commands, serve: pendingServe))
+            (pendingSetup, pendingServe) = ([], nil)
         }
         return (blocks, strays)
     }
@@ -196,12 +218,18 @@ struct DocExampleTests {
             }
             server = (String(declared.1), try cluster.newDatabase())
         }
+        // The sync service the document's examples reach, once started: the origin shown, the
+        // real one, and its run.
+        var service: (shown: String, real: String, launched: Launched)?
         func substituted(_ command: String) -> String {
+            var command = command
+            if let service { command = command.replacingOccurrences(of: service.shown, with: service.real) }
             guard let server else { return command }
             return command.replacingOccurrences(of: server.shown, with: "'\(server.real)'")
         }
 
         let directory = try TemporaryDirectory()
+        defer { if let service { stopService(service.launched) } }
         let real = directory.url.path
         let resolved = directory.url.resolvingSymlinksInPath().path
         var environment = Sectionctl.environment([
@@ -216,6 +244,8 @@ struct DocExampleTests {
                 let database = server.real.firstMatch(of: /postgresql:\/\/\/([a-z0-9_]+)/).map { String($0.1) } ?? server.real
                 output = output.replacing(/postgres(ql)?:\/\/[^\s,;]*/) { $0.output.0.contains(database) ? server.shown : String($0.output.0) }
             }
+            if let service { output = output.replacingOccurrences(of: service.real, with: service.shown) }
+            output = output.replacing(/(Token #[0-9]+ \(|sct_)[0-9a-f]{16}/) { $0.output.1 + shownSelector }
             var lines = output.replacingOccurrences(of: resolved, with: shownDirectory)
                 .replacingOccurrences(of: real, with: shownDirectory)
                 .components(separatedBy: "\n")
@@ -231,6 +261,13 @@ struct DocExampleTests {
                     // The block's commands would run on the wrong state: report this alone.
                     return failures + ["\(name):\(block.line): its setup exited \(result.status): \(result.output)"]
                 }
+            }
+            if let serve = block.serve, service == nil {
+                let launched = try startService(database: serve.database, in: directory.url, environment: environment)
+                guard let origin = launched.origin else {
+                    return failures + ["\(name):\(block.line): sectionctl --db \(serve.database) serve did not start: \(launched.output)"]
+                }
+                service = (serve.origin, origin, launched.run)
             }
             if let terminal = block.terminal {
                 failures += try runAtTerminal(terminal.command, showing: terminal.screen, environment: environment, normalised: normalised)
@@ -265,6 +302,42 @@ struct DocExampleTests {
             }
         }
         return failures
+    }
+
+    /// Starts `sectionctl --db DATABASE serve` on any free loopback port in `directory`, its
+    /// output in a file outside it, and waits for the line that says where it listens: the
+    /// origin (`nil` when it ended first, with what it printed), and the run.
+    static func startService(database: String, in directory: URL, environment: [String: String]) throws
+        -> (origin: String?, output: String, run: Launched)
+    {
+        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-doc-serve-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = Sectionctl.binary
+        process.arguments = ["--db", database, "serve", "--listen", "127.0.0.1:0"]
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: outputURL)
+        try process.run()
+        let run = Launched(process: process, outputURL: outputURL, errorURL: outputURL)
+        func output() -> String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+        var origin: String?
+        _ = waitUntil {
+            origin = output().firstMatch(of: /Serving .* at (https?:\/\/[^\s\/]+)\/lists\/NAME/).map { String($0.1) }
+            return origin != nil || !process.isRunning
+        }
+        if origin == nil { stopService(run) }
+        return (origin, output(), run)
+    }
+
+    /// Ends a document's sync service as Ctrl-C does, and removes its output.
+    static func stopService(_ run: Launched) {
+        if run.process.isRunning { run.process.interrupt() }
+        if !waitUntil({ !run.process.isRunning }) { run.process.terminate() }
+        run.process.waitUntilExit()
+        try? FileManager.default.removeItem(at: run.outputURL)
     }
 
     /// Runs `command` (`sectionctl` and its words, split at spaces) at a pseudo-terminal, typing
@@ -305,12 +378,14 @@ struct DocExampleTests {
     }
 
     /// The parser reads the convention as the documents use it: commands, their output, the
-    /// exit line, setup and exports; and a `$ ` line outside a console block is caught.
+    /// exit line, setup, a sync service to start, and exports; and a `$ ` line outside a console
+    /// block is caught.
     @Test func theConventionIsReadAsDocumented() {
         let text = """
             <!-- setup
             sectionctl init
             -->
+            <!-- doc-test serve: team.db at http://127.0.0.1:8080 -->
             ```console
             $ export SECTIONCTL_DB=$PWD/x.db
             $ sectionctl show
@@ -328,7 +403,8 @@ struct DocExampleTests {
         #expect(blocks[0].commands.map(\.text) == ["export SECTIONCTL_DB=$PWD/x.db", "sectionctl show", "sectionctl frob"])
         #expect(blocks[0].commands.map(\.output) == [[], ["default (version 0)"], ["sectionctl: error: unknown command \"frob\""]])
         #expect(blocks[0].commands.map(\.status) == [0, 0, 2])
-        #expect(strays.map(\.line) == [13])
+        #expect(blocks[0].serve?.database == "team.db" && blocks[0].serve?.origin == "http://127.0.0.1:8080")
+        #expect(strays.map(\.line) == [14])
     }
 
     /// An edited output line is a failure: the README with its tour's first line of output
