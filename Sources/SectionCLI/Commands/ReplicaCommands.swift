@@ -125,14 +125,15 @@ enum ReplicaCommands {
             options: [SyncArguments.watch],
             examples: ["--db ./groceries.db sync", "--db ./groceries.db --json sync", "--db ./groceries.db sync --watch"],
             discussion: """
-                Pulls what others changed, replays the changes made on the replica over it by the rebase
-                rules (a row goes next to the nearest neighbour you saw that is still in its section; a
-                change to something deleted is dropped and said), and pushes the result in one batch, which
-                the server takes once even when a connection is lost and sync is run again. Prints each
-                change that did not land as made. Exit 75 when the server cannot be reached: nothing
-                is lost, run sync again. With --watch, syncs again whenever the list changes here or on
-                the server, printing each sync that did anything (and each failure once, on standard
-                error), until Ctrl-C or SIGTERM, which end it with exit 0.
+                Sends the changes made on the replica and pulls what others changed, in one request: the
+                service applies the changes itself, by the rebase rules (a row goes next to the nearest
+                neighbour you saw that is still in its section; a change to something deleted is dropped and
+                said), and takes each once even when an answer is lost and sync is run again. Prints each
+                change that did not land as made. Exit 75 when the service cannot be reached or stays
+                silent: nothing is lost, run sync again. With --watch, syncs again whenever the list changes
+                here or on the service (it follows the service's stream of the list's versions), printing
+                each sync that did anything (and each failure once, on standard error), until Ctrl-C or
+                SIGTERM, which end it with exit 0.
                 """),
         reading: SyncArguments.self
     ) { arguments, context in
