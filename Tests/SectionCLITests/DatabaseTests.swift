@@ -91,7 +91,7 @@ import Testing
         #expect(version.stdout == "sectionctl 0.1.0 (schema version 12 for files, 10 for servers)\n")
         #expect(
             try cli.run(["--json", "--version"], database: false).stdout
-                == #"{"version":"0.1.0","schema_version":11,"server_schema_version":9}"# + "\n")
+                == #"{"version":"0.1.0","schema_version":12,"server_schema_version":10}"# + "\n")
         let help = try cli.run(["--help"], database: false)
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("usage: sectionctl "))
@@ -102,7 +102,7 @@ import Testing
         #expect(nothing.status == 2)
         #expect(
             nothing.stderr
-                == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, token, undo, redo, completion, help)\n"
+                == "sectionctl: error: missing a command (commands: init, demo, show, list, section, row, edit, ui, import, export, check, repair, vacuum, changes, watch, clone, status, sync, serve, token, undo, redo, completion, help)\n"
                 + "hint: see 'sectionctl --help'\n")
     }
 
