@@ -226,7 +226,7 @@ import Transfer
         #expect(after >= .milliseconds(200), "drawn after \(after), before a fifth of a second had passed")
         let firstLine = try #require(texts.first)
         #expect(firstLine.hasPrefix("\rmigrating the database: 0002_rank (2 of \(latest)), ") && firstLine.hasSuffix(" s\u{1B}[K"), "\(firstLine)")
-        #expect(texts.dropLast().allSatisfy { $0.hasPrefix("\rmigrating the database: 000") }, "\(texts)")
+        #expect(texts.dropLast().allSatisfy { $0.hasPrefix("\rmigrating the database: 00") }, "\(texts)")
         #expect(texts.last == "\r\u{1B}[K", "cleared at the end: \(texts)")
     }
 
