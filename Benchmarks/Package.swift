@@ -29,6 +29,9 @@ let package = Package(
                 .product(name: "RepositoryPostgres", package: "sectionctl"),
                 .product(name: "Postgres", package: "sectionctl"),
                 .product(name: "PostgresCluster", package: "sectionctl"),
+                // The sync service and its HTTP server, served in-process for the replica scenario.
+                .product(name: "SyncService", package: "sectionctl"),
+                .product(name: "HTTPServer", package: "sectionctl"),
                 // Built beside the benchmark, which runs it as a whole process.
                 .product(name: "sectionctl", package: "sectionctl"),
             ]

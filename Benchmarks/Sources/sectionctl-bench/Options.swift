@@ -38,7 +38,8 @@ enum Scenario: String, CaseIterable, Sendable {
     case undo
     /// 19. The write-ahead log while an edit session is open and another store commits.
     case wal
-    /// 20. Replicas: a sync's cost vs the list's size, its round trips, a local move vs a file.
+    /// 20. Replicas through the sync service: a sync's cost vs the list's size, a clone's memory, a
+    /// sync of 1,000 offline edits, a local move vs a file, a pull, many replicas at once, events.
     case replica
 
     var summary: String {
@@ -62,7 +63,7 @@ enum Scenario: String, CaseIterable, Sendable {
         case .start: return "--version, row get, row move as whole processes: time and peak memory vs a C process"
         case .undo: return "undo and redo of a 1M-row import; delete and undo of a 100K-row section vs plain DELETE and INSERT"
         case .wal: return "the -wal file while an edit session is open and another store commits 2,000 moves"
-        case .replica: return "replicas: sync of one move at 1M vs 1K rows, round trips of 1,000 intents, a local move vs a file"
+        case .replica: return "replicas through the sync service: a sync at 1M vs 1K rows, 1,000 offline edits, many replicas at once, event streams"
         }
     }
 }
