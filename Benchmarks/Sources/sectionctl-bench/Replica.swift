@@ -111,14 +111,16 @@ extension Benchmark {
                 let document = scratch.file(name + ".json")
                 let exported = try ChildProcess.timed(
                     sectionctlPath, ["--db", scratch.file(name + "-server.db"), "export"], output: document, errorFile: scratch.file("export.err"))
+                let target = scratch.file(name + "-imported.db")
+                _ = try ChildProcess.timed(sectionctlPath, ["--db", target, "init"], errorFile: scratch.file("init.err"))
                 let imported = try ChildProcess.timed(
-                    sectionctlPath, ["--db", scratch.file(name + "-imported.db"), "import", document], errorFile: scratch.file("import.err"))
+                    sectionctlPath, ["--db", target, "import", document], errorFile: scratch.file("import.err"))
                 guard exported.status == 0, imported.status == 0 else {
                     throw BenchmarkError("export (exit \(exported.status)) or import (exit \(imported.status)) failed")
                 }
                 exportImport = (exported.seconds, imported.seconds)
                 try? FileManager.default.removeItem(atPath: document)
-                scratch.removeDatabase(scratch.file(name + "-imported.db"))
+                scratch.removeDatabase(target)
             }
 
             Log.progress("    \(name): syncs of one move…")
@@ -416,19 +418,29 @@ extension Benchmark {
     }
 
     /// A watcher on the list's event stream (`GET /lists/default/events`, raw HTTP on a socket)
-    /// and `plan`-sized series of moves made in this process on the served store, one at a time:
+    /// and 50 moves made in this process on the served store, one at a time:
     /// the time from the start of each `apply` to the stream's `id:` line of its version (median
     /// and worst of 50; target: median ≤ 100 ms). Then 100 and 1,000 streams open at once, each
-    /// having had its answer's head: this process's resident memory for each (the service's and
-    /// the sockets' user-space cost; the client side keeps nothing but the socket).
+    /// having had its answer's head and a first event (the service sends the head with the first
+    /// event): this process's resident memory for each (the service's and the sockets'
+    /// user-space cost; the client side keeps nothing but the socket).
     private func replicaEventStreamRows(scratch: Scratch) throws -> [ResultRow] {
         let server = try replicaServerStore(.sqlite, rows: plan.smallSection, name: "events", scratch: scratch)
         let served = try ServedList(server, maxConnections: 1_200)
-        let path = "/lists/default/events"
-        let watcher = try EventStreamClient(port: served.port, path: path, token: served.token)
-        try watcher.readHead()
         var generator = SeededGenerator(seed: 25)
         let list = server.list("default")
+        // The service sends a stream's head with its first event: a stream that resumes from the
+        // version before the last has one at once.
+        let (first, second) = randomMove(in: plan.smallSection, using: &generator)
+        let now = try list.apply(.moveRow(.at(0, first), to: .at(0, second))).version
+        let path = "/lists/default/events?since=\(now - 1)"
+        func open() throws -> EventStreamClient {
+            let stream = try EventStreamClient(port: served.port, path: path, token: served.token)
+            try stream.readHead()
+            try stream.waitForEvent(atLeast: now)
+            return stream
+        }
+        let watcher = try open()
         var latencies: [Double] = []
         for _ in 0..<50 {
             let (from, to) = randomMove(in: plan.smallSection, using: &generator)
@@ -446,9 +458,7 @@ extension Benchmark {
         resident[0] = ProcessMemory.field("VmRSS") ?? 0
         for count in [100, 1_000] {
             while streams.count < count {
-                let stream = try EventStreamClient(port: served.port, path: path, token: served.token)
-                try stream.readHead()
-                streams.append(stream)
+                streams.append(try open())
             }
             resident[count] = ProcessMemory.field("VmRSS") ?? 0
         }
