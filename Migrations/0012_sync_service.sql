@@ -12,7 +12,8 @@ CREATE TABLE tokens (
     selector    TEXT    NOT NULL UNIQUE CHECK (length(selector) = 16),
     secret_hash BLOB    NOT NULL CHECK (length(secret_hash) = 32),
     list_id     INTEGER NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
-    -- read: pull and watch; edit: also push intents; admin: also register and drop replicas.
+    -- read: register a replica, pull and watch; edit: also push intents (and be given ids);
+    -- admin: what edit may (the role kept for managing the list's replicas and tokens).
     role        TEXT    NOT NULL CHECK (role IN ('read', 'edit', 'admin')),
     -- Seconds since 1970 (UTC). A token past `expires_at`, or revoked, is refused (401).
     created_at  INTEGER NOT NULL,

@@ -36,6 +36,9 @@ final class ListEvents: Sendable {
     /// - Throws: `RepositoryError.listNotFound`.
     func stream(list name: String, since: Int64?) throws -> EventStream {
         let stream = EventStream()
+        // A comment first, so that the answer's head goes out at once: the client knows the
+        // stream is open before the list next changes.
+        stream.send(Array(": open\n\n".utf8))
         let feed = feeds.withLock { feeds in
             if let feed = feeds[name] { return feed }
             let feed = Feed(store: store, list: name)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Repository
+import Synchronization
 
 /// The sync service's bounds, each with a documented default (docs/sync-protocol.md).
 public struct SyncServiceLimits: Sendable {
@@ -12,6 +13,10 @@ public struct SyncServiceLimits: Sendable {
     public var intentsPerPush = 10_000
     /// Ids in one push's read set.
     public var readItems = 100_000
+    /// Registrations and syncs answered at a time: writes to a store take turns, and a request
+    /// past this many gets 503 with `Retry-After` at once rather than waiting past its client's
+    /// deadline behind the others.
+    public var concurrentWrites = 16
 
     public init() {}
 }
@@ -25,6 +30,8 @@ public final class SyncService: Sendable {
     public let limits: SyncServiceLimits
     private let tokens: Tokens
     private let events: ListEvents
+    /// The registrations and syncs being answered now.
+    private let writing = Mutex(0)
 
     public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) {
         self.store = store
@@ -39,6 +46,8 @@ public final class SyncService: Sendable {
             return try route(request)
         } catch let refusal as SyncRefusal {
             return Self.error(refusal.status, refusal.message)
+        } catch is Busy {
+            return Self.error(503, "the service is busy with other syncs; try again", headers: [(name: "Retry-After", value: "1")])
         } catch RepositoryError.busy {
             return Self.error(503, "the list is busy; try again", headers: [(name: "Retry-After", value: "1")])
         } catch RepositoryError.unavailable {
@@ -59,11 +68,15 @@ public final class SyncService: Sendable {
         switch (request.method, action) {
         case ("POST", "replicas"):
             let token = try authenticate(request, list: list, needs: .read)
+            try admitWrite()
+            defer { writing.withLock { $0 -= 1 } }
             _ = try decode(RegistrationRequest.self, named: "a registration", from: request)
             let registration = try store.registerReplica(list: list, tokenID: token.id, canWrite: token.role.allows(.edit))
             return HTTPResponse.json(201, String(decoding: SyncMessages.encode(registration), as: UTF8.self))
         case ("POST", "sync"):
             let token = try authenticate(request, list: list, needs: .read)
+            try admitWrite()
+            defer { writing.withLock { $0 -= 1 } }
             let sync = try decode(SyncMessages.SyncRequest.self, named: "a sync request", from: request)
             var bounds = SyncLimits()
             bounds.intentsPerPush = limits.intentsPerPush
@@ -104,6 +117,20 @@ public final class SyncService: Sendable {
         /// No member is read.
         enum NoKeys: CodingKey {}
     }
+
+    /// Counts a registration or sync in, or refuses it (503) when `limits.concurrentWrites` are
+    /// being answered already.
+    private func admitWrite() throws {
+        let admitted = writing.withLock { count in
+            guard count < limits.concurrentWrites else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else { throw Busy() }
+    }
+
+    /// Too many writes at once: answered 503 with `Retry-After`.
+    private struct Busy: Error {}
 
     /// The token of the request, if it is valid, for list `list`, with a role of at least `needs`.
     private func authenticate(_ request: HTTPRequest, list: String, needs: TokenRole) throws -> TokenRecord {

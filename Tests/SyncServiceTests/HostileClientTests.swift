@@ -676,4 +676,18 @@ struct HostileClientTests {
         #expect(try fixture.fingerprint().counts["SELECT count(*) FROM journal"] == journalRows)
         #expect(try list.snapshot() == after)
     }
+
+    /// Past `concurrentWrites` registrations and syncs at a time, a request is answered 503 with
+    /// `Retry-After` at once, writing nothing (with a bound of 0, every one is past it); events
+    /// still flow.
+    @Test func writesPastTheBoundAreAnswered503WithRetryAfter() throws {
+        var limits = SyncServiceLimits()
+        limits.concurrentWrites = 0
+        let fixture = try Fixture(.sqlite, limits: limits)
+        let answer = try fixture.refuses(503, saying: "busy") { try fixture.post("replicas", token: fixture.edit) }
+        #expect(answer.headers["retry-after"] == "1", "\(answer.headers)")
+        try fixture.refuses(503, saying: "busy") {
+            try fixture.post("sync", token: fixture.edit, body: Fixture.syncBody(String(repeating: "a", count: 32)))
+        }
+    }
 }

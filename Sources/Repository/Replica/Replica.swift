@@ -77,7 +77,8 @@ extension SectionStore {
     ///   - token: a token of the list (`sectionctl token create`); a read token makes a replica
     ///     that pulls only.
     /// - Throws: `RepositoryError.replica(.badServerAddress)`, `.replica(.fileExists)` when
-    ///   `path` or its token file exists, `.replica(.tokenRefused)`, `.replica(.notAllowed)`,
+    ///   `path` exists, or a file other than a token file is where its token goes (a token file
+    ///   without its replica, which an interrupted clone leaves, is replaced), `.replica(.tokenRefused)`, `.replica(.notAllowed)`,
     ///   `.replica(.listGoneOnServer)` when the service has no such list, `.unavailable` when it
     ///   cannot be reached. Nothing is left at `path` when it throws.
     @discardableResult
@@ -86,9 +87,8 @@ extension SectionStore {
     ) throws -> ReplicaStatus {
         let endpoint = try SyncEndpoint(address, token: token, allowPlainHTTP: allowPlainHTTP)
         let tokenFile = ReplicaCredentials.path(beside: path)
-        for taken in [path, tokenFile] where FileManager.default.fileExists(atPath: taken) {
-            throw RepositoryError.replica(.fileExists(path: taken))
-        }
+        if FileManager.default.fileExists(atPath: path) { throw RepositoryError.replica(.fileExists(path: path)) }
+        try ReplicaCredentials.removeLeftover(at: tokenFile)
         let client = HTTPSyncClient(endpoint: endpoint, timeout: timeout)
         let registration = try client.register()
         let answer = try client.sync(
@@ -236,7 +236,16 @@ extension SectionStore {
         }
         for await _ in pokes {
             if Task.isCancelled { return }
-            report(Result { try sync() })
+            let result = Result { try sync() }
+            report(result)
+            // A failed sync (the service busy or out of reach) is tried again after a while, even
+            // when nothing changes meanwhile.
+            if case .failure = result {
+                Task {
+                    try? await Task.sleep(for: Self.syncRetryInterval)
+                    poke.yield()
+                }
+            }
         }
     }
 }

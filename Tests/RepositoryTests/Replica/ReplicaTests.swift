@@ -275,6 +275,23 @@ extension ReplicaTests {
         #expect(!again.change.committed)
     }
 
+    @Test func aTokenFileLeftByAnInterruptedCloneIsReplacedAndAnyOtherFileThereRefused() throws {
+        let fixture = try Fixture()
+        try Self.seeded(fixture)
+        _ = try fixture.clone("r.db")
+        // As a clone killed after writing the token, before its file took its name, leaves it.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: fixture.directory.path("r.db" + suffix)) }
+        let replica = try fixture.clone("r.db")
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        try replica.list("default").apply(.renameSection(.index(1), title: "again"))
+        try replica.sync()
+        // Something else where the token goes is not the clone's to replace.
+        try Data("notes\n".utf8).write(to: URL(fileURLWithPath: fixture.directory.path("x.db.token")))
+        #expect(throws: RepositoryError.replica(.fileExists(path: fixture.directory.path("x.db.token")))) { try fixture.clone("x.db") }
+        #expect(try String(contentsOfFile: fixture.directory.path("x.db.token"), encoding: .utf8) == "notes\n")
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory.path("x.db")))
+    }
+
     @Test func aListThatDiffersWithoutAnyJournalSayingSoIsFoundByItsDigestAndReadWhole() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         // A change no journal or mark records: as sectionctl's own writes are marked, by hand.

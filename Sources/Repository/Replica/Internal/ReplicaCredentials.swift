@@ -36,6 +36,16 @@ enum ReplicaCredentials {
         }
     }
 
+    /// Removes the token file at `path` left by a clone interrupted before its replica took its
+    /// name (the replica file is gone, the token file is one); refuses anything else there.
+    static func removeLeftover(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let data = FileManager.default.contents(atPath: path), (try? JSONDecoder().decode(Contents.self, from: data)) != nil else {
+            throw RepositoryError.replica(.fileExists(path: path))
+        }
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     /// The endpoint the replica `store` syncs with: the address its file names, with the token
     /// kept beside it, which must be for that same address.
     static func endpoint(of store: SectionStore, record: ReplicaRecord) throws -> SyncEndpoint {
