@@ -33,7 +33,7 @@ extension SQLiteEngine {
                 """
                 INSERT INTO rank_nodes (section_id, level, first)
                 SELECT s.id, l.value, ? FROM sections AS s, json_each('[\(levels)]') AS l
-                WHERE s.id > ? AND s.list_id = ?
+                WHERE s.id > ? AND +s.list_id = ?
                 """, origin, sectionsAfter, list) / RankTree.levels.count
         if sections > 0 {
             for level in RankTree.levels {
@@ -54,11 +54,15 @@ extension SQLiteEngine {
                 """
                 INSERT INTO undo_log (step, list_id, action, target, item_id)
                 SELECT (SELECT step FROM journal_writer), list_id, 'insert', 'section', id FROM sections
-                WHERE id > ? AND list_id = ? ORDER BY id
+                WHERE id > ? AND +list_id = ? ORDER BY id
                 """, sectionsAfter, list)
         }
-        // The rows: their sections' counts, the last rank node of each level, undo.
-        let added = "SELECT section_id, count(*) AS n FROM rows WHERE id > ? GROUP BY section_id"
+        // The rows: their sections' counts, the last rank node of each level, undo. Each reads the
+        // rows the append wrote by their rowid range: `+` keeps SQLite from the (section_id,
+        // position) index, which it would otherwise take for the grouping and the condition on
+        // section_id, reading every row the file held before (an import's cost would grow with
+        // the file it lands in).
+        let added = "SELECT section_id, count(*) AS n FROM rows WHERE id > ? GROUP BY +section_id"
         if try run("UPDATE sections SET row_count = row_count + a.n FROM (\(added)) AS a WHERE sections.id = a.section_id", rowsAfter) > 0 {
             try run(
                 """
@@ -71,13 +75,13 @@ extension SQLiteEngine {
                 INSERT OR IGNORE INTO rank_pending (section_id, first)
                 SELECT n.section_id, n.first FROM rank_nodes AS n
                 WHERE n.level = 1 AND n.row_count > \(maximum)
-                    AND n.section_id IN (SELECT DISTINCT section_id FROM rows WHERE id > ?)
+                    AND n.section_id IN (SELECT DISTINCT +section_id FROM rows WHERE id > ?)
                     AND n.first = (SELECT max(m.first) FROM rank_nodes AS m WHERE m.section_id = n.section_id AND m.level = 1)
                 """, rowsAfter)
             try run(
                 """
                 INSERT INTO undo_log (step, list_id, action, target, item_id)
-                SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM rows WHERE id > ? AND section_id <= ? ORDER BY id
+                SELECT (SELECT step FROM journal_writer), ?, 'insert', 'row', id FROM rows WHERE id > ? AND +section_id <= ? ORDER BY id
                 """, list, rowsAfter, sectionsAfter)
         }
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
