@@ -76,6 +76,10 @@ extension SectionStore {
     ///     loopback host, or anywhere with `allowPlainHTTP`).
     ///   - token: a token of the list (`sectionctl token create`); a read token makes a replica
     ///     that pulls only.
+    ///   - path: the replica file to make; it must not exist.
+    ///   - allowPlainHTTP: take an `http://` address of another machine (the token then crosses
+    ///     the network in the clear), as the user asked by name.
+    ///   - timeout: how long a silent service is waited for, per request.
     /// - Throws: `RepositoryError.replica(.badServerAddress)`, `.replica(.fileExists)` when
     ///   `path` exists, or a file other than a token file is where its token goes (a token file
     ///   without its replica, which an interrupted clone leaves, is replaced), `.replica(.tokenRefused)`, `.replica(.notAllowed)`,
