@@ -408,7 +408,8 @@ extension Benchmark {
         while true {
             do {
                 return .success((try replica.sync(), refused))
-            } catch RepositoryError.replica(.refusedByServer(_, let status, _)) where status == 503 && refused < 60 {
+            } catch RepositoryError.unavailable where refused < 60 {
+                // The service answers 503 past the syncs it takes at a time: try again, as `sync --watch` does.
                 refused += 1
                 Thread.sleep(forTimeInterval: 1)
             } catch {
