@@ -116,7 +116,10 @@ final class ListEvents: Sendable {
                     finishAll()
                     return
                 }
-                let done = state.withLock { state -> Bool in
+                // Streams to end are ended after the lock is let go: ending one runs its close
+                // handler, which takes the lock.
+                let (done, ending) = state.withLock { state -> (Bool, [EventStream]) in
+                    var ending: [EventStream] = []
                     state.followers = state.followers.filter { !$0.value.stream.isClosed }
                     for update in updates {
                         for (key, var follower) in state.followers where update.version > follower.lastSent || update.isDeleted {
@@ -125,31 +128,35 @@ final class ListEvents: Sendable {
                                     Self.event(from: update.from, to: update.version, changeset: update.changeset, deleted: update.isDeleted))
                                 follower.lastSent = update.version
                             } else if (try? catchUp(&follower, to: update.version)) == nil {
-                                follower.stream.finish()
+                                ending.append(follower.stream)
                             }
                             state.followers[key] = follower
                         }
                         if update.isDeleted {
-                            for follower in state.followers.values { follower.stream.finish() }
+                            ending += state.followers.values.map(\.stream)
                             state.followers = [:]
                         }
                     }
                     if state.followers.isEmpty {
                         state.running = false
-                        return true
+                        return (true, ending)
                     }
-                    return false
+                    return (false, ending)
                 }
+                for stream in ending { stream.finish() }
                 if done { return }
             }
         }
 
         private func finishAll() {
-            state.withLock { state in
-                for follower in state.followers.values { follower.stream.finish() }
-                state.followers = [:]
-                state.running = false
+            let ending = state.withLock { state in
+                defer {
+                    state.followers = [:]
+                    state.running = false
+                }
+                return state.followers.values.map(\.stream)
             }
+            for stream in ending { stream.finish() }
         }
 
         /// One event, as the stream carries it.
