@@ -17,6 +17,10 @@ public struct SyncServiceLimits: Sendable {
     /// past this many gets 503 with `Retry-After` at once rather than waiting past its client's
     /// deadline behind the others.
     public var concurrentWrites = 16
+    /// Requests each token may make, on average, per second; past them, 429 with `Retry-After`.
+    public var requestsPerSecond = 50.0
+    /// Requests a token may make at once before its average counts (a client's burst).
+    public var requestBurst = 500.0
 
     public init() {}
 }
@@ -32,6 +36,9 @@ public final class SyncService: Sendable {
     private let events: ListEvents
     /// The registrations and syncs being answered now.
     private let writing = Mutex(0)
+    /// Each token's allowance of requests: a bucket of `requestBurst`, refilled at
+    /// `requestsPerSecond`, by token id.
+    private let allowances = Mutex<[Int64: (left: Double, at: ContinuousClock.Instant)]>([:])
 
     public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) {
         self.store = store
@@ -46,6 +53,10 @@ public final class SyncService: Sendable {
             return try route(request)
         } catch let refusal as SyncRefusal {
             return Self.error(refusal.status, refusal.message)
+        } catch let refusal as TooManyRequests {
+            return Self.error(
+                429, "too many requests with this token; try again in \(refusal.retryAfter) s",
+                headers: [(name: "Retry-After", value: String(max(1, refusal.retryAfter)))])
         } catch is Busy {
             return Self.error(503, "the service is busy with other syncs; try again", headers: [(name: "Retry-After", value: "1")])
         } catch RepositoryError.busy {
@@ -139,7 +150,30 @@ public final class SyncService: Sendable {
         }
         guard token.list == list else { throw SyncRefusal.forbidden("the token is for another list") }
         guard token.role.allows(needs) else { throw SyncRefusal.forbidden("the token's role (\(token.role.rawValue)) does not allow this") }
+        try spend(token)
         return token
+    }
+
+    /// Takes one request from `token`'s allowance, or refuses it (429) when none is left.
+    private func spend(_ token: TokenRecord) throws {
+        let now = ContinuousClock.now
+        let (rate, burst) = (limits.requestsPerSecond, limits.requestBurst)
+        let wait: Double? = allowances.withLock { allowances in
+            var (left, at) = allowances[token.id] ?? (burst, now)
+            let elapsed = Double((now - at).components.seconds) + Double((now - at).components.attoseconds) / 1e18
+            left = min(burst, left + elapsed * rate)
+            defer { allowances[token.id] = (left, now) }
+            guard left >= 1 else { return rate > 0 ? (1 - left) / rate : .infinity }
+            left -= 1
+            return nil
+        }
+        guard let wait else { return }
+        throw TooManyRequests(retryAfter: Int(min(wait, 3_600).rounded(.up)))
+    }
+
+    /// A token past its allowance: answered 429 with `Retry-After`.
+    private struct TooManyRequests: Error {
+        var retryAfter: Int
     }
 
     /// The request's body as `T` (`name` in an error), after its nesting is checked against

@@ -690,4 +690,19 @@ struct HostileClientTests {
             try fixture.post("sync", token: fixture.edit, body: Fixture.syncBody(String(repeating: "a", count: 32)))
         }
     }
+
+    /// Past its allowance (a burst, then an average rate), a token's requests are answered 429
+    /// with `Retry-After`, writing nothing; another token is not held back by it.
+    @Test func aTokenPastItsAllowanceIsAnswered429WithRetryAfter() throws {
+        var limits = SyncServiceLimits()
+        limits.requestBurst = 2
+        limits.requestsPerSecond = 0.001
+        let fixture = try Fixture(.sqlite, limits: limits)
+        _ = try fixture.register(fixture.edit)
+        _ = try fixture.register(fixture.edit)
+        let answer = try fixture.refuses(429, saying: "too many requests") { try fixture.post("replicas", token: fixture.edit) }
+        let retryAfter = try #require(answer.headers["retry-after"].flatMap { Int($0) }, "\(answer.headers)")
+        #expect(retryAfter >= 1)
+        _ = try fixture.register(fixture.secondEdit)
+    }
 }
