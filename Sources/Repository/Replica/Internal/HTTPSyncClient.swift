@@ -212,11 +212,14 @@ private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode
         state.withLock { $0.status = status }
-        completionHandler(status.map { (200..<300).contains($0) } == true ? .allow : .cancel)
+        // A refusal's body is one short line: read to its end, so the task ends as any other
+        // (cancelling it here left the end of the task to a race in some URLSession builds).
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let versions = state.withLock { state -> [Int64] in
+            guard state.status.map({ (200..<300).contains($0) }) == true else { return [] }
             state.pending += data
             var versions: [Int64] = []
             while let newline = state.pending.firstIndex(of: 0x0A) {
@@ -234,7 +237,7 @@ private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
             defer { state.continuation = nil }
             return state.continuation
         }
-        if let error, (error as? URLError)?.code != .cancelled, status.map({ (200..<300).contains($0) }) != false {
+        if let error, (error as? URLError)?.code != .cancelled {
             continuation?.resume(throwing: error)
         } else {
             continuation?.resume()
