@@ -26,6 +26,9 @@ final class SyncFixture: Sendable {
         var limits = SyncServiceLimits()
         limits.intentsPerPush = 64
         limits.readItems = 256
+        // One token sends every input: an allowance the run cannot spend, so that each input meets
+        // the same service (the allowance itself is tested by SyncServiceTests).
+        limits.requestBurst = .greatestFiniteMagnitude
         service = SyncService(store: store, limits: limits)
         authorization = "Bearer " + (try! Tokens(store: store).create(list: "default", role: .edit, expiresAfter: nil).token)
         let registered = service.respond(
@@ -40,7 +43,7 @@ final class SyncFixture: Sendable {
 let syncFixture = SyncFixture()
 
 /// The statuses docs/sync-protocol.md names.
-let documentedStatuses: Set<Int> = [200, 201, 400, 401, 403, 404, 405, 409, 413, 503]
+let documentedStatuses: Set<Int> = [200, 201, 400, 401, 403, 404, 405, 409, 413, 429, 503]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSyncRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
