@@ -157,6 +157,17 @@ import Transfer
         #expect(text == "import: 1,234,567 rows, 617,283 rows/s, 40% of 27.5 MB, 3 s left")
     }
 
+    /// docs/cli.md's example line is what the line says seven seconds into an import of a
+    /// 27.5 MB file, 11,275,000 bytes and 412,300 rows in.
+    @Test func theManualsExampleIsWhatTheLineSays() throws {
+        let manual = try String(contentsOf: packageRoot.appending(path: "docs/cli.md"), encoding: .utf8)
+        let progress = try #require(manual.components(separatedBy: "**Progress.**").dropFirst().first, "docs/cli.md has no **Progress.** paragraph")
+        let shown = try #require(progress.components(separatedBy: "\n").first { $0.hasPrefix("import: ") }, "no import line under **Progress.**")
+        #expect(
+            ProgressLine.describe(TransferProgress(rows: 412_300, bytes: 11_275_000), label: "import", totalBytes: 27_500_000, elapsed: 7)
+                == shown)
+    }
+
     @Test func knownRowsGiveAPercentageAndAPipeOnlyWhatWasRead() {
         #expect(
             ProgressLine.describe(TransferProgress(rows: 250, bytes: 0, totalRows: 1_000), label: "export", totalBytes: nil, elapsed: 1)

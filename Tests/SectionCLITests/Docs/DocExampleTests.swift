@@ -3,6 +3,8 @@ import PostgresCluster
 import TestSupport
 import Testing
 
+@testable import CommandLineSupport
+
 /// Every shell example in README.md and docs/*.md whose output is shown is run here, and its
 /// output must be the one shown, so a document cannot drift from what `sectionctl` prints.
 ///
@@ -19,6 +21,12 @@ import Testing
 ///   block after the comment `<!-- doc-test terminal: sectionctl edit -->`: what the terminal
 ///   shows, where the text after each prompt (`edit default> `) is what was typed. It runs on a
 ///   pseudo-terminal, each line typed once its prompt is shown, with `NO_COLOR` set.
+/// - A full-screen program's picture (`sectionctl ui`) is a ```` ```text ```` block after the
+///   comment `<!-- doc-test screen: COMMAND; keys: KEY … -->`: COMMAND runs in a 100×24 tmux
+///   window in the document's directory; once its first frame is whole (the bottom line drawn),
+///   the keys are pressed (tmux's names: `e`, `Space`, `Down`), and the screen must come to show
+///   the block: its lines with trailing spaces cut, and the blank rows above the bottom line as
+///   one blank line. Without tmux, the document's examples stop there, with a note.
 /// - A block that cannot be run here (it needs a terminal, a remote server) shows no output: a
 ///   ```` ```sh ```` block of commands only. A `$ ` line in any block but a console block fails
 ///   this test, so output cannot be shown without being checked.
@@ -76,6 +84,9 @@ struct DocExampleTests {
         /// For a terminal session: the `sectionctl` command run at a terminal, and what the
         /// terminal shows (the lines typed after each prompt included); `commands` is empty.
         var terminal: (command: String, screen: [String])? = nil
+        /// For a full-screen picture: the command run in tmux, the keys pressed, and the
+        /// screen's lines as the block shows them; `commands` is empty.
+        var picture: (command: String, keys: [String], screen: [String])? = nil
         /// The sync service to start before the block: its database and the origin shown for it.
         var serve: (database: String, origin: String)? = nil
     }
@@ -87,6 +98,7 @@ struct DocExampleTests {
         var strays: [(Int, String)] = []
         var pendingSetup: [String] = []
         var pendingTerminal: String?
+        var pendingPicture: (command: String, keys: [String])?
         var pendingServe: (database: String, origin: String)?
         var index = 0
         while index < lines.count {
@@ -110,6 +122,11 @@ struct DocExampleTests {
                 index += 1
                 continue
             }
+            if let declared = line.wholeMatch(of: /<!-- doc-test screen: (.+); keys: (.*) -->/) {
+                pendingPicture = (String(declared.1), declared.2.split(separator: " ").map(String.init))
+                index += 1
+                continue
+            }
             guard line.hasPrefix("```") else {
                 index += 1
                 continue
@@ -126,6 +143,14 @@ struct DocExampleTests {
             if let command = pendingTerminal {
                 blocks.append(Block(line: open + 1, setup: pendingSetup, commands: [], terminal: (command, body.map(\.1)), serve: pendingServe))
                 (pendingSetup, pendingTerminal, pendingServe) = ([], nil, nil)
+                continue
+            }
+            if let picture = pendingPicture {
+                blocks.append(
+                    Block(
+                        line: open + 1, setup: pendingSetup, commands: [], picture: (picture.command, picture.keys, body.map(\.1)),
+                        serve: pendingServe))
+                (pendingSetup, pendingPicture, pendingServe) = ([], nil, nil)
                 continue
             }
             guard isConsole else {
@@ -273,6 +298,15 @@ struct DocExampleTests {
                 failures += try runAtTerminal(terminal.command, showing: terminal.screen, environment: environment, normalised: normalised)
                     .map { "\(name):\(block.line): at a terminal, $ \(terminal.command): \($0)" }
             }
+            if let picture = block.picture {
+                guard Tmux.executable != nil else {
+                    FileHandle.standardError.write(
+                        Data("note: \(name)'s examples from line \(block.line) on are not run: tmux is not installed (apt-get install tmux)\n".utf8))
+                    return failures
+                }
+                failures += try showOnScreen(picture.command, keys: picture.keys, screen: picture.screen, in: directory.url, environment: environment)
+                    .map { "\(name):\(block.line): on screen, $ \(picture.command): \($0)" }
+            }
             for command in block.commands {
                 let place = "\(name):\(command.line): $ \(command.text)"
                 if let assignment = substituted(command.text).wholeMatch(of: /export ([A-Za-z_][A-Za-z0-9_]*)=(.*)/) {
@@ -371,6 +405,37 @@ struct DocExampleTests {
         return failures
     }
 
+    /// Runs `command` in a tmux window in `directory`, presses `keys` once its first frame is
+    /// whole, and waits for the screen to show `screen` (as the convention above reads a
+    /// screen). Returns what differs.
+    static func showOnScreen(_ command: String, keys: [String], screen: [String], in directory: URL, environment: [String: String])
+        throws -> [String]
+    {
+        let tmux = try Tmux(columns: 100, rows: 24, environment: environment)
+        try tmux.start("cd \(ShellWords.quote(directory.path)) && \(command)")
+        func picture(_ shown: String) -> [String] {
+            var lines = shown.components(separatedBy: "\n").map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
+            while lines.last == "" { lines.removeLast() }
+            guard let bottom = lines.popLast() else { return [] }
+            while lines.last == "" { lines.removeLast() }
+            return lines + ["", bottom]
+        }
+        // The bottom line is drawn last: with it on the alternate screen, the first frame is whole.
+        func bottomIsDrawn(_ shown: String) -> Bool {
+            var rows = shown.components(separatedBy: "\n")
+            if rows.last == "" { rows.removeLast() }
+            return rows.count == 24 && !rows[23].allSatisfy { $0 == " " }
+        }
+        guard tmux.waitFor({ bottomIsDrawn($0) && (try? tmux.isAlternateScreen()) == true }) != nil else {
+            return ["the program did not draw a screen:\n\(tmux.shown)"]
+        }
+        for key in keys { try tmux.press(key) }
+        guard tmux.waitFor({ picture($0) == screen }) != nil else {
+            return ["\n--- shown:\n\(screen.joined(separator: "\n"))\n--- on screen:\n\(picture(tmux.shown).joined(separator: "\n"))"]
+        }
+        return []
+    }
+
     @Test("every example whose output is shown prints it", arguments: documents)
     func examplesPrintWhatIsShown(document: String) throws {
         let text = try String(contentsOf: packageRoot.appending(path: document), encoding: .utf8)
@@ -405,6 +470,25 @@ struct DocExampleTests {
         #expect(blocks[0].commands.map(\.status) == [0, 0, 2])
         #expect(blocks[0].serve?.database == "team.db" && blocks[0].serve?.origin == "http://127.0.0.1:8080")
         #expect(strays.map(\.line) == [14])
+    }
+
+    /// A full-screen picture is read with its command, its keys and its lines, and runs no
+    /// command of its own.
+    @Test func aScreenPictureIsReadWithItsKeys() {
+        let text = """
+            <!-- doc-test screen: sectionctl --db todo.db ui; keys: e Space Down -->
+            ```text
+             sectionctl ui · default
+            [0] To do  (3 rows)  #1
+
+            ↑↓ carry
+            ```
+            """
+        let (blocks, strays) = Self.parse(text)
+        #expect(blocks.count == 1 && blocks[0].commands.isEmpty && strays.isEmpty)
+        #expect(blocks.first?.picture?.command == "sectionctl --db todo.db ui")
+        #expect(blocks.first?.picture?.keys == ["e", "Space", "Down"])
+        #expect(blocks.first?.picture?.screen == [" sectionctl ui · default", "[0] To do  (3 rows)  #1", "", "↑↓ carry"])
     }
 
     /// An edited output line is a failure: the README with its tour's first line of output
