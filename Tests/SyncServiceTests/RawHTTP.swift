@@ -63,6 +63,117 @@ enum RawHTTP {
         }
     }
 
+    /// An open event stream (`text/event-stream`, chunked): its answer's head, then its events
+    /// one at a time, read as they come on the test's own thread.
+    final class EventStream {
+        /// An event: its `id`, its `event` name, and its `data`.
+        struct Event {
+            var id: String?
+            var name: String?
+            var data: String
+        }
+
+        /// The answer's status and headers (names lowercased).
+        let status: Int
+        let headers: [String: String]
+        private let descriptor: Int32
+        /// Bytes of the body read but not yet taken, with the chunked framing removed.
+        private var body: [UInt8] = []
+        /// Raw bytes read after the head that do not yet make a whole chunk.
+        private var pending: [UInt8]
+
+        fileprivate init(descriptor: Int32, status: Int, headers: [String: String], rest: [UInt8]) {
+            (self.descriptor, self.status, self.headers, self.pending) = (descriptor, status, headers, rest)
+        }
+
+        deinit { close(descriptor) }
+
+        /// The next event (comment lines skipped); `nil` when the server closed the stream.
+        /// - Throws: `Failure` when none came before `timeout` (the hang guard).
+        func next(timeout: Duration = .seconds(60)) throws -> Event? {
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                unchunk()
+                if let event = takeEvent() { return event }
+                guard let chunk = try RawHTTP.read(descriptor, before: deadline) else { return nil }
+                pending += chunk
+            }
+        }
+
+        /// Moves each whole chunk of `pending` into `body`.
+        private func unchunk() {
+            while let lineEnd = pending.indices.dropLast().first(where: { pending[$0] == 13 && pending[$0 + 1] == 10 }),
+                let size = Int(String(decoding: pending[..<lineEnd], as: UTF8.self), radix: 16),
+                pending.count >= lineEnd + 2 + size + 2
+            {
+                body += pending[(lineEnd + 2)..<(lineEnd + 2 + size)]
+                pending.removeFirst(lineEnd + 2 + size + 2)
+            }
+        }
+
+        /// The first whole event in `body` (up to a blank line), taken out of it.
+        private func takeEvent() -> Event? {
+            while let end = body.indices.dropLast().first(where: { body[$0] == 10 && body[$0 + 1] == 10 }) {
+                let lines = String(decoding: body[..<end], as: UTF8.self).components(separatedBy: "\n")
+                body.removeFirst(end + 2)
+                var event = Event(data: "")
+                var fields = false
+                for line in lines where !line.hasPrefix(":") {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    let value = String(line[line.index(after: colon)...].drop(while: { $0 == " " }))
+                    fields = true
+                    switch line[..<colon] {
+                    case "id": event.id = value
+                    case "event": event.name = value
+                    case "data": event.data += event.data.isEmpty ? value : "\n" + value
+                    default: break
+                    }
+                }
+                if fields { return event }
+            }
+            return nil
+        }
+    }
+
+    /// Sends `GET path` with `headers` and returns the stream once its answer's head has come
+    /// (whatever the status: a refusal's body stays unread).
+    static func openStream(_ path: String, port: UInt16, headers: [(String, String)] = [], timeout: Duration = .seconds(60)) throws
+        -> EventStream
+    {
+        var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let descriptor = try connection(to: port)
+        let bytes = Array((head + "\r\n").utf8)
+        let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard sent == bytes.count else {
+            close(descriptor)
+            throw Failure(description: "the request could not be sent whole")
+        }
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        let end = Array("\r\n\r\n".utf8)
+        while true {
+            if let headEnd = received.indices.dropLast(3).first(where: { received[$0..<$0 + 4].elementsEqual(end) }) {
+                var lines = String(decoding: received[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
+                let statusLine = lines.removeFirst().split(separator: " ")
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let stream = EventStream(
+                    descriptor: descriptor, status: statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, headers: headers,
+                    rest: Array(received[(headEnd + 4)...]))
+                return stream
+            }
+            guard let chunk = try read(descriptor, before: deadline) else {
+                close(descriptor)
+                throw Failure(description: "the connection closed before the answer's head")
+            }
+            received += chunk
+        }
+    }
+
     /// A socket connected to 127.0.0.1:`port`.
     private static func connection(to port: UInt16) throws -> Int32 {
         #if canImport(Glibc)
@@ -87,7 +198,7 @@ enum RawHTTP {
 
     /// What one read brings; `nil` when the connection is closed (or reset).
     /// - Throws: `Failure` when nothing came before `deadline`: the server hangs.
-    private static func read(_ descriptor: Int32, before deadline: ContinuousClock.Instant) throws -> [UInt8]? {
+    fileprivate static func read(_ descriptor: Int32, before deadline: ContinuousClock.Instant) throws -> [UInt8]? {
         while true {
             let left = deadline - .now
             guard left > .zero else { throw Failure(description: "no answer before the deadline") }
