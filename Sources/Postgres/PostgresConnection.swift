@@ -12,8 +12,9 @@ public final class PostgresConnection {
 
     /// Connects with a libpq connection string: a `postgresql://` URI or `key=value` pairs; the
     /// usual `PG*` environment variables fill in what it leaves out.
-    /// - Throws: `MalformedConnectionString` when libpq cannot read the string, or reads it as
-    ///   other than it was most likely meant (see `ConnectionString`); nothing is sent then.
+    /// - Throws: `MalformedConnectionString` when libpq cannot read the string, reads it as
+    ///   other than it was most likely meant (see `ConnectionString`), or refuses one of its
+    ///   values (`sslmode=bogus`, with libpq's reason); nothing is sent then.
     ///   `PostgresError` (stage `.connecting`) when the server cannot be reached or refuses the
     ///   connection, with the SQLSTATE the server gave (`28P01`, `3D000`, `42501`, `53300`, …).
     ///   No message shows a password. `LibPQUnavailable` when libpq cannot be loaded.
@@ -44,6 +45,16 @@ public final class PostgresConnection {
                 stage: .connecting, needsPassword: PQconnectionNeedsPassword(handle) == 1)
             PQfinish(handle)
             return error
+        }
+        // libpq refused the options before trying any host (`sslmode=bogus`): PQping, which
+        // tells that case apart (PQPING_NO_ATTEMPT), makes it a malformed string, a usage error,
+        // not a server that a retry could reach.
+        if PQstatus(handle) == CONNECTION_BAD, PQping(text) == PQPING_NO_ATTEMPT {
+            let reason = ConnectionString.masking(
+                parsed.secrets, in: String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines),
+                shown: parsed.masked)
+            PQfinish(handle)
+            throw MalformedConnectionString(reason: reason)
         }
         let timeout: Int
         do {

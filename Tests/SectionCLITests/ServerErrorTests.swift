@@ -21,6 +21,9 @@ private func errorLine(_ result: RunResult) -> String {
             ("postgresql://ada:Sec/ret@127.0.0.1:1/db", "Sec/ret"),
             ("host=/nonexistent-sectionctl-dir password='Secret", "Secret"),
             ("host=/nonexistent-sectionctl-dir passwd=Secret", "Secret"),
+            // Values libpq refuses before trying a host: a usage error, never "try again".
+            ("postgresql://ada:Secret@127.0.0.1:1/db?sslmode=bogus", "Secret"),
+            ("host=/nonexistent-sectionctl-dir password=Secret target_session_attrs=sometimes", "Secret"),
         ]
         for (text, password) in malformed {
             for arguments in [["show"], ["init"], ["section", "add", "A"]] {
@@ -35,6 +38,13 @@ private func errorLine(_ result: RunResult) -> String {
             #expect(environment.stderr.contains("hint: a file whose name has an = is written ./NAME"), "\(environment.stderr)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: cli.directory.path).allSatisfy { !$0.contains("=") }, "no file was made")
+    }
+
+    @Test func aValueLibpqRefusesIsNamedWithLibpqsReason() throws {
+        let cli = try Sectionctl()
+        let result = try cli.run(["--db", "postgresql://127.0.0.1:1/db?sslmode=bogus", "show"], database: false)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(errorLine(result).contains(#"invalid sslmode value: "bogus""#) && !result.stderr.contains("try again"), "\(result.stderr)")
     }
 
     @Test func aKeyValueStringIsAServerAndItsPasswordIsMasked() throws {

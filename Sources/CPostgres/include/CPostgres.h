@@ -60,6 +60,13 @@ typedef enum {
 } PGTransactionStatusType;
 
 typedef enum {
+    PQPING_OK = 0,
+    PQPING_REJECT = 1,
+    PQPING_NO_RESPONSE = 2,
+    PQPING_NO_ATTEMPT = 3
+} PGPing;
+
+typedef enum {
     PQERRORS_TERSE = 0,
     PQERRORS_DEFAULT = 1,
     PQERRORS_VERBOSE = 2
@@ -101,6 +108,7 @@ typedef struct _PQconninfoOption {
     X(char *, PQhost, (const PGconn *conn), (conn)) \
     X(char *, PQport, (const PGconn *conn), (conn)) \
     X(int, PQconnectionNeedsPassword, (const PGconn *conn), (conn)) \
+    X(PGPing, PQping, (const char *conninfo), (conninfo)) \
     VOID(PQfinish, (PGconn *conn), (conn)) \
     X(PQconninfoOption *, PQconninfo, (PGconn *conn), (conn)) \
     X(PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg), (conninfo, errmsg)) \
