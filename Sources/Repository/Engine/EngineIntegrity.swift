@@ -53,7 +53,8 @@ package struct SchemaDifference: Hashable, Sendable {
         case unknown
     }
 
-    /// `table`, `index`, `trigger` or `view`.
+    /// `table`, `index`, `trigger` or `view`; or `migrationRecord`, a row of
+    /// `sectionctl_migrations` (its `name` then `N (name)`, or `N` for a record no migration has).
     package var type: String
     package var name: String
     /// The table it is on (its own name, for a table).
@@ -70,12 +71,23 @@ package struct SchemaDifference: Hashable, Sendable {
         self.pristineSQL = pristineSQL
     }
 
+    /// The `type` of a record of `sectionctl_migrations` that differs from the migrations the
+    /// schema version was made by.
+    package static let migrationRecord = "migration record"
+
     /// Whether repair can mend it: an index, a trigger or a view is made again (or dropped), a
-    /// table holds data and is not.
+    /// migration record written as the migrator writes it; a table holds data and is not.
     package var isRepairable: Bool { type != "table" }
 
     /// One line saying how it differs from what schema version `version` makes.
     package func message(version: Int) -> String {
+        if type == Self.migrationRecord {
+            switch change {
+            case .missing: return "sectionctl_migrations has no record of migration \(name), which schema version \(version) is made by"
+            case .altered: return "sectionctl_migrations records migration \(name) under another name"
+            default: return "sectionctl_migrations has a record of version \(name), which no migration of schema version \(version) has"
+            }
+        }
         switch change {
         case .missing:
             return "\(type) \(name) is missing (schema version \(version) has it)"

@@ -77,6 +77,8 @@ struct IntegrityFindings: Sendable {
     var sequencesBehind: [(table: String, sequence: Int64, highest: Int64)] = []
     /// Runs of ids replicas hold unused (the sync service's) that include ids in use.
     var heldIDsInUse: [(replica: String, kind: String, first: Int64, last: Int64)] = []
+    /// Stored texts that are not valid UTF-8, with the bytes found.
+    var invalidText: [InvalidText] = []
 
     init(atRest: Bool) {
         self.atRest = atRest
@@ -114,6 +116,31 @@ struct IntegrityFindings: Sendable {
         listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
         try readReplicaTables(db)
         try readIDs(db)
+        try readTexts(db)
+    }
+
+    /// The titles, values and empty texts that are not valid UTF-8 (only SQLite stores such;
+    /// a server refuses them). Texts of ASCII alone are passed over without decoding.
+    mutating func readTexts(_ db: any Database) throws {
+        invalidText = []
+        let columns: [(table: String, sql: String, names: [String])] = [
+            (
+                "rows", "SELECT r.id, s.list_id, r.title, r.value FROM rows AS r JOIN sections AS s ON s.id = r.section_id ORDER BY r.id",
+                ["title", "value"]
+            ),
+            ("sections", "SELECT id, list_id, title, empty_text FROM sections ORDER BY id", ["title", "empty_text"]),
+        ]
+        for (table, sql, names) in columns {
+            invalidText += try db.query(sql) { row in
+                names.indices.compactMap { index -> InvalidText? in
+                    let column = Int32(index + 2)
+                    guard !row.isNull(column) else { return nil }
+                    let bytes = row.bytes(column)
+                    guard !bytes.allSatisfy({ $0 < 0x80 }), String(validating: bytes, as: UTF8.self) == nil else { return nil }
+                    return InvalidText(table: table, column: names[index], id: row.int64(0), list: row.int64(1), bytes: bytes)
+                }
+            }.flatMap { $0 }
+        }
     }
 
     /// The id sequences, and the ids the sync service gave replicas.
@@ -277,6 +304,12 @@ struct IntegrityFindings: Sendable {
         for run in heldIDsInUse {
             add(.ids, "replica \(run.replica) holds \(run.kind) ids \(run.first)…\(run.last) unused, and some are in use: its add would collide")
         }
+        for text in invalidText {
+            add(
+                .text,
+                "\(text.item) of \(list(text.list)): its \(text.column) is not valid UTF-8 (bytes \(text.shownBytes)); repair writes \(quoted(text.repaired)), U+FFFD for each byte that is not UTF-8"
+            )
+        }
         if !unreadableIntents.isEmpty {
             add(
                 .replica,
@@ -284,6 +317,30 @@ struct IntegrityFindings: Sendable {
                 repairable: false)
         }
         return problems
+    }
+}
+
+/// A stored text that is not valid UTF-8: where it is, and its bytes.
+struct InvalidText: Sendable {
+    /// `rows` or `sections`.
+    var table: String
+    /// `title`, `value` or `empty_text`.
+    var column: String
+    var id: Int64
+    /// The list the item is in.
+    var list: Int64
+    var bytes: [UInt8]
+
+    /// `row #4` or `section #2`.
+    var item: String { "\(table == "rows" ? "row" : "section") #\(id)" }
+
+    /// The text repair writes: each byte that is not UTF-8 as U+FFFD, as the text is shown.
+    var repaired: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The bytes in hex, the first 32 of them and how many more.
+    var shownBytes: String {
+        let shown = bytes.prefix(32).map { String(format: "%02x", $0) }.joined(separator: " ")
+        return bytes.count > 32 ? shown + " and \(bytes.count - 32) more" : shown
     }
 }
 

@@ -52,6 +52,12 @@ public struct IntegrityProblem: Hashable, Sendable, Codable, CustomStringConvert
         /// are taken from the replica, which a sync tells), or that are past the sequence
         /// (repairable: the sequence is moved past them).
         case ids
+        /// A row's title or value, or a section's title or empty text, that is not valid UTF-8
+        /// (plain SQL can store any bytes as text: `CAST(x'68ff' AS TEXT)`): shown with U+FFFD
+        /// in its place, and changed by an export and import unsaid. Repairable: each byte that is
+        /// not UTF-8 becomes U+FFFD, as it is shown; the message names the bytes and the text
+        /// repair writes.
+        case text
     }
 
     /// What part of the database the problem is in.

@@ -136,6 +136,7 @@ private struct Repair {
         try dropUntrustedHistory()
         try mendReplicaTables()
         try mendIDs()
+        try mendTexts()
         for line in try db.mendSchema(found.engine.schema, phase: .afterData) { note(.schema, line) }
         // What the triggers logged of this repair is no step anyone can undo.
         if let step = try db.writerStep() { try db.dropUndoLog(step: step) }
@@ -175,6 +176,17 @@ private struct Repair {
         for behind in found.sequencesBehind {
             try db.setIDSequence(table: behind.table, to: behind.highest)
             note(.ids, "moved the id sequence of \(behind.table) from \(behind.sequence) to \(behind.highest)")
+        }
+    }
+
+    /// Writes each text that is not valid UTF-8 as it is shown: U+FFFD for each byte that is
+    /// not UTF-8.
+    private mutating func mendTexts() throws {
+        for text in found.invalidText {
+            try db.run("UPDATE \(text.table) SET \(text.column) = ? WHERE id = ?", text.repaired, text.id)
+            note(.text, "\(text.item) of \(list(text.list)): wrote its \(text.column) as \(quoted(text.repaired)) (bytes \(text.shownBytes))")
+            changedLists.insert(text.list)
+            untrustedHistory[text.list] = "its undo log may hold texts that are not valid UTF-8"
         }
     }
 

@@ -224,7 +224,29 @@ struct IntegrityTests {
             reloaded: ["other"]),
     ]
 
-    @Test("check names the damage, repair mends it and says so, ids, titles and order are kept", arguments: damages)
+    /// The damages to `sectionctl_migrations`, the record of how the schema was made.
+    static let ledgerDamages: [Damage] = [
+        Damage(
+            name: "a migration's record deleted",
+            sql: "DELETE FROM sectionctl_migrations WHERE version = 5",
+            found: [(.schema, "sectionctl_migrations has no record of migration 5 (guards), which schema version")],
+            done: [(.schema, "sectionctl_migrations: put back the record of migration 5 (guards)")],
+            reloaded: []),
+        Damage(
+            name: "a migration's record renamed",
+            sql: "UPDATE sectionctl_migrations SET name = 'renamed' WHERE version = 3",
+            found: [(.schema, "sectionctl_migrations records migration 3 (journal) under another name")],
+            done: [(.schema, "sectionctl_migrations: wrote the record of migration 3 (journal) as the schema names it")],
+            reloaded: []),
+        Damage(
+            name: "a record of no migration",
+            sql: "INSERT INTO sectionctl_migrations (version, name) VALUES (0, 'zero')",
+            found: [(.schema, "sectionctl_migrations has a record of version 0, which no migration of schema version")],
+            done: [(.schema, "sectionctl_migrations: deleted the record of version 0, which no migration has")],
+            reloaded: []),
+    ]
+
+    @Test("check names the damage, repair mends it and says so, ids, titles and order are kept", arguments: damages + ledgerDamages)
     func checkNamesAndRepairMends(damage: Damage) throws {
         let fixture = try Self.seeded()
         let store = fixture.store
@@ -273,6 +295,41 @@ struct IntegrityTests {
             }
         }
         #expect(try store.check() == [])
+    }
+
+    /// Titles, values and empty texts stored by plain SQL as bytes that are not UTF-8: check
+    /// names each with its bytes and what repair will write; repair writes that (U+FFFD for each
+    /// bad byte, as the text is shown) and marks the lists for reload.
+    @Test func textThatIsNotUTF8IsNamedWithItsBytesAndWrittenAsItIsShown() throws {
+        let fixture = try Self.seeded()
+        let store = fixture.store
+        try Self.tamper(
+            fixture,
+            """
+            UPDATE rows SET title = CAST(x'68ff6c6c6f' AS TEXT) WHERE id = 101;
+            UPDATE rows SET value = CAST(x'76c3' AS TEXT) WHERE id = 104;
+            UPDATE sections SET title = CAST(x'c328' AS TEXT) WHERE id = 3;
+            UPDATE rows SET title = 'caf\u{e9}' WHERE id = 102;
+            """)
+        let version = try #require(try Self.versions(store)["default"])
+        let problems = try store.check().filter { $0.kind == .text }
+        #expect(
+            problems.map(\.message) == [
+                #"row #101 of list #1 ("default"): its title is not valid UTF-8 (bytes 68 ff 6c 6c 6f); repair writes "h\#u{FFFD}llo", U+FFFD for each byte that is not UTF-8"#,
+                #"row #104 of list #2 ("other"): its value is not valid UTF-8 (bytes 76 c3); repair writes "v\#u{FFFD}", U+FFFD for each byte that is not UTF-8"#,
+                #"section #3 of list #1 ("default"): its title is not valid UTF-8 (bytes c3 28); repair writes "\#u{FFFD}(", U+FFFD for each byte that is not UTF-8"#,
+            ], "\(problems)")
+        #expect(problems.allSatisfy { $0.isRepairable })
+
+        let report = try store.repair()
+        #expect(report.actions.filter { $0.kind == .text }.count == 3, "\(report.actions)")
+        #expect(Set(report.reloadedLists.map(\.name)) == ["default", "other"])
+        #expect(try store.check() == [])
+        let snapshot = try store.list("default").snapshot()
+        #expect(snapshot.sections[1].rows.map(\.title) == ["h\u{FFFD}llo", "caf\u{e9}", "b2"])
+        #expect(snapshot.sections[2].title == "\u{FFFD}(")
+        #expect(try store.list("default").changes(since: version).isReload)
+        #expect(try store.list("other").snapshot().sections[0].rows.map(\.value) == ["v\u{FFFD}", "v"])
     }
 
     @Test(
@@ -393,7 +450,7 @@ struct IntegrityTests {
         #expect(problem.description == "row-count: m")
         #expect(
             IntegrityProblem.Kind.allCases.map(\.rawValue) == [
-                "engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica", "ids",
+                "engine", "orphan", "row-count", "rank", "pending", "position", "schema", "journal", "undo", "replica", "ids", "text",
             ])
     }
 }

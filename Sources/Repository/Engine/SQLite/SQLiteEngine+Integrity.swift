@@ -14,6 +14,7 @@ extension SQLiteEngine {
                 .filter { $0 != "ok" && !$0.hasPrefix("*** in database ") }.map { "quick_check: \($0)" }
             found.schemaVersion = try schemaVersion()
             found.schema = try SchemaCatalog(reading: connection).differences(from: SchemaCatalog.pristine(version: found.schemaVersion))
+            found.schema += try ledgerDifferences(version: found.schemaVersion)
             // The rest reads the tables: only where they are the schema's.
             guard found.schema.allSatisfy(\.isRepairable) else { return found }
             found.otherOrphans = try brokenForeignKeys(outside: Integrity.tablesWithNamedOrphanChecks)
@@ -57,6 +58,16 @@ extension SQLiteEngine {
             let name = "\"" + difference.name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let drop = "DROP \(difference.type.uppercased()) IF EXISTS \(name)"
             switch (phase, difference.type, difference.change) {
+            case (.beforeData, SchemaDifference.migrationRecord, let change):
+                try execute(script: difference.pristineSQL ?? "")
+                switch change {
+                case .missing:
+                    lines.append("sectionctl_migrations: put back the record of migration \(difference.name) (applied at an unknown time: now)")
+                case .altered: lines.append("sectionctl_migrations: wrote the record of migration \(difference.name) as the schema names it")
+                default: lines.append("sectionctl_migrations: deleted the record of version \(difference.name), which no migration has")
+                }
+            case (.afterData, SchemaDifference.migrationRecord, _):
+                break
             case (.beforeData, "view", .missing), (.beforeData, "view", .altered):
                 try execute(script: drop)
                 try execute(script: difference.pristineSQL ?? "")
@@ -84,6 +95,32 @@ extension SQLiteEngine {
 
     package func writerStep() throws -> Int64? {
         try scalarInt("SELECT step FROM journal_writer WHERE id = 1")
+    }
+
+    /// How `sectionctl_migrations` differs from the record the migrator keeps of schema version
+    /// `version`: a migration with no record or another name, a record no migration has.
+    private func ledgerDifferences(version: Int) throws -> [SchemaDifference] {
+        let recorded = Dictionary(
+            try query("SELECT version, name FROM sectionctl_migrations") { (Int($0.int64(0)), $0.string(1)) }, uniquingKeysWith: { first, _ in first }
+        )
+        var differences: [SchemaDifference] = []
+        let applied = EmbeddedMigration.all.filter { $0.version <= version }
+        for migration in applied where recorded[migration.version] != migration.name {
+            let literal = "'" + migration.name.replacingOccurrences(of: "'", with: "''") + "'"
+            differences.append(
+                SchemaDifference(
+                    type: SchemaDifference.migrationRecord, name: "\(migration.version) (\(migration.name))", table: "sectionctl_migrations",
+                    change: recorded[migration.version] == nil ? .missing : .altered,
+                    pristineSQL: "INSERT OR REPLACE INTO sectionctl_migrations (version, name) VALUES (\(migration.version), \(literal))"))
+        }
+        let known = Set(applied.map(\.version))
+        for number in recorded.keys.sorted() where !known.contains(number) {
+            differences.append(
+                SchemaDifference(
+                    type: SchemaDifference.migrationRecord, name: "\(number)", table: "sectionctl_migrations", change: .unknown,
+                    pristineSQL: "DELETE FROM sectionctl_migrations WHERE version = \(number)"))
+        }
+        return differences
     }
 
     /// The file's schema version, as the migrator reads it.
