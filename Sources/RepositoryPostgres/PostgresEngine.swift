@@ -234,15 +234,15 @@ package final class PostgresEngine: Database {
 
     /// One call of `sectionctl.commit_change` (`Migrations/postgres/0003_commit_change.sql`):
     /// one round trip instead of about ten.
-    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
+    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> ListVersion {
         let (kind, of): (String, Int64?) =
             switch history {
             // Replicas are files: a server receives no pulls, and files nothing as received.
             case .change, .received: ("change", nil)
-            case .undo(let version): ("undo", version)
-            case .redo(let version): ("redo", version)
+            case .undo(let version): ("undo", version.rawValue)
+            case .redo(let version): ("redo", version.rawValue)
             }
-        return try scalarInt("SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changesJSON, kind, of)!
+        return ListVersion(rawValue: try scalarInt("SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changesJSON, kind, of)!)
     }
 
     /// A server checks its own pages, its schema objects are its owner's (a role that can

@@ -108,7 +108,7 @@ public struct CLIError: Error, Sendable, CustomStringConvertible {
     /// (the order the store checks them in). A number too large for an `Int` reaches the store
     /// as `Int.max` (or `Int.min`), and is reported as the digits that were written.
     static func about(_ error: RepositoryError, writtenAs places: [WrittenPlace]) -> CLIError? {
-        func inVersion(_ version: Int64?) -> String { version.map { " in version \($0) of the list" } ?? "" }
+        func inVersion(_ version: ListVersion?) -> String { version.map { " in version \($0) of the list" } ?? "" }
         func written(_ literal: (WrittenPlace) -> String?) -> String? {
             places.lazy.compactMap(literal).first.map { TextEscaping.excerpt($0) }
         }

@@ -25,6 +25,8 @@ public enum JSONValue: Sendable {
     public static func int(_ id: ListID) -> JSONValue { .int(id.rawValue) }
     /// The id of what a change created, as its number.
     public static func int(_ id: CreatedID) -> JSONValue { .int(id.rawValue) }
+    /// A list's version, as its number.
+    public static func int(_ version: ListVersion) -> JSONValue { .int(version.rawValue) }
 
     /// Compact JSON text on one line. Strings are written as they are — Unicode included — except
     /// for `"`, `\` and control characters, which are escaped as JSON requires.
@@ -138,7 +140,7 @@ enum JSONShapes {
 
     /// `watch`: `{"list", "list_id", "version", "from", "changes": {…}}`, or `"reload": true`
     /// instead of `"changes"` when no changeset says what changed (and `"deleted": true` when the
-    /// list was deleted). `from` is the version the changes start from: `version - 1`, or earlier
+    /// list was deleted). `from` is the version the changes start from: the one before `version`, or earlier
     /// when a watcher that fell behind gets the versions it missed as one.
     static func update(_ update: ListUpdate) -> JSONValue {
         var fields: [(String, JSONValue)] = [

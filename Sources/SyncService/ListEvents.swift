@@ -34,7 +34,7 @@ final class ListEvents: Sendable {
 
     /// A stream of list `name`'s versions after `since` (now, when `nil`).
     /// - Throws: `RepositoryError.listNotFound`.
-    func stream(list name: String, since: Int64?) throws -> EventStream {
+    func stream(list name: String, since: ListVersion?) throws -> EventStream {
         let stream = EventStream()
         // A comment first, so that the answer's head goes out at once: the client knows the
         // stream is open before the list next changes.
@@ -53,7 +53,7 @@ final class ListEvents: Sendable {
     final class Feed: Sendable {
         private struct Follower {
             var stream: EventStream
-            var lastSent: Int64
+            var lastSent: ListVersion
         }
         private struct State {
             var followers: [ObjectIdentifier: Follower] = [:]
@@ -71,7 +71,7 @@ final class ListEvents: Sendable {
         }
 
         /// Adds `stream`, first sending it what came after `since`.
-        func add(_ stream: EventStream, since: Int64?) throws {
+        func add(_ stream: EventStream, since: ListVersion?) throws {
             let handle = store.list(list)
             let start = try state.withLock { state -> Bool in
                 let current = try handle.header().version
@@ -94,7 +94,7 @@ final class ListEvents: Sendable {
         }
 
         /// Sends `follower` one event from its last version to the list's now.
-        private func catchUp(_ follower: inout Follower, to version: Int64) throws {
+        private func catchUp(_ follower: inout Follower, to version: ListVersion) throws {
             let changes = try store.list(list).changes(since: follower.lastSent)
             let event = Self.event(from: follower.lastSent, to: changes.version, changeset: changes.changeset, deleted: false)
             follower.stream.send(event)
@@ -160,7 +160,7 @@ final class ListEvents: Sendable {
         }
 
         /// One event, as the stream carries it.
-        static func event(from: Int64, to version: Int64, changeset: Changeset?, deleted: Bool) -> [UInt8] {
+        static func event(from: ListVersion, to version: ListVersion, changeset: Changeset?, deleted: Bool) -> [UInt8] {
             let kind = deleted ? "deleted" : changeset == nil ? "reload" : "change"
             var data = "{"
             if let changeset { data += "\"changes\":\(changeset.json)," }

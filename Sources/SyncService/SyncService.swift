@@ -97,12 +97,12 @@ public final class SyncService: Sendable {
         case ("GET", "events"):
             _ = try authenticate(request, list: list, needs: .read)
             let resume = request.header("last-event-id") ?? request.query["since"]
-            var since: Int64?
+            var since: ListVersion?
             if let resume {
                 guard let version = Int64(resume), version >= 0 else {
                     throw SyncRefusal.badRequest("the version to resume from is a number, 0 or more, not \(Self.shown(resume))")
                 }
-                since = version
+                since = ListVersion(rawValue: version)
             }
             do {
                 return HTTPResponse.eventStream(try events.stream(list: list, since: since))

@@ -9,8 +9,8 @@ import Testing
 struct EventStreamTests {
     /// What an event's `data` says: the versions it leads between, and whether it carries changes.
     struct Carried: Decodable {
-        var from: Int64
-        var version: Int64
+        var from: ListVersion
+        var version: ListVersion
         var changes: [String: AnyDecodable]?
     }
 
@@ -20,8 +20,10 @@ struct EventStreamTests {
     }
 
     /// The events of `stream` until one reaches `version`: each as (id, from, version).
-    static func events(of stream: RawHTTP.EventStream, until version: Int64) throws -> [(id: String?, from: Int64, version: Int64)] {
-        var seen: [(String?, Int64, Int64)] = []
+    static func events(of stream: RawHTTP.EventStream, until version: ListVersion) throws
+        -> [(id: String?, from: ListVersion, version: ListVersion)]
+    {
+        var seen: [(String?, ListVersion, ListVersion)] = []
         while seen.last?.2 ?? -1 < version {
             guard let event = try stream.next() else { throw RawHTTP.Failure(description: "the stream ended after \(seen)") }
             guard event.name == "change" else { continue }
@@ -51,7 +53,7 @@ struct EventStreamTests {
         let next = try Self.events(of: stream, until: 4)
         #expect(next.first?.from == 2 && next.last?.version == 4, "\(next)")
         #expect(zip(next, next.dropFirst()).allSatisfy { $0.version == $1.from }, "\(next)")
-        #expect(next.allSatisfy { $0.id == String($0.version) }, "\(next)")
+        #expect(next.allSatisfy { $0.id == $0.version.description }, "\(next)")
     }
 
     @Test func sinceInTheQueryResumesAsLastEventIDDoes() throws {

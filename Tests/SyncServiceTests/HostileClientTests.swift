@@ -84,7 +84,7 @@ struct HostileClientTests {
 
         /// A sync of `replica` that must succeed.
         @discardableResult
-        func sync(_ replica: String, token: String, known: Int64 = 0, intents: [String] = [], read: String = Fixture.noReads) throws -> Synced {
+        func sync(_ replica: String, token: String, known: ListVersion = 0, intents: [String] = [], read: String = Fixture.noReads) throws -> Synced {
             let answer = try post("sync", token: token, body: Self.syncBody(replica, known: known, intents: intents, read: read))
             try #require(answer.status == 200, "\(answer.text)")
             return try JSONDecoder().decode(Synced.self, from: Data(answer.body))
@@ -126,7 +126,8 @@ struct HostileClientTests {
         }
 
         /// A sync request's body, written as a client would, or not.
-        static func syncBody(_ replica: String, known: Int64 = 0, intents: [String] = [], read: String = noReads, whole: Bool = false) -> String {
+        static func syncBody(_ replica: String, known: ListVersion = 0, intents: [String] = [], read: String = noReads, whole: Bool = false) -> String
+        {
             #"{"replica":"\#(replica)","known_version":\#(known),"intents":[\#(intents.joined(separator: ","))],"read":\#(read),"whole":\#(whole)}"#
         }
 
@@ -143,7 +144,7 @@ struct HostileClientTests {
     /// The answer to registering a replica.
     struct Registered: Decodable {
         var replica: String
-        var version: Int64
+        var version: ListVersion
         var rowIDs: [[Int64]]
         var sectionIDs: [[Int64]]
 
@@ -156,7 +157,7 @@ struct HostileClientTests {
 
     /// The parts of a sync's answer these tests read.
     struct Synced: Decodable {
-        var version: Int64
+        var version: ListVersion
         var acknowledged: Int64
         var rowIDs: [[Int64]]
         var sectionIDs: [[Int64]]
@@ -484,7 +485,7 @@ struct HostileClientTests {
         let fixture = try Fixture(backend)
         let mine = try fixture.register(fixture.edit)
         let section = try fixture.store.list("default").snapshot().sections[0].id.rawValue
-        for known in [mine.version + 1, Int64.max] {
+        for known in [mine.version.next, ListVersion(rawValue: .max)] {
             try fixture.refuses(409, saying: "older than version \(known)") {
                 try fixture.post(
                     "sync", token: fixture.edit,
@@ -661,7 +662,7 @@ struct HostileClientTests {
         let answer = try fixture.post("sync", token: fixture.edit, body: String(body))
         #expect(answer.status == 200, "\(answer.text)")
         let after = try list.snapshot()
-        #expect(after.version == before.version + 1)
+        #expect(after.version == before.version.next)
         #expect(after != before)
         let journaled = try #require(try list.changes(since: before.version).changeset)
         #expect(!journaled.isEmpty)

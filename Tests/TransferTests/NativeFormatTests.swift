@@ -182,14 +182,14 @@ struct NativeFormatTests {
 
         let appended = try fixture.store.importJSON(document, policy: .append)
         let appendedIDs = try fixture.list.snapshot().sections.map(\.id)
-        #expect(appended == [Change(list: "default", version: versionBefore + 1, changeset: insertedSections(2..<3, ids: [appendedIDs[2]]))])
+        #expect(appended == [Change(list: "default", version: versionBefore.next, changeset: insertedSections(2..<3, ids: [appendedIDs[2]]))])
         #expect(try fixture.list.snapshot().sections.map(\.title) == ["Old 1", "Old 2", "New"])
 
         let replaced = try fixture.store.importJSON(document, policy: .replace)
         var changeset = insertedSections(0..<1, ids: try fixture.list.snapshot().sections.map(\.id))
         changeset.deletedSections = [0, 1, 2]
         changeset.deletedSectionIDs = appendedIDs
-        #expect(replaced == [Change(list: "default", version: versionBefore + 2, changeset: changeset)])
+        #expect(replaced == [Change(list: "default", version: versionBefore.advanced(by: 2), changeset: changeset)])
         #expect(try fixture.store.rows() == [[.field("label", "value")]])
 
         // The imported list takes ordinary edits afterwards, at either end.

@@ -225,14 +225,14 @@ struct RecordsImportTests {
         try fixture.store.addRow(.text("kept"), section: 0)
         let version = try fixture.list.snapshot().version
         let change = try fixture.store.importRecords(Data(#"[{"a": 1}, {"b": 2}, {}]"#), options: RecordsImportOptions(list: "default"))
-        #expect(change.version == version + 1)
+        #expect(change.version == version.next)
         #expect(change.createdID == nil)
         #expect(change.changeset.insertedSections == [1, 2, 3])
         #expect(try fixture.list.snapshot().sections.map(\.title) == ["Mine", "Record 1", "Record 2", "Record 3"])
         #expect(try fixture.store.rows() == [[.text("kept")], [.field("a", "1")], [.field("b", "2")], []])
 
         let none = try fixture.store.importRecords(Data("[]"), options: RecordsImportOptions(list: "default"))
-        #expect(none == Change(list: "default", version: version + 1, committed: false))
+        #expect(none == Change(list: "default", version: version.next, committed: false))
     }
 
     @Test func aMissingListIsCreated() throws {

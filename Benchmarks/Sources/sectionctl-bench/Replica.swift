@@ -434,7 +434,7 @@ extension Benchmark {
         // version before the last has one at once.
         let (first, second) = randomMove(in: plan.smallSection, using: &generator)
         let now = try list.apply(.moveRow(.at(0, first), to: .at(0, second))).version
-        let path = "/lists/default/events?since=\(now - 1)"
+        let path = "/lists/default/events?since=\(now.previous)"
         func open() throws -> EventStreamClient {
             let stream = try EventStreamClient(port: served.port, path: path, token: served.token)
             try stream.readHead()
@@ -620,8 +620,8 @@ final class EventStreamClient {
     }
 
     /// Reads until an `id:` line of `version` or later.
-    func waitForEvent(atLeast version: Int64) throws {
-        while lastID < version {
+    func waitForEvent(atLeast version: ListVersion) throws {
+        while lastID < version.rawValue {
             let text = try line()
             if text.hasPrefix("id:"), let id = Int64(text.dropFirst(3).trimmingCharacters(in: .whitespaces)) { lastID = max(lastID, id) }
         }

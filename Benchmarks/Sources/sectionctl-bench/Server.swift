@@ -378,7 +378,7 @@ extension Benchmark {
         let (uri, store) = try newServerStore(cluster)
         try store.importJSON(Data(document.json.utf8))
         let first = try store.list("default").snapshot()
-        let journal = try JournalCopy(connectionString: uri, listID: first.listID.rawValue, after: first.version)
+        let journal = try JournalCopy(connectionString: uri, listID: first.listID.rawValue, after: first.version.rawValue)
         Log.progress("  \(clients) client\(clients == 1 ? "" : "s") x \(Format.count(movesEach)) moves on \(Format.count(document.rows)) rows…")
 
         var processes: [(process: Process, input: Pipe, output: Pipe)] = []
@@ -447,7 +447,7 @@ extension Benchmark {
         let problems = try store.check()
         if !problems.isEmpty { return "check(): \(problems.prefix(3).map(\.description).joined(separator: "; "))" }
         if let gap = journal.gap { return gap }
-        guard final.version == first.version + Int64(journal.entries.count) else {
+        guard final.version == first.version.advanced(by: Int64(journal.entries.count)) else {
             return "the list is at version \(final.version), but the journal holds \(first.version)+\(journal.entries.count)"
         }
         var order = first.sections.map { $0.rows.map(\.id) }

@@ -35,7 +35,7 @@ extension Benchmark {
                 var change: Change?
                 saveTimes.append(try Measurement.time { change = try session.save() })
                 let log = try WriteAheadLog.read(fixture.path + "-wal")
-                let versionStep = change!.version - session.baseVersion
+                let versionStep = session.baseVersion.distance(to: change!.version)
                 findings.insert("\(log.commits) commit, version +\(versionStep)")
                 if log.commits != 1 || versionStep != 1 { oneTransactionEach = false }
                 movedEntries.append(change!.changeset.movedRows.count)

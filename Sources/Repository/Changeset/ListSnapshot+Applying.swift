@@ -26,7 +26,7 @@ extension ListSnapshot {
     /// - Complexity: O(n + c log c) for n sections and rows, c entries of the changeset (plus
     ///   the rows of inserted sections).
     public func applying(
-        _ changeset: Changeset, version: Int64, section: (_ id: SectionID) throws -> Section, row: (_ id: RowID) throws -> RowContent
+        _ changeset: Changeset, version: ListVersion, section: (_ id: SectionID) throws -> Section, row: (_ id: RowID) throws -> RowContent
     ) throws -> ListSnapshot {
         func misfit(_ detail: String) -> RepositoryError { .changesetDoesNotFit(detail) }
         guard changeset.hasIDs else {

@@ -7,7 +7,7 @@ public struct Change: Hashable, Sendable {
     /// false), the version the edit was checked against and left as it was: the list's version
     /// when the edit was made, which may be one another writer committed and the caller has not
     /// seen yet — not a version this change produced.
-    public var version: Int64
+    public var version: ListVersion
     /// The id of the list, section or row the change created, if it created one: `.row`,
     /// `.section` or `.list`, so the kind of the id is part of it.
     public var createdID: CreatedID?
@@ -20,7 +20,7 @@ public struct Change: Hashable, Sendable {
 
     /// Creates a change.
     public init(
-        list: String, version: Int64, createdID: CreatedID? = nil, changeset: Changeset = Changeset(), committed: Bool = true
+        list: String, version: ListVersion, createdID: CreatedID? = nil, changeset: Changeset = Changeset(), committed: Bool = true
     ) {
         self.list = list
         self.version = version
@@ -113,7 +113,7 @@ extension SectionStore {
 
     /// Bumps the list's version by one and journals `changeset` under the new version.
     /// - Returns: the new version.
-    package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: any Database) throws -> Int64 {
+    package func bumpVersion(of list: ListRecord, recording changeset: Changeset, db: any Database) throws -> ListVersion {
         try Journal.commit(changeset, to: list, db: db, store: self)
     }
 

@@ -37,7 +37,7 @@ package protocol StorageEngine: AnyObject {
     /// journal entries past what is kept, and files the version in the list's undo history as
     /// `history` says.
     /// - Returns: the new version.
-    func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64
+    func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> ListVersion
 
     /// Starts noticing commits made anywhere to the database, for an observer on this
     /// connection: what `CommitSignal.wait(upTo:)` waits for.

@@ -17,7 +17,7 @@ enum Journal {
     /// - Returns: the new version.
     static func commit(
         _ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database, store: SectionStore
-    ) throws -> Int64 {
+    ) throws -> ListVersion {
         try store.commitHook(db: db)?(changeset, list, db, store)
         return try db.commitChange(changeset.json, to: list, history: history)
     }
@@ -30,16 +30,16 @@ public struct ListChanges: Hashable, Sendable {
     /// The list's name.
     public var list: String
     /// The version asked about.
-    public var from: Int64
+    public var from: ListVersion
     /// The list's current version.
-    public var version: Int64
+    public var version: ListVersion
     /// One changeset from `from` to `version` (empty when they are equal); `nil` when the caller
     /// must reload: `from` is older than the journal keeps, newer than the list, or plain SQL
     /// changed the list in between.
     public var changeset: Changeset?
 
     /// Creates an answer.
-    public init(listID: ListID, list: String, from: Int64, version: Int64, changeset: Changeset?) {
+    public init(listID: ListID, list: String, from: ListVersion, version: ListVersion, changeset: Changeset?) {
         self.listID = listID
         self.list = list
         self.from = from
@@ -57,14 +57,14 @@ extension ListHandle {
     /// older than the last 1,000 versions it keeps, newer than the list's, or plain SQL changed
     /// the list in between.
     /// - Complexity: O(entries since `version` × their size).
-    public func changes(since version: Int64) throws -> ListChanges {
+    public func changes(since version: ListVersion) throws -> ListChanges {
         let name = name
         return try store.read { db in
             let record = try db.listRecord(named: name)
             var answer = ListChanges(listID: ListID(record.id), list: record.name, from: version, version: record.version, changeset: nil)
             guard try db.isJournaled(listID: record.id), version <= record.version, version >= 0 else { return answer }
             let entries = try db.journalEntries(list: record.id, after: version)
-            guard entries.count == Int(record.version - version), entries.first.map({ $0.0 == version + 1 }) ?? true else {
+            guard entries.count == Int(version.distance(to: record.version)), entries.first.map({ $0.0 == version.next }) ?? true else {
                 return answer  // pruned, or versions the journal never saw (a list made before it existed)
             }
             var changesets: [Changeset] = []

@@ -41,7 +41,7 @@ public final class ListFeed: AsyncSequence, Sendable {
     /// `version` (the store reads the list's version before it makes the feed, so nothing
     /// committed after that is missed however late the thread starts; `nil`: the version the
     /// loop finds), then waits for commits until the feed is dropped or its iteration ends.
-    init(location: StoreLocation, server: ServerSupport?, list: String, version: Int64?, bufferLimit: Int) {
+    init(location: StoreLocation, server: ServerSupport?, list: String, version: ListVersion?, bufferLimit: Int) {
         self.bufferLimit = Swift.max(1, bufferLimit)
         let state = FeedState(bufferLimit: self.bufferLimit)
         self.state = state
@@ -113,7 +113,7 @@ final class FeedState: Sendable {
     var loopHasEnded: Bool { shared.withLock { $0.loopEnded } }
 
     /// The loop: runs on the feed's thread until stopped, the list is deleted or a read fails.
-    func run(location: StoreLocation, server: ServerSupport?, list: String, from version: Int64?) {
+    func run(location: StoreLocation, server: ServerSupport?, list: String, from version: ListVersion?) {
         do {
             let watcher = try ListWatcher(location: location, server: server, list: list, from: version)
             let wait = Double(ListFeed.stopLatency.components.attoseconds) / 1e18 + Double(ListFeed.stopLatency.components.seconds)

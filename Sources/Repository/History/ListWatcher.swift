@@ -7,12 +7,12 @@ public struct ListUpdate: Hashable, Sendable {
     public var listID: ListID
     /// The list's name when the update was read.
     public var list: String
-    /// The version this update starts from: `version - 1` for one committed version; earlier
+    /// The version this update starts from: `version.previous` for one committed version; earlier
     /// when a feed composed several versions its consumer had not taken yet (`ListFeed`), or when
     /// a reload covers versions the journal no longer holds.
-    public var from: Int64
+    public var from: ListVersion
     /// The version this update brings the list to.
-    public var version: Int64
+    public var version: ListVersion
     /// The changes from the version before; `nil` when the observer must reload: plain SQL changed
     /// the list, the journal no longer holds the entry, or the list was deleted.
     public var changeset: Changeset?
@@ -20,10 +20,10 @@ public struct ListUpdate: Hashable, Sendable {
     public var isDeleted: Bool
 
     /// Creates an update from `from` (by default the version before `version`) to `version`.
-    public init(listID: ListID, list: String, from: Int64? = nil, version: Int64, changeset: Changeset?, isDeleted: Bool = false) {
+    public init(listID: ListID, list: String, from: ListVersion? = nil, version: ListVersion, changeset: Changeset?, isDeleted: Bool = false) {
         self.listID = listID
         self.list = list
-        self.from = from ?? version - 1
+        self.from = from ?? version.previous
         self.version = version
         self.changeset = changeset
         self.isDeleted = isDeleted
@@ -50,20 +50,20 @@ public final class ListWatcher {
     private let listID: ListID
     private var name: String
     /// The last version delivered.
-    public private(set) var version: Int64
+    public private(set) var version: ListVersion
     private var reportedPlainWrite = false
     private var ended = false
 
     /// Starts watching `list` in the database file at `path`, from its current version (or from
     /// `version`, to catch up on what came after it first).
-    public convenience init(path: String, list: String, from version: Int64? = nil) throws {
+    public convenience init(path: String, list: String, from version: ListVersion? = nil) throws {
         try self.init(location: .file(path: path), list: list, from: version)
     }
 
     /// Starts watching `list` at `location`, from its current version (or from `version`, to
     /// catch up on what came after it first). A server is reached through `server` (see
     /// `SectionStore.server`).
-    public init(location: StoreLocation, server: ServerSupport? = nil, list: String, from version: Int64? = nil) throws {
+    public init(location: StoreLocation, server: ServerSupport? = nil, list: String, from version: ListVersion? = nil) throws {
         self.location = location
         let connection = try location.openObserverConnection(server: server)
         do {
@@ -108,7 +108,7 @@ public final class ListWatcher {
         var updates: [ListUpdate] = []
         if latest > version {
             let entries = try connection.journalEntries(list: listID.rawValue, after: version, through: latest)
-            if entries.count != Int(latest - version) || entries.first?.0 != version + 1 {
+            if entries.count != Int(version.distance(to: latest)) || entries.first?.0 != version.next {
                 // Pruned away, or a gap: the journal cannot say what happened.
                 updates.append(ListUpdate(listID: listID, list: name, from: version, version: latest, changeset: nil))
             } else {
@@ -164,7 +164,7 @@ extension ListHandle {
     ///     one (at least 1; see `ListFeed`).
     /// - Complexity: O(s) in the list's sections when `version` is not given (the list's header
     ///   is read once); then O(1) a poll while idle, and O(the changeset) an update.
-    public func updates(from version: Int64? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit) -> ListFeed {
+    public func updates(from version: ListVersion? = nil, bufferLimit: Int = ListFeed.defaultBufferLimit) -> ListFeed {
         // A missing list is left to the loop, which reports it as the sequence's error.
         let start = version ?? (try? header().version)
         return ListFeed(location: store.location, server: store.server, list: name, version: start, bufferLimit: max(1, bufferLimit))

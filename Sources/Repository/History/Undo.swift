@@ -3,9 +3,9 @@ package enum HistoryStep {
     /// A new change: it can be undone, and nothing can be redone any more.
     case change
     /// The undo of `version`, which leaves the undo history and can be redone.
-    case undo(of: Int64)
+    case undo(of: ListVersion)
     /// The redo of the undo at `version`: it can be undone again.
-    case redo(of: Int64)
+    case redo(of: ListVersion)
     /// Work received from elsewhere: a replica's clone, or its pull of others' changes. It is
     /// nobody's step here, so it cannot be undone, and the steps before it cannot be either
     /// (their logs would take back what it brought): the list's history starts anew after it.
@@ -46,7 +46,7 @@ extension SectionStore {
     /// Reverses the newest step of `table` as a new committed change, filed in the history as
     /// `history` says.
     fileprivate func takeBack(
-        list: String, from table: UndoHistory, as history: (Int64) -> HistoryStep, orElse nothing: (String) -> RepositoryError
+        list: String, from table: UndoHistory, as history: (ListVersion) -> HistoryStep, orElse nothing: (String) -> RepositoryError
     ) throws -> Change {
         try write { db in
             let record = try db.listRecord(named: list)
@@ -59,7 +59,7 @@ extension SectionStore {
 
     /// Replays the log of `step` backwards for the list, and returns the inverse of the
     /// changeset journaled at `version`.
-    private func reverse(step: Int64, version: Int64, of list: ListRecord, db: any Database) throws -> Changeset {
+    private func reverse(step: Int64, version: ListVersion, of list: ListRecord, db: any Database) throws -> Changeset {
         func refuse(_ reason: String) -> RepositoryError { .cannotUndo(list: list.name, reason: reason) }
         guard try db.isJournaled(listID: list.id) else {
             throw refuse("the list was changed outside sectionctl since its last change")

@@ -57,10 +57,10 @@ struct IntegrityFindings: Sendable {
     var sectionsOutsideRange: [ItemGroup] = []
     var journalPastVersion: [VersionGroup] = []
     /// Entries at or before their list's version that are neither a changeset nor a reload.
-    var unreadableJournal: [(list: Int64, version: Int64, excerpt: String)] = []
+    var unreadableJournal: [(list: Int64, version: ListVersion, excerpt: String)] = []
     var undoPastVersion: [VersionGroup] = []
     var redoPastVersion: [VersionGroup] = []
-    var stepsFiledTwice: [(list: Int64, step: Int64, versions: [Int64])] = []
+    var stepsFiledTwice: [(list: Int64, step: Int64, versions: [ListVersion])] = []
     /// The steps of undo log entries that name no list.
     var stepsOfOrphanUndoLog: [Int64] = []
     /// The lists plain SQL changed since their last version.
@@ -103,7 +103,7 @@ struct IntegrityFindings: Sendable {
         rowsOutsideRange = try db.itemsOutsidePositionRange(.rows)
         sectionsOutsideRange = try db.itemsOutsidePositionRange(.sections)
         journalPastVersion = try db.journalEntriesPastListVersion()
-        var unreadable: [(list: Int64, version: Int64, excerpt: String)] = []
+        var unreadable: [(list: Int64, version: ListVersion, excerpt: String)] = []
         try db.forEachJournalEntry { list, listVersion, version, changes in
             guard version <= listVersion, !Integrity.isJournalEntry(changes) else { return }
             unreadable.append((list, version, excerpt(changes)))
@@ -370,7 +370,7 @@ func places(_ group: ItemGroup) -> String {
 
 /// The first versions of a group, and how many more.
 func versions(_ group: VersionGroup) -> String {
-    more(group.first.map(String.init), of: group.count)
+    more(group.first.map(\.description), of: group.count)
 }
 
 /// `1 entry`, `3 entries`.

@@ -110,10 +110,10 @@ public struct RepairReport: Hashable, Sendable, Codable {
         /// The list's name.
         public var name: String
         /// The list's version after the repair.
-        public var version: Int64
+        public var version: ListVersion
 
         /// Creates an entry.
-        public init(id: ListID, name: String, version: Int64) {
+        public init(id: ListID, name: String, version: ListVersion) {
             self.id = id
             self.name = name
             self.version = version

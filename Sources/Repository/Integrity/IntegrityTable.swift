@@ -139,32 +139,32 @@ extension Database {
 
     /// Calls `body` with every journal entry of the lists there are, as (list, the list's
     /// version, the entry's version, changes).
-    func forEachJournalEntry(_ body: (Int64, Int64, Int64, String) throws -> Void) throws {
+    func forEachJournalEntry(_ body: (Int64, ListVersion, ListVersion, String) throws -> Void) throws {
         try forEachRow(
             """
             SELECT j.list_id, l.version, j.version, j.changes FROM journal AS j JOIN lists AS l ON l.id = j.list_id
             ORDER BY j.list_id, j.version
             """, arguments: []
         ) { row in
-            try body(row.int64(0), row.int64(1), row.int64(2), row.string(3))
+            try body(row.int64(0), row.listVersion(1), row.listVersion(2), row.string(3))
             return true
         }
     }
 
     /// Drops the list's journal entries past `version`. Returns how many it dropped.
     @discardableResult
-    func dropJournalEntries(list: Int64, after version: Int64) throws -> Int {
-        try run("DELETE FROM journal WHERE list_id = ? AND version > ?", list, version)
+    func dropJournalEntries(list: Int64, after version: ListVersion) throws -> Int {
+        try run("DELETE FROM journal WHERE list_id = ? AND version > ?", list, version.rawValue)
     }
 
     /// Sets what the journal says `version` of the list changed.
-    func replaceJournalEntry(list: Int64, version: Int64, changes: String) throws {
-        try run("UPDATE journal SET changes = ? WHERE list_id = ? AND version = ?", changes, list, version)
+    func replaceJournalEntry(list: Int64, version: ListVersion, changes: String) throws {
+        try run("UPDATE journal SET changes = ? WHERE list_id = ? AND version = ?", changes, list, version.rawValue)
     }
 
     /// The steps a list files under more than one version (of its undo and redo history
     /// together), as (list, step, versions).
-    func historyStepsFiledTwice() throws -> [(list: Int64, step: Int64, versions: [Int64])] {
+    func historyStepsFiledTwice() throws -> [(list: Int64, step: Int64, versions: [ListVersion])] {
         let rows = try query(
             """
             WITH h AS (SELECT list_id, step, version FROM undo_steps UNION ALL SELECT list_id, step, version FROM redo_steps)
@@ -172,8 +172,8 @@ extension Database {
             WHERE (SELECT count(*) FROM h AS b WHERE b.list_id = a.list_id AND b.step = a.step) > 1
             ORDER BY a.list_id, a.step, a.version
             """
-        ) { (list: $0.int64(0), step: $0.int64(1), version: $0.int64(2)) }
-        var result: [(list: Int64, step: Int64, versions: [Int64])] = []
+        ) { (list: $0.int64(0), step: $0.int64(1), version: $0.listVersion(2)) }
+        var result: [(list: Int64, step: Int64, versions: [ListVersion])] = []
         for row in rows {
             if let last = result.last, last.list == row.list, last.step == row.step {
                 result[result.count - 1].versions.append(row.version)
@@ -237,7 +237,7 @@ extension Database {
     private func versionGroups(_ sql: String) throws -> [VersionGroup] {
         var groups: [VersionGroup] = []
         try forEachRow(sql, arguments: []) { row in
-            let (list, listVersion, version) = (row.int64(0), row.int64(1), row.int64(2))
+            let (list, listVersion, version) = (row.int64(0), row.listVersion(1), row.listVersion(2))
             if groups.last?.list != list { groups.append(VersionGroup(list: list, listVersion: listVersion)) }
             groups[groups.count - 1].add(version)
             return true
@@ -277,16 +277,16 @@ struct ItemGroup: Sendable {
 /// Versions of one list that a check found past the list's version.
 struct VersionGroup: Sendable {
     package var list: Int64
-    var listVersion: Int64
+    var listVersion: ListVersion
     package var count = 0
-    package var first: [Int64] = []
+    package var first: [ListVersion] = []
 
-    package init(list: Int64, listVersion: Int64) {
+    package init(list: Int64, listVersion: ListVersion) {
         self.list = list
         self.listVersion = listVersion
     }
 
-    mutating func add(_ version: Int64) {
+    mutating func add(_ version: ListVersion) {
         count += 1
         if first.count < ItemGroup.shownItems { first.append(version) }
     }

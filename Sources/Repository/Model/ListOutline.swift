@@ -35,14 +35,14 @@ public struct ListOutline: Hashable, Sendable {
     /// The list's name.
     public var name: String
     /// The list's version.
-    public var version: Int64
+    public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// The sections, in order.
     public var sections: [SectionInfo]
 
     /// Creates an outline.
-    public init(listID: ListID, name: String, version: Int64, isEditing: Bool = false, sections: [SectionInfo] = []) {
+    public init(listID: ListID, name: String, version: ListVersion, isEditing: Bool = false, sections: [SectionInfo] = []) {
         self.listID = listID
         self.name = name
         self.version = version
@@ -63,7 +63,7 @@ public struct OutlineWindow: Hashable, Sendable {
     /// The list's name.
     public var name: String
     /// The list's version.
-    public var version: Int64
+    public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// How many sections the list has in all.
@@ -75,7 +75,7 @@ public struct OutlineWindow: Hashable, Sendable {
 
     /// Creates a window of an outline.
     public init(
-        listID: ListID, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int, first: Int = 0,
+        listID: ListID, name: String, version: ListVersion, isEditing: Bool = false, sectionCount: Int, first: Int = 0,
         sections: [SectionInfo] = []
     ) {
         self.listID = listID
@@ -118,10 +118,10 @@ public struct LocatedRow: Hashable, Sendable {
     /// version. Set by every read of the store (`row(at:atVersion:)`, `row(_:atVersion:)`,
     /// `ListWindow.located`); `nil` for a row of an edit session's unsaved draft, which no
     /// committed version holds.
-    public var version: Int64?
+    public var version: ListVersion?
 
     /// Creates a located row.
-    public init(path: RowPath, row: Row, section: SectionInfo, version: Int64? = nil) {
+    public init(path: RowPath, row: Row, section: SectionInfo, version: ListVersion? = nil) {
         self.path = path
         self.row = row
         self.section = section
@@ -160,7 +160,7 @@ public struct ListWindow: Hashable, Sendable {
     /// The list's name.
     public var name: String
     /// The list's version.
-    public var version: Int64
+    public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// The sections the window touches, in order: the section it starts in, then each following
@@ -168,7 +168,7 @@ public struct ListWindow: Hashable, Sendable {
     public var parts: [Part]
 
     /// Creates a window.
-    public init(listID: ListID, name: String, version: Int64, isEditing: Bool = false, parts: [Part] = []) {
+    public init(listID: ListID, name: String, version: ListVersion, isEditing: Bool = false, parts: [Part] = []) {
         self.listID = listID
         self.name = name
         self.version = version

@@ -118,14 +118,14 @@ public struct ListSnapshot: Hashable, Sendable {
     /// The list's name.
     public var name: String
     /// The list's version: grows by one with every committed change.
-    public var version: Int64
+    public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// The sections, in order.
     public var sections: [Section]
 
     /// Creates a snapshot.
-    public init(name: String, version: Int64, isEditing: Bool = false, sections: [Section] = [], listID: ListID = 0) {
+    public init(name: String, version: ListVersion, isEditing: Bool = false, sections: [Section] = [], listID: ListID = 0) {
         self.listID = listID
         self.name = name
         self.version = version
@@ -154,14 +154,14 @@ public struct ListSummary: Hashable, Sendable {
     /// The list's unique name.
     public var name: String
     /// The list's version.
-    public var version: Int64
+    public var version: ListVersion
     /// How many sections it has.
     public var sectionCount: Int
     /// How many rows it has in all.
     public var rowCount: Int
 
     /// Creates a summary.
-    public init(id: ListID, name: String, version: Int64, sectionCount: Int, rowCount: Int) {
+    public init(id: ListID, name: String, version: ListVersion, sectionCount: Int, rowCount: Int) {
         self.id = id
         self.name = name
         self.version = version

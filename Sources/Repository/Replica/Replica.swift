@@ -14,7 +14,7 @@ public struct ReplicaStatus: Hashable, Sendable {
     /// This replica's name on the server (32 hex digits), which the server chose.
     public var replicaID: String
     /// The server's version of the list that this file last pulled.
-    public var serverVersion: Int64
+    public var serverVersion: ListVersion
     /// The intents recorded here and not yet acknowledged by the server.
     public var pendingIntents: Int
     /// The ids the server allotted for rows and sections added here, not yet used.
@@ -22,10 +22,10 @@ public struct ReplicaStatus: Hashable, Sendable {
     public var sectionIDsLeft: Int
     /// The server version at which the list here last had the same contents as the server's
     /// (their digests compared after a sync); `nil` before the first comparison.
-    public var verifiedVersion: Int64?
+    public var verifiedVersion: ListVersion?
     /// The last server version at which the list here was found to differ from the server's (and
     /// was then read whole); `nil` when it never did.
-    public var divergedVersion: Int64?
+    public var divergedVersion: ListVersion?
 }
 
 /// What one sync did (`SectionStore.sync()`).
@@ -43,9 +43,9 @@ public struct SyncReport: Sendable {
     /// The intents pushed, in order.
     public var pushed: [Pushed]
     /// The server's version of the list after the sync.
-    public var serverVersion: Int64
+    public var serverVersion: ListVersion
     /// The server version the replica had pulled before.
-    public var previousServerVersion: Int64
+    public var previousServerVersion: ListVersion
     /// The change the sync made to the replica's list (others' changes, with the pending intents
     /// replayed over them by the rebase rules); `committed` is false when it changed nothing.
     public var change: Change
@@ -160,8 +160,8 @@ extension SectionStore {
                 list: try db.listRecordIfAny(id: record.listID)?.name ?? "", replicaID: record.replicaID, serverVersion: record.serverVersion,
                 pendingIntents: try db.pendingIntentCount(), rowIDsLeft: try db.allottedIDsLeft(kind: "row"),
                 sectionIDsLeft: try db.allottedIDsLeft(kind: "section"),
-                verifiedVersion: try db.queryFirst("SELECT verified_version FROM replica") { $0.optionalInt64(0) } ?? nil,
-                divergedVersion: try db.queryFirst("SELECT diverged_version FROM replica") { $0.optionalInt64(0) } ?? nil)
+                verifiedVersion: try db.replicaCheckedVersion(diverged: false),
+                divergedVersion: try db.replicaCheckedVersion(diverged: true))
         }
     }
 }

@@ -36,7 +36,7 @@ public enum ReplicaProblem: Hashable, Sendable, CustomStringConvertible {
     case listGoneHere(path: String)
     /// The server's list is at an older version than this replica pulled: the server was
     /// restored from an older backup.
-    case serverBehind(server: String, serverVersion: Int64, replicaVersion: Int64)
+    case serverBehind(server: String, serverVersion: ListVersion, replicaVersion: ListVersion)
     /// The server has applied, under this replica's name and one of its sequence numbers, an
     /// intent other than the one this file holds there: a second file pushes under the same
     /// name (a copy of the replica file).

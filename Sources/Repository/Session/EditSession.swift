@@ -40,7 +40,7 @@ public final class EditSession {
     public private(set) var name: String
     /// The list's version the draft starts from: when the session began, or the version
     /// `rebase()` last moved it to.
-    public private(set) var baseVersion: Int64
+    public private(set) var baseVersion: ListVersion
     /// Whether the session can still take edits (it has not been saved or cancelled).
     public private(set) var isOpen = true
 
@@ -495,9 +495,9 @@ struct AppliedEdit {
 /// What `EditSession.rebase()` did.
 public struct RebaseReport: Hashable, Sendable {
     /// The version the session's draft started from before.
-    public var previousVersion: Int64
+    public var previousVersion: ListVersion
     /// The list's version the draft starts from now: the session's new `baseVersion`.
-    public var version: Int64
+    public var version: ListVersion
     /// The edits applied again, in order, as they were applied: rows and sections named by id,
     /// moved and added rows placed next to a row by id (or in a section by id). Edits that had
     /// changed nothing are kept as they were.

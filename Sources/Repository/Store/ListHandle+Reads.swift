@@ -5,10 +5,10 @@ public struct Versioned<Value: Sendable>: Sendable {
     /// What was read.
     public var value: Value
     /// The list's version `value` was read at.
-    public var version: Int64
+    public var version: ListVersion
 
     /// Creates a value read at a version.
-    public init(_ value: Value, version: Int64) {
+    public init(_ value: Value, version: ListVersion) {
         self.value = value
         self.version = version
     }
@@ -31,7 +31,7 @@ extension Versioned: Hashable where Value: Hashable {}
 extension ListHandle {
     /// Runs `body` in one read transaction over the list, after checking that it is at
     /// `expected` (when given); out-of-range errors `body` throws name the version read.
-    func readList<T: Sendable>(atVersion expected: Int64?, _ body: (any Database, ListRecord) throws -> T) throws -> T {
+    func readList<T: Sendable>(atVersion expected: ListVersion?, _ body: (any Database, ListRecord) throws -> T) throws -> T {
         let name = name
         return try store.read { db in
             let record = try db.listRecord(named: name)
@@ -53,7 +53,7 @@ extension ListHandle {
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
     public func outline(
-        editing: Bool = false, atVersion expected: Int64? = nil
+        editing: Bool = false, atVersion expected: ListVersion? = nil
     ) throws -> ListOutline {
         try readList(atVersion: expected) { db, record in
             ListOutline(
@@ -76,7 +76,7 @@ extension ListHandle {
     /// - Complexity: O(log s + limit), through the sections' rank structure.
     public func outline(
         from first: Int, limit: Int, editing: Bool = false,
-        atVersion expected: Int64? = nil
+        atVersion expected: ListVersion? = nil
     ) throws -> OutlineWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try readList(atVersion: expected) { db, record in
@@ -98,7 +98,7 @@ extension ListHandle {
     ///   is found through the `(list_id, position)` index, a title by reading the titles);
     ///   independent of the rows.
     public func rowCount(
-        of section: SectionRef, atVersion expected: Int64? = nil
+        of section: SectionRef, atVersion expected: ListVersion? = nil
     ) throws -> Int {
         try versionedRowCount(of: section, atVersion: expected).value
     }
@@ -110,7 +110,7 @@ extension ListHandle {
     /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`.
     /// - Complexity: as `rowCount(of:atVersion:)`.
     public func versionedRowCount(
-        of section: SectionRef, atVersion expected: Int64? = nil
+        of section: SectionRef, atVersion expected: ListVersion? = nil
     ) throws -> Versioned<Int> {
         try readList(atVersion: expected) { db, record in
             Versioned(try db.section(section, in: record).rowCount, version: record.version)
@@ -128,7 +128,7 @@ extension ListHandle {
     /// - Complexity: O(log s) in the list's sections, through their rank structure (plus the
     ///   sections with that title, for a title).
     public func versionedSection(
-        _ section: SectionRef, atVersion expected: Int64? = nil
+        _ section: SectionRef, atVersion expected: ListVersion? = nil
     ) throws -> Versioned<SectionInfo> {
         try readList(atVersion: expected) { db, record in
             Versioned(try db.section(section, in: record).info, version: record.version)
@@ -145,7 +145,7 @@ extension ListHandle {
     ///   `.sectionNotFound` or `.rowNotFound` when it names nothing.
     /// - Complexity: O(log n) in the section's rows (plus O(s) for a section named by title).
     public func row(
-        _ ref: RowRef, atVersion expected: Int64? = nil
+        _ ref: RowRef, atVersion expected: ListVersion? = nil
     ) throws -> LocatedRow {
         try readList(atVersion: expected) { db, record in
             let row = try db.row(ref, in: record)
@@ -157,7 +157,7 @@ extension ListHandle {
     /// The row at an index path, read as `row(_:atVersion:)` reads it.
     /// - Complexity: O(log n) in the section's rows.
     public func row(
-        at path: RowPath, atVersion expected: Int64? = nil
+        at path: RowPath, atVersion expected: ListVersion? = nil
     ) throws -> LocatedRow {
         try row(.at(path.section, path.row), atVersion: expected)
     }
@@ -171,7 +171,7 @@ extension ListHandle {
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
     public func path(
-        ofRow id: RowID, atVersion expected: Int64? = nil
+        ofRow id: RowID, atVersion expected: ListVersion? = nil
     ) throws -> RowPath {
         try versionedPath(ofRow: id, atVersion: expected).value
     }
@@ -184,7 +184,7 @@ extension ListHandle {
     ///   `.rowNotFound` when the list has no such row.
     /// - Complexity: O(log n) in the section's rows.
     public func versionedPath(
-        ofRow id: RowID, atVersion expected: Int64? = nil
+        ofRow id: RowID, atVersion expected: ListVersion? = nil
     ) throws -> Versioned<RowPath> {
         try readList(atVersion: expected) { db, record in
             Versioned(try db.row(.id(id), in: record).path, version: record.version)
@@ -207,7 +207,7 @@ extension ListHandle {
     /// - Complexity: O(log n + limit + sections passed).
     public func window(
         from start: RowPath, limit: Int, editing: Bool = false,
-        atVersion expected: Int64? = nil
+        atVersion expected: ListVersion? = nil
     ) throws -> ListWindow {
         try window(startingAt: .at(start.section, start.row), limit: limit, editing: editing, atVersion: expected)
     }
@@ -217,7 +217,7 @@ extension ListHandle {
     /// - Complexity: O(log n + limit + sections passed).
     public func window(
         startingAt start: RowRef, limit: Int, editing: Bool = false,
-        atVersion expected: Int64? = nil
+        atVersion expected: ListVersion? = nil
     ) throws -> ListWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try readList(atVersion: expected) { db, record in

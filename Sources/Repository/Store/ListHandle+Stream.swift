@@ -5,7 +5,7 @@ public struct ListHeader: Hashable, Sendable {
     /// The list's name.
     public var name: String
     /// The list's version.
-    public var version: Int64
+    public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// How many sections the list has.
@@ -18,7 +18,7 @@ public struct ListHeader: Hashable, Sendable {
 
     /// Creates a header.
     public init(
-        listID: ListID, name: String, version: Int64, isEditing: Bool = false, sectionCount: Int = 0, rowCount: Int = 0,
+        listID: ListID, name: String, version: ListVersion, isEditing: Bool = false, sectionCount: Int = 0, rowCount: Int = 0,
         pathWidth: Int = 3
     ) {
         self.listID = listID
@@ -66,7 +66,7 @@ extension ListHandle {
     ///   - expected: when given, the version the list must be at: at any other, the read
     ///     throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(s) in the number of sections; independent of the number of rows.
-    public func header(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListHeader {
+    public func header(editing: Bool = false, atVersion expected: ListVersion? = nil) throws -> ListHeader {
         try readList(atVersion: expected) { db, record in try db.listHeader(of: record, editing: editing) }
     }
 }

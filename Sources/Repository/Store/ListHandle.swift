@@ -57,7 +57,7 @@ public struct ListHandle: Sendable, Hashable {
     ///   no one section.
     /// - Complexity: O(log s) in the list's sections (plus the sections with that title, for a
     ///   title).
-    public func section(_ ref: SectionRef, atVersion expected: Int64? = nil) throws -> SectionInfo {
+    public func section(_ ref: SectionRef, atVersion expected: ListVersion? = nil) throws -> SectionInfo {
         try versionedSection(ref, atVersion: expected).value
     }
 
@@ -76,69 +76,69 @@ public struct ListHandle: Sendable, Hashable {
     public func redo() async throws -> Change { try await perform { try $0.redo() } }
 
     /// `header(editing:atVersion:)`, off the cooperative pool.
-    public func header(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListHeader {
+    public func header(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListHeader {
         try await perform { try $0.header(editing: editing, atVersion: expected) }
     }
 
     /// `outline(editing:atVersion:)`, off the cooperative pool.
-    public func outline(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListOutline {
+    public func outline(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListOutline {
         try await perform { try $0.outline(editing: editing, atVersion: expected) }
     }
 
     /// `outline(from:limit:editing:atVersion:)`, off the cooperative pool.
-    public func outline(from first: Int, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) async throws -> OutlineWindow {
+    public func outline(from first: Int, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> OutlineWindow {
         try await perform { try $0.outline(from: first, limit: limit, editing: editing, atVersion: expected) }
     }
 
     /// `snapshot(editing:atVersion:)`, off the cooperative pool.
-    public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListSnapshot {
+    public func snapshot(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListSnapshot {
         try await perform { try $0.snapshot(editing: editing, atVersion: expected) }
     }
 
     /// `row(at:atVersion:)`, off the cooperative pool: what `cellForRowAt` reads.
-    public func row(at path: RowPath, atVersion expected: Int64? = nil) async throws -> LocatedRow {
+    public func row(at path: RowPath, atVersion expected: ListVersion? = nil) async throws -> LocatedRow {
         try await perform { try $0.row(at: path, atVersion: expected) }
     }
 
     /// `row(_:atVersion:)`, off the cooperative pool.
-    public func row(_ ref: RowRef, atVersion expected: Int64? = nil) async throws -> LocatedRow {
+    public func row(_ ref: RowRef, atVersion expected: ListVersion? = nil) async throws -> LocatedRow {
         try await perform { try $0.row(ref, atVersion: expected) }
     }
 
     /// `path(ofRow:atVersion:)`, off the cooperative pool.
-    public func path(ofRow id: RowID, atVersion expected: Int64? = nil) async throws -> RowPath {
+    public func path(ofRow id: RowID, atVersion expected: ListVersion? = nil) async throws -> RowPath {
         try await perform { try $0.path(ofRow: id, atVersion: expected) }
     }
 
     /// `versionedPath(ofRow:atVersion:)`, off the cooperative pool.
-    public func versionedPath(ofRow id: RowID, atVersion expected: Int64? = nil) async throws -> Versioned<RowPath> {
+    public func versionedPath(ofRow id: RowID, atVersion expected: ListVersion? = nil) async throws -> Versioned<RowPath> {
         try await perform { try $0.versionedPath(ofRow: id, atVersion: expected) }
     }
 
     /// `rowCount(of:atVersion:)`, off the cooperative pool.
-    public func rowCount(of section: SectionRef, atVersion expected: Int64? = nil) async throws -> Int {
+    public func rowCount(of section: SectionRef, atVersion expected: ListVersion? = nil) async throws -> Int {
         try await perform { try $0.rowCount(of: section, atVersion: expected) }
     }
 
     /// `versionedRowCount(of:atVersion:)`, off the cooperative pool.
-    public func versionedRowCount(of section: SectionRef, atVersion expected: Int64? = nil) async throws -> Versioned<Int> {
+    public func versionedRowCount(of section: SectionRef, atVersion expected: ListVersion? = nil) async throws -> Versioned<Int> {
         try await perform { try $0.versionedRowCount(of: section, atVersion: expected) }
     }
 
     /// `window(from:limit:editing:atVersion:)`, off the cooperative pool.
-    public func window(from start: RowPath, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil) async throws -> ListWindow {
+    public func window(from start: RowPath, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListWindow {
         try await perform { try $0.window(from: start, limit: limit, editing: editing, atVersion: expected) }
     }
 
     /// `window(startingAt:limit:editing:atVersion:)`, off the cooperative pool.
     public func window(
-        startingAt start: RowRef, limit: Int, editing: Bool = false, atVersion expected: Int64? = nil
+        startingAt start: RowRef, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil
     ) async throws -> ListWindow {
         try await perform { try $0.window(startingAt: start, limit: limit, editing: editing, atVersion: expected) }
     }
 
     /// `changes(since:)`, off the cooperative pool.
-    public func changes(since version: Int64) async throws -> ListChanges { try await perform { try $0.changes(since: version) } }
+    public func changes(since version: ListVersion) async throws -> ListChanges { try await perform { try $0.changes(since: version) } }
 
     /// Runs `work` on this handle off the cooperative pool, as `SectionStore.perform(_:)` runs
     /// work on the store: cancelling the task cancels a long write inside it.

@@ -22,23 +22,23 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A section index outside `valid` (`nil` when the list has no sections). `version` is the
     /// list's version the index was looked up in, when a read of the store reports it (`row(at:)`,
     /// `window(from:)`, …): a view holding an index from an older version learns the list moved on.
-    case sectionIndexOutOfRange(Int, valid: ClosedRange<Int>?, version: Int64? = nil)
+    case sectionIndexOutOfRange(Int, valid: ClosedRange<Int>?, version: ListVersion? = nil)
     /// A row index outside `valid` in the section at index `section` (`valid` is `nil` when
     /// the section is empty and a row had to exist). `version` is the list's version the index
     /// was looked up in, when a read of the store reports it.
-    case rowIndexOutOfRange(Int, section: Int, valid: ClosedRange<Int>?, version: Int64? = nil)
+    case rowIndexOutOfRange(Int, section: Int, valid: ClosedRange<Int>?, version: ListVersion? = nil)
     /// A read was asked for at version `expected` (`atVersion:`), and the list is at `current`:
     /// it moved on (or, when `current` is older, the version asked for is not one it has
     /// reached). Nothing was read; apply the list's changes since `expected`
     /// (`ListHandle.changes(since:)`, `ListHandle.updates(from:bufferLimit:)`) and read again at `current`.
-    case listMovedOn(list: String, expected: Int64, current: Int64)
+    case listMovedOn(list: String, expected: ListVersion, current: ListVersion)
     /// The section still has rows, and deleting it was not forced.
     case sectionNotEmpty(title: String, rowCount: Int)
     /// The list changed since the edit session began; the save was refused and nothing written.
     /// `currentVersion` is `nil` when the list was deleted (or deleted and made anew) meanwhile;
     /// equal to `sessionVersion` when it was changed without its version growing (by SQL
     /// written outside sectionctl).
-    case conflict(list: String, sessionVersion: Int64, currentVersion: Int64?)
+    case conflict(list: String, sessionVersion: ListVersion, currentVersion: ListVersion?)
     /// The edit session was already saved or cancelled.
     case sessionClosed
     /// The list has no change left to undo (none made, or all of the last ones undone already).
@@ -279,14 +279,14 @@ public enum RepositoryError: Error, Hashable, Sendable, CustomStringConvertible 
 }
 
 /// The end of a message about an index looked up in a version of a list: ` in version 7 of the list`.
-private func atVersion(_ version: Int64?) -> String {
+private func atVersion(_ version: ListVersion?) -> String {
     version.map { " in version \($0) of the list" } ?? ""
 }
 
 extension RepositoryError {
     /// This error, saying it was found reading the list at `version`: an index out of range
     /// that does not name a version yet gets this one; any other error is returned as it is.
-    func read(atVersion version: Int64) -> RepositoryError {
+    func read(atVersion version: ListVersion) -> RepositoryError {
         switch self {
         case .sectionIndexOutOfRange(let index, let valid, nil):
             return .sectionIndexOutOfRange(index, valid: valid, version: version)

@@ -61,7 +61,7 @@ extension SectionStore {
             var changeset = Changeset()
             changeset.deletedSections = Array(0..<count)
             changeset.deletedSectionIDs = sectionIDs.map { SectionID($0) }
-            return Change(list: name, version: list.version + 1, changeset: changeset)
+            return Change(list: name, version: list.version.next, changeset: changeset)
         }
     }
 
@@ -83,7 +83,7 @@ extension ListHandle {
     ///     throws `RepositoryError.listMovedOn` and reads nothing.
     /// - Complexity: O(n + s) time and memory for n rows and s sections; `forEachItem` reads in
     ///   O(1) memory.
-    public func snapshot(editing: Bool = false, atVersion expected: Int64? = nil) throws -> ListSnapshot {
+    public func snapshot(editing: Bool = false, atVersion expected: ListVersion? = nil) throws -> ListSnapshot {
         try readList(atVersion: expected) { db, record in try db.snapshot(of: record, editing: editing) }
     }
 }

@@ -2,17 +2,17 @@
 package struct ListRecord {
     package let id: Int64
     package let name: String
-    package let version: Int64
+    package let version: ListVersion
 
     /// The columns `init(_:)` reads, in order.
     package static let columns = "id, name, version"
 
     /// A list read from a statement's `columns`.
     package init(_ statement: any ResultRow) {
-        self.init(id: statement.int64(0), name: statement.string(1), version: statement.int64(2))
+        self.init(id: statement.int64(0), name: statement.string(1), version: statement.listVersion(2))
     }
 
-    package init(id: Int64, name: String, version: Int64) {
+    package init(id: Int64, name: String, version: ListVersion) {
         self.id = id
         self.name = name
         self.version = version
@@ -87,23 +87,23 @@ extension SQLExecutor {
 
     /// The list's undo barrier: the last version plain SQL (or `repair`) made. No change made at
     /// or before it can be undone or redone.
-    func plainVersion(ofList id: Int64) throws -> Int64 {
-        try scalarInt("SELECT plain_version FROM lists WHERE id = ?", id) ?? 0
+    func plainVersion(ofList id: Int64) throws -> ListVersion {
+        ListVersion(rawValue: try scalarInt("SELECT plain_version FROM lists WHERE id = ?", id) ?? 0)
     }
 
     /// The list's name, version and journaled flag; `nil` once it is deleted.
-    func listState(id: Int64) throws -> (name: String, version: Int64, journaled: Bool)? {
-        try queryFirst("SELECT name, version, journaled FROM lists WHERE id = ?", id) { ($0.string(0), $0.int64(1), $0.int(2) == 1) }
+    func listState(id: Int64) throws -> (name: String, version: ListVersion, journaled: Bool)? {
+        try queryFirst("SELECT name, version, journaled FROM lists WHERE id = ?", id) { ($0.string(0), $0.listVersion(1), $0.int(2) == 1) }
     }
 
     /// Bumps the list's version and marks it journaled again.
     /// - Returns: the new version, and whether the list was journaled before (if not, plain SQL
     ///   changed it since its last version).
-    package func bumpVersion(of list: ListRecord) throws -> (number: Int64, wasJournaled: Bool) {
+    package func bumpVersion(of list: ListRecord) throws -> (number: ListVersion, wasJournaled: Bool) {
         let journaled = try isJournaled(listID: list.id)
         let version = try queryFirst(
             "UPDATE lists SET version = version + 1, journaled = 1 WHERE id = ? RETURNING version", list.id
-        ) { $0.int64(0) }!
+        ) { $0.listVersion(0) }!
         return (version, journaled)
     }
 }
@@ -116,14 +116,24 @@ extension SQLExecutor {
     /// `repair` does for a list it mended.
     /// - Returns: the new version, or `nil` when no list has this id.
     @discardableResult
-    func markListForReload(id: Int64) throws -> Int64? {
+    func markListForReload(id: Int64) throws -> ListVersion? {
         guard
             let version = try queryFirst(
                 "UPDATE lists SET version = version + 1, plain_version = version + 1, journaled = 1 WHERE id = ? RETURNING version", id,
-                row: { $0.int64(0) })
+                row: { $0.listVersion(0) })
         else { return nil }
-        try run("DELETE FROM journal WHERE list_id = ? AND version = ?", id, version)
+        try run("DELETE FROM journal WHERE list_id = ? AND version = ?", id, version.rawValue)
         try appendJournalEntry(list: id, version: version, changes: Journal.reloadJSON)
         return version
     }
+}
+
+/// Reading a list version from a column: the one place a stored version number becomes a
+/// `ListVersion`.
+extension ResultRow {
+    /// The list version in this column.
+    package func listVersion(_ column: Int32) -> ListVersion { ListVersion(rawValue: int64(column)) }
+
+    /// The list version in this column, or `nil` when it is `NULL`.
+    package func optionalListVersion(_ column: Int32) -> ListVersion? { optionalInt64(column).map(ListVersion.init(rawValue:)) }
 }

@@ -258,14 +258,14 @@ extension SQLExecutor {
     }
 
     /// Every list with its section and row counts, by name.
-    func listSummaries() throws -> [(id: Int64, name: String, version: Int64, sections: Int, rows: Int)] {
+    func listSummaries() throws -> [(id: Int64, name: String, version: ListVersion, sections: Int, rows: Int)] {
         try query(
             """
             SELECT l.id, l.name, l.version, count(s.id), coalesce(sum(s.row_count), 0)
             FROM lists AS l LEFT JOIN sections AS s ON s.list_id = l.id
             GROUP BY l.id ORDER BY l.name
             """
-        ) { ($0.int64(0), $0.string(1), $0.int64(2), $0.int(3), $0.int(4)) }
+        ) { ($0.int64(0), $0.string(1), $0.listVersion(2), $0.int(3), $0.int(4)) }
     }
 
     /// The sections whose stored row count differs from the rows in them: (id, stored, actual).

@@ -44,31 +44,31 @@ extension SQLExecutor {
 
     /// The list's steps in `history`, newest first, past the `skippingNewest` newest.
     func historySteps(_ history: UndoHistory, of list: Int64, skippingNewest skipped: Int = 0) throws
-        -> [(version: Int64, step: Int64)]
+        -> [(version: ListVersion, step: Int64)]
     {
         try query(
             "SELECT version, step FROM \(history.table) WHERE list_id = ? ORDER BY version DESC LIMIT ? OFFSET ?", list, Int64.max, skipped
-        ) { ($0.int64(0), $0.int64(1)) }
+        ) { ($0.listVersion(0), $0.int64(1)) }
     }
 
     /// The list's newest step in `history`, if any.
-    func newestHistoryStep(_ history: UndoHistory, of list: Int64) throws -> (version: Int64, step: Int64)? {
+    func newestHistoryStep(_ history: UndoHistory, of list: Int64) throws -> (version: ListVersion, step: Int64)? {
         try queryFirst("SELECT version, step FROM \(history.table) WHERE list_id = ? ORDER BY version DESC LIMIT 1", list) {
-            ($0.int64(0), $0.int64(1))
+            ($0.listVersion(0), $0.int64(1))
         }
     }
 
     /// The step that made `version` of the list, if `history` holds it.
-    func historyStep(_ history: UndoHistory, list: Int64, version: Int64) throws -> Int64? {
-        try scalarInt("SELECT step FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
+    func historyStep(_ history: UndoHistory, list: Int64, version: ListVersion) throws -> Int64? {
+        try scalarInt("SELECT step FROM \(history.table) WHERE list_id = ? AND version = ?", list, version.rawValue)
     }
 
-    func addHistoryStep(_ history: UndoHistory, list: Int64, version: Int64, step: Int64) throws {
-        try run("INSERT INTO \(history.table) (list_id, version, step) VALUES (?, ?, ?)", list, version, step)
+    func addHistoryStep(_ history: UndoHistory, list: Int64, version: ListVersion, step: Int64) throws {
+        try run("INSERT INTO \(history.table) (list_id, version, step) VALUES (?, ?, ?)", list, version.rawValue, step)
     }
 
-    func removeHistoryStep(_ history: UndoHistory, list: Int64, version: Int64) throws {
-        try run("DELETE FROM \(history.table) WHERE list_id = ? AND version = ?", list, version)
+    func removeHistoryStep(_ history: UndoHistory, list: Int64, version: ListVersion) throws {
+        try run("DELETE FROM \(history.table) WHERE list_id = ? AND version = ?", list, version.rawValue)
     }
 
     func clearHistory(_ history: UndoHistory, of list: Int64) throws {

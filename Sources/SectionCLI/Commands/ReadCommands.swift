@@ -15,7 +15,7 @@ enum RowGetCommand {
     /// - Throws: `RepositoryError.rowIndexOutOfRange` when the window starts past the last row of
     ///   its section, as the store's own errors about the path are thrown: naming `version`, the
     ///   version of the list the store read (`nil` for a draft).
-    static func print(_ window: ListWindow, context: Context, readAt version: Int64? = nil) throws {
+    static func print(_ window: ListWindow, context: Context, readAt version: ListVersion? = nil) throws {
         // A window may start at a section's end; a row must exist.
         guard let part = window.parts.first, let row = part.rows.first else {
             let section = window.parts.first?.section

@@ -60,7 +60,7 @@ enum WatchCommand {
         }
         let what = ChangeReport.describe(changeset)
         // A watcher that fell behind gets the versions it missed as one change.
-        let versions = update.from + 1 < update.version ? "Versions \(update.from + 1)–\(update.version)" : "Version \(update.version)"
+        let versions = update.from.next < update.version ? "Versions \(update.from.next)–\(update.version)" : "Version \(update.version)"
         return "\(versions) of \(list): " + (what.isEmpty ? "renamed, or nothing visible." : what + ".")
     }
 }
@@ -106,7 +106,7 @@ enum ChangesCommand {
 /// `changes --since V`.
 struct ChangesArguments: CommandArguments {
     /// The version to start from.
-    var since: Int64
+    var since: ListVersion
 
     init(from line: ParsedLine) throws(CLIError) {
         let option = ChangesCommand.since
@@ -114,6 +114,6 @@ struct ChangesArguments: CommandArguments {
         guard let since = Int64(text), since >= 0 else {
             throw line.usage("\(option.name) takes a version, a whole number 0 or more, not \"\(TextEscaping.escaped(text))\"")
         }
-        self.since = since
+        self.since = ListVersion(rawValue: since)
     }
 }

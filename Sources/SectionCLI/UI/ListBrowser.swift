@@ -35,7 +35,7 @@ final class ListBrowser {
     enum Prompt: Equatable {
         /// The list changed since the session began (another process's change was reported, or a
         /// key or a save met it): the draft cannot be read or saved until it is reloaded.
-        case conflict(currentVersion: Int64?)
+        case conflict(currentVersion: ListVersion?)
     }
 
     /// What the caller does after a key.

@@ -17,8 +17,8 @@ struct ChangesetIDTests {
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
         for title in ["A", "B", "C"] { try store.list("default").apply(.addSection(title: title)) }
-        var snapshots: [Int64: ListSnapshot] = [:]
-        var changes: [(version: Int64, changeset: Changeset)] = []
+        var snapshots: [ListVersion: ListSnapshot] = [:]
+        var changes: [(version: ListVersion, changeset: Changeset)] = []
         snapshots[try store.list("default").snapshot().version] = try store.list("default").snapshot()
         for step in 0..<200 {
             let before = try store.list("default").snapshot()
@@ -61,7 +61,7 @@ struct ChangesetIDTests {
 
         // (c) The journal holds the same ids: one version at a time, as an observer reads them, and
         // the last one as `changes(since:)` gives it.
-        let watcher = try ListWatcher(location: store.location, server: .postgres, list: SectionStore.defaultList, from: changes[0].version - 1)
+        let watcher = try ListWatcher(location: store.location, server: .postgres, list: SectionStore.defaultList, from: changes[0].version.previous)
         let updates = try watcher.poll()
         let committed = Dictionary(uniqueKeysWithValues: changes.map { ($0.version, $0.changeset) })
         #expect(updates.count == changes.count, "seed \(seed): one update per committed version")
@@ -69,7 +69,9 @@ struct ChangesetIDTests {
             #expect(update.changeset == committed[update.version], "seed \(seed): the journal's changeset of version \(update.version), ids included")
         }
         let last = changes[changes.count - 1]
-        #expect(try store.list("default").changes(since: last.version - 1).changeset == last.changeset, "seed \(seed): the last change, ids included")
+        #expect(
+            try store.list("default").changes(since: last.version.previous).changeset == last.changeset, "seed \(seed): the last change, ids included"
+        )
         // (d) Composed: from the journal since any version, and from the changesets themselves.
         let current = try store.list("default").snapshot()
         for _ in 0..<40 {
@@ -81,7 +83,7 @@ struct ChangesetIDTests {
             let first = Int.random(in: 0..<changes.count, using: &generator)
             let last = Int.random(in: first..<min(changes.count, first + 30), using: &generator)
             let run = Changeset(composing: changes[first...last].map(\.changeset))
-            let from = snapshots[changes[first].version - 1]!
+            let from = snapshots[changes[first].version.previous]!
             let to = snapshots[changes[last].version]!
             try requireIDs(run, turn: from, into: to, "seed \(seed): changes \(first)…\(last) composed")
         }

@@ -132,7 +132,7 @@ struct ComposeTests {
     /// A few random changes of every kind, leaving much untouched.
     func evolve(_ old: ListSnapshot, _ random: inout SeededGenerator, nextID: inout Int64) -> ListSnapshot {
         var new = old
-        new.version += 1
+        new.version = new.version.next
         for _ in 0..<Int.random(in: 1...8, using: &random) {
             let roll = Int.random(in: 0..<100, using: &random)
             let sectionCount = new.sections.count

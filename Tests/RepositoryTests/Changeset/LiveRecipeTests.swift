@@ -35,7 +35,7 @@ func catchUp(_ dataSource: ListDataSource, in tableView: UITableView, from list:
 /// Brings a diffable data source from `version` to the list's current version, by the ids of
 /// the changes since; the rows of an inserted section are read at the version the changes lead
 /// to. Returns the version it shows.
-func catchUp(_ dataSource: DiffableDataSource, from version: Int64, of list: ListHandle) throws -> Int64 {
+func catchUp(_ dataSource: DiffableDataSource, from version: ListVersion, of list: ListHandle) throws -> ListVersion {
     while true {
         let changes = try list.changes(since: version)
         guard changes.version != version else { return version }
@@ -217,7 +217,7 @@ struct LiveRecipeTests {
             if update.version > batchSource.snapshot.version {
                 let before = batchSource.snapshot.version
                 try catchUp(batchSource, in: batchView, from: list)
-                if batchSource.snapshot.version - before > 1 { composed += 1 }
+                if before.distance(to: batchSource.snapshot.version) > 1 { composed += 1 }
             }
             if update.version > diffableVersion {
                 diffableVersion = try catchUp(diffable, from: diffableVersion, of: list)
@@ -269,7 +269,7 @@ struct LiveRecipeTests {
             "\(context): the versioned view shows every row's title")
 
         // The other process did write while the views followed: many versions, several at once.
-        let commits = final.version - startVersion
+        let commits = startVersion.distance(to: final.version)
         #expect(commits >= 80, "\(context): the writer committed \(commits) versions")
         print(
             "\(context): \(commits) versions in \(updates) updates, \(composed) catch-ups over several; versioned view: \(oneStage) one-stage batches,",

@@ -90,7 +90,7 @@ struct DocExampleTests {
 
     @Test(.timeLimit(.minutes(1))) func listFeed() async throws {
         let updates = try await followUntilDeleted { store, recorder in
-            func apply(_ changeset: Changeset, from version: Int64) { recorder.apply(changeset) }
+            func apply(_ changeset: Changeset, from version: ListVersion) { recorder.apply(changeset) }
             func reload() { recorder.reload() }
 
             // doc example: ListFeed begins

@@ -170,13 +170,13 @@ struct UndoEachEditTests {
         let store = list.store
         let start = try store.list("default").snapshot()
         let change = try kind.edit(store)
-        #expect(change.version == start.version + 1, "\(backend), \(kind)")
+        #expect(change.version == start.version.next, "\(backend), \(kind)")
         #expect(change.changeset.withoutIDs == kind.done, "\(backend), \(kind): the edit's changeset")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the edit")
         let edited = try store.list("default").snapshot()
 
         let undone = try store.list("default").undo()
-        #expect(undone.version == change.version + 1, "\(backend), \(kind): an undo is a new version")
+        #expect(undone.version == change.version.next, "\(backend), \(kind): an undo is a new version")
         #expect(undone.changeset.withoutIDs == kind.undone, "\(backend), \(kind): the undo's changeset")
         #expect(try list.layout() == KnownList.start, "\(backend), \(kind): after the undo, the list as it was, ids included")
         var back = try store.list("default").snapshot()
@@ -187,7 +187,7 @@ struct UndoEachEditTests {
         #expect(back == start, "\(backend), \(kind): everything as it was, empty texts and kinds included")
 
         let redone = try store.list("default").redo()
-        #expect(redone.version == undone.version + 1, "\(backend), \(kind)")
+        #expect(redone.version == undone.version.next, "\(backend), \(kind)")
         #expect(redone.changeset == change.changeset, "\(backend), \(kind): the redo's changeset is the edit's, ids included")
         #expect(try list.layout() == kind.after, "\(backend), \(kind): after the redo, as after the edit, ids included")
         #expect(try store.check() == [], "\(backend), \(kind)")

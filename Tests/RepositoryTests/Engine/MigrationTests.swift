@@ -110,7 +110,7 @@ struct MigrationTests {
         // The triggers made again work: sectionctl's next change journals under the next
         // version, plain SQL is still refused a journal entry, and deleting the list empties it.
         let change = try store.list(SectionStore.defaultList).apply(.addSection(title: "d"))
-        #expect(try store.list(SectionStore.defaultList).changes(since: change.version - 1).changeset == change.changeset)
+        #expect(try store.list(SectionStore.defaultList).changes(since: change.version.previous).changeset == change.changeset)
         let writer = try Connection(path: path, mode: .readWrite)
         #expect(throws: SQLiteError.self) {
             try writer.run("INSERT INTO journal (list_id, version, changes) VALUES (1, 99, '{}')")

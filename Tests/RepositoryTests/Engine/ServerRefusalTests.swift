@@ -167,7 +167,7 @@ struct ServerRefusalTests {
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
         #expect(write.finished())
         let change = try #require(try write.result())
-        #expect(change.version == before + 1, "one new version, not two")
+        #expect(change.version == before.next, "one new version, not two")
         #expect(try store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"], "the section once")
         #expect(try store.check().isEmpty)
         // The store goes on, on its new connection.
@@ -191,7 +191,7 @@ struct ServerRefusalTests {
         // Saved once, whichever way it went: found saved, or (had the server been slower to end
         // the lost connection than sectionctl's patience) ended unsaved and made again.
         let change = try #require(try write.result())
-        #expect(change.version == before + 1)
+        #expect(change.version == before.next)
         #expect(try fixture.store.list(SectionStore.defaultList).outline().sections.map(\.title) == ["A"], "the section once")
         #expect(try fixture.store.check().isEmpty)
     }

@@ -10,9 +10,9 @@ import Testing
 @Suite("Journal")
 struct JournalTests {
     /// The journal's entries for list #1, oldest first.
-    func entries(_ store: SectionStore, list: Int64 = 1) throws -> [(version: Int64, changes: String)] {
+    func entries(_ store: SectionStore, list: Int64 = 1) throws -> [(version: ListVersion, changes: String)] {
         try store.read { db in
-            try db.query("SELECT version, changes FROM journal WHERE list_id = ? ORDER BY version", list) { ($0.int64(0), $0.string(1)) }
+            try db.query("SELECT version, changes FROM journal WHERE list_id = ? ORDER BY version", list) { (ListVersion($0.int64(0)), $0.string(1)) }
         }
     }
 
@@ -59,18 +59,18 @@ struct JournalTests {
         let before = try version()
         // What someone types into the sqlite3 shell: the state it makes has a version of its own.
         try fixture.plainSQL("UPDATE rows SET title = 'changed behind its back'")
-        #expect(try version() == before + 1)
+        #expect(try version() == before.next)
         var journal = try entries(store)
-        #expect(journal.last?.version == before + 1 && journal.last?.changes == Journal.reloadJSON)
+        #expect(journal.last?.version == before.next && journal.last?.changes == Journal.reloadJSON)
         #expect(try store.list("default").changes(since: before).isReload)
-        #expect(try store.list("default").changes(since: before + 1).changeset == Changeset())
+        #expect(try store.list("default").changes(since: before.next).changeset == Changeset())
         // The next change of sectionctl's own starts from that named state: an ordinary changeset.
         let next = try store.list("default").apply(.addRow(.text("b"), to: .at(0, 1)))
-        #expect(next.version == before + 2)
+        #expect(next.version == before.advanced(by: 2))
         journal = try entries(store)
         #expect(journal.last?.version == next.version)
         #expect((try? Changeset(json: journal.last!.changes)) == next.changeset)
-        #expect(try store.list("default").changes(since: before + 1).changeset == next.changeset)
+        #expect(try store.list("default").changes(since: before.next).changeset == next.changeset)
         #expect(try store.list("default").changes(since: before).isReload)
         // Every kind of plain write is noticed: rows, sections, and the list row itself.
         for script in [
@@ -146,7 +146,7 @@ struct JournalTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         var generator = SeededGenerator(seed: seed)
-        var snapshots: [Int64: ListSnapshot] = [0: try store.list("default").snapshot()]
+        var snapshots: [ListVersion: ListSnapshot] = [0: try store.list("default").snapshot()]
         for step in 0..<250 {
             let edit = randomEdit(try store.list("default").outline(), step: step, using: &generator)
             guard let change = try? store.list("default").apply(edit), !change.changeset.isEmpty else { continue }
@@ -183,9 +183,9 @@ struct JournalTests {
         try store.list("default").apply(.addSection(title: "C"))
         #expect(try store.list("default").changes(since: 1).isReload, "plain SQL between the two versions")
         #expect(try store.list("default").changes(since: plain).changeset?.insertedSections == [2], "from the state plain SQL made")
-        #expect(try store.list("default").changes(since: plain + 1).changeset?.isEmpty == true)
+        #expect(try store.list("default").changes(since: plain.next).changeset?.isEmpty == true)
         for index in 0..<1_001 { try store.list("default").apply(.renameSection(.index(0), title: "\(index)")) }
-        #expect(try store.list("default").changes(since: plain + 1).isReload, "older than the journal keeps")
-        #expect(try store.list("default").changes(since: plain + 2).changeset?.updatedSections == [0])
+        #expect(try store.list("default").changes(since: plain.next).isReload, "older than the journal keeps")
+        #expect(try store.list("default").changes(since: plain.advanced(by: 2)).changeset?.updatedSections == [0])
     }
 }

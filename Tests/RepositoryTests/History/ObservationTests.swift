@@ -13,9 +13,9 @@ import Testing
 @Suite("Observation", .timeLimit(.minutes(60)))
 struct ObservationTests {
     /// Random edits by a second connection; the snapshot after each committed version.
-    func randomEdits(_ store: SectionStore, count: Int, seed: UInt64) throws -> [Int64: ListSnapshot] {
+    func randomEdits(_ store: SectionStore, count: Int, seed: UInt64) throws -> [ListVersion: ListSnapshot] {
         var generator = SeededGenerator(seed: seed)
-        var snapshots: [Int64: ListSnapshot] = [:]
+        var snapshots: [ListVersion: ListSnapshot] = [:]
         for step in 0..<count {
             let edit = randomEdit(try store.list("default").outline(), step: step, using: &generator)
             guard let change = try? store.list("default").apply(edit) else { continue }
@@ -26,7 +26,7 @@ struct ObservationTests {
 
     /// Collects updates from `stream` until one reaches `version` (or, against a hang, `limit`
     /// seconds pass).
-    func collect(_ stream: ListFeed, until version: Int64, limit: Double = hangGuardSeconds) async throws -> [ListUpdate] {
+    func collect(_ stream: ListFeed, until version: ListVersion, limit: Double = hangGuardSeconds) async throws -> [ListUpdate] {
         try await withThrowingTaskGroup(of: [ListUpdate]?.self) { group in
             group.addTask {
                 var updates: [ListUpdate] = []
@@ -58,7 +58,7 @@ struct ObservationTests {
         let snapshots = try randomEdits(writer, count: 300, seed: seed)
         let last = snapshots.keys.max()!
         let updates = try await collect(stream, until: last)
-        #expect(updates.map(\.version) == Array((start.version + 1)...last), "seed \(seed): one update per version, in order")
+        #expect(updates.map(\.version) == Array((start.version.next)...last), "seed \(seed): one update per version, in order")
         var view = start
         for update in updates {
             let changeset = try #require(update.changeset, "seed \(seed): version \(update.version) has a changeset")
@@ -83,7 +83,7 @@ struct ObservationTests {
         for index in 0..<5 {
             try await writer.list("default").apply(.addSection(title: "\(index)"))
             let update = try #require(try await updates.next())
-            #expect(update.version == Int64(index + 1) && update.from == Int64(index))
+            #expect(update.version == ListVersion(Int64(index + 1)) && update.from == ListVersion(Int64(index)))
             #expect(update.changeset?.insertedSections == [index])
         }
     }
@@ -192,7 +192,7 @@ struct ObservationTests {
                 return updates.last?.version == latest
             })
         #expect(updates.map(\.isReload) == [true, false], "one reload for the statement, then the change: \(updates.map(\.version))")
-        #expect(updates.first?.version == latest - 1)
+        #expect(updates.first?.version == latest.previous)
         #expect(updates.last?.changeset?.insertedRows == [RowPath(section: 0, row: 0)])
     }
 

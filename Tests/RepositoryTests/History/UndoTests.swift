@@ -98,11 +98,11 @@ struct UndoTests {
         let ids = try (0..<3).map { try store.list("default").apply(.addRow(.text("\($0)"), to: .at(0, $0))).createdID!.rowID! }
         let deleted = try store.list("default").apply(.deleteRow(.at(0, 1)))
         let undone = try store.list("default").undo()
-        #expect(undone.version == deleted.version + 1)
+        #expect(undone.version == deleted.version.next)
         #expect(undone.changeset.insertedRows == [RowPath(section: 0, row: 1)])
         #expect(try store.list("default").snapshot().sections[0].rows.map(\.id) == ids)
         // The undo is journaled like any change.
-        let journal = try store.read { db in try db.scalarInt("SELECT count(*) FROM journal WHERE version = ?", undone.version) }
+        let journal = try store.read { db in try db.scalarInt("SELECT count(*) FROM journal WHERE version = ?", undone.version.rawValue) }
         #expect(journal == 1)
     }
 

@@ -24,8 +24,8 @@ struct GuardTests {
         try fixture.plainSQL(fixture.backend == .sqlite ? "PRAGMA foreign_keys = OFF; " + sql : sql)
     }
 
-    static func version(_ fixture: StoreFixture) throws -> Int64 {
-        try #require(try fixture.plainInt("SELECT version FROM lists WHERE name = 'default'"))
+    static func version(_ fixture: StoreFixture) throws -> ListVersion {
+        ListVersion(try #require(try fixture.plainInt("SELECT version FROM lists WHERE name = 'default'")))
     }
 
     // MARK: - Refused
@@ -65,8 +65,8 @@ struct GuardTests {
         let fixture = try Self.makeList(backend)
         let version = try Self.version(fixture)
         for sql in [
-            "INSERT INTO journal (list_id, version, changes) VALUES (1, \(version + 1), '{\"reload\":true}')",
-            "INSERT INTO journal (list_id, version, changes) VALUES (1, \(version + 5), '{}')",
+            "INSERT INTO journal (list_id, version, changes) VALUES (1, \(version.next), '{\"reload\":true}')",
+            "INSERT INTO journal (list_id, version, changes) VALUES (1, \(version.advanced(by: 5)), '{}')",
             "UPDATE journal SET changes = '{\"reload\":true}' WHERE version = \(version)",
             "UPDATE undo_log SET list_id = 2",
             "INSERT INTO undo_log (step, list_id, action, target, item_id) VALUES (1, 1, 'insert', 'row', 1)",
@@ -153,7 +153,7 @@ struct GuardTests {
         try session.apply(.addRow(.text("mine"), to: .at(0, 0)))
         try Self.shell(fixture, "UPDATE rows SET title = 'theirs' WHERE title = 'r0'")
         let changed = try fixture.list.snapshot()
-        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: changed.version - 1, currentVersion: changed.version)) {
+        #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: changed.version.previous, currentVersion: changed.version)) {
             try session.save()
         }
         #expect(try fixture.list.snapshot() == changed)

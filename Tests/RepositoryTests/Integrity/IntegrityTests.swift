@@ -61,7 +61,7 @@ struct IntegrityTests {
         return shape
     }
 
-    static func versions(_ store: SectionStore) throws -> [String: Int64] {
+    static func versions(_ store: SectionStore) throws -> [String: ListVersion] {
         Dictionary(uniqueKeysWithValues: try store.lists().map { ($0.name, $0.version) })
     }
 
@@ -289,7 +289,7 @@ struct IntegrityTests {
             for title in ["after", "again"] {
                 let change = try store.list(list.name).apply(.addRow(.text(title), to: RowDestination(section: .id(first.id), index: .index(0))))
                 if title == "again" {
-                    #expect(try store.list(list.name).changes(since: change.version - 1).changeset == change.changeset)
+                    #expect(try store.list(list.name).changes(since: change.version.previous).changeset == change.changeset)
                     #expect(try store.list(list.name).undo().changeset == change.changeset.inverted())
                 }
             }
@@ -378,7 +378,7 @@ struct IntegrityTests {
         #expect(report.isEmpty && report.reloadedLists.isEmpty)
         #expect(try Self.versions(store) == versions)
         #expect(try fixture.plainInt("SELECT step FROM journal_writer") == step, "no write transaction committed")
-        #expect(try store.list("default").undo().version == versions["default"]! + 1, "the history is whole")
+        #expect(try store.list("default").undo().version == versions["default"]!.next, "the history is whole")
     }
 
     /// What repair cannot mend safely — a table without a column it had, a table gone — it

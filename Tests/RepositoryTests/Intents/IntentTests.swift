@@ -419,7 +419,7 @@ struct IntentTests {
         let intent = try list.intent(of: .moveRow(.id(ids.row("f")), to: .after(ids.row("b"))))
         let before = try fixture.list.snapshot()
         let result = try list.apply(intent)
-        #expect(result.change?.version == before.version + 1 && result.change?.changeset.movedRowIDs == [ids.row("f")])
+        #expect(result.change?.version == before.version.next && result.change?.changeset.movedRowIDs == [ids.row("f")])
         #expect(try list.changes(since: before.version).changeset == result.change?.changeset, "journalled as one change")
         try list.undo()
         #expect(try fixture.list.snapshot().sections == before.sections)

@@ -276,7 +276,7 @@ struct ModelTests {
                 let after = try store.list("default").snapshot()
                 try #require(after.sections == model.snapshotSections, "snapshot differs from the model. \(context)")
                 try requireChangeset(change.changeset, turns: before, into: after, context)
-                let expectedVersion = change.changeset.isEmpty ? before.version : before.version + 1
+                let expectedVersion = change.changeset.isEmpty ? before.version : before.version.next
                 try #require(after.version == expectedVersion && change.version == after.version, "\(context)")
                 before = after
             } catch let error as RepositoryError {
@@ -398,7 +398,7 @@ struct ModelTests {
             #expect(
                 withNewIDsHidden(saved.sections, known: known) == withNewIDsHidden(try directStore.list("default").snapshot().sections, known: known),
                 "saved list differs (seed \(seed), round \(round))")
-            #expect(change.version == start.version + (change.changeset.isEmpty ? 0 : 1) && saved.version == change.version)
+            #expect(change.version == start.version.advanced(by: change.changeset.isEmpty ? 0 : 1) && saved.version == change.version)
             try requireChangeset(change.changeset, turns: start, into: saved, "seed \(seed), round \(round)", exactFooters: false)
         }
         #expect(roundsSaved == 6 && roundsCancelled == 2, "every round ran (seed \(seed))")

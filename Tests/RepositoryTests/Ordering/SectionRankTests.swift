@@ -134,8 +134,8 @@ struct SectionRankTests {
             try await list.outline(from: -1, limit: 1)
         }
         await #expect(throws: RepositoryError.negativeWindowLimit(-1)) { try await list.outline(from: 0, limit: -1) }
-        await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version - 1, current: whole.version)) {
-            try await list.outline(from: 0, limit: 1, atVersion: whole.version - 1)
+        await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version.previous, current: whole.version)) {
+            try await list.outline(from: 0, limit: 1, atVersion: whole.version.previous)
         }
         // An edit session's draft, the same way.
         let session = try list.beginEditing()

@@ -277,7 +277,7 @@ struct SessionRebaseTests {
         let preSave = try store.list("default").snapshot()
         let saved = try session.save()
         let postSave = try store.list("default").snapshot()
-        #expect(saved.version == (report.changeset.isEmpty ? preSave.version : preSave.version + 1), "\(context)")
+        #expect(saved.version == (report.changeset.isEmpty ? preSave.version : preSave.version.next), "\(context)")
         try requireChangeset(saved.changeset, turns: preSave, into: postSave, "\(context): the saved changeset")
         let storedIDs = draft.sections.map {
             [(session.savedSectionIDs[$0.id] ?? $0.id).rawValue] + $0.rows.map { (session.savedRowIDs[$0.id] ?? $0.id).rawValue }
@@ -322,7 +322,7 @@ struct SessionRebaseTests {
         try fixture.reopen().list("default").apply(.addRow(.text("x"), to: .at(0, 0)))
         #expect(throws: RepositoryError.self) { try session.save() }
         let report = try session.rebase()
-        #expect(report.dropped.isEmpty && report.previousVersion + 1 == report.version)
+        #expect(report.dropped.isEmpty && report.previousVersion.next == report.version)
         #expect(report.kept == [.moveRow(.id(ids.row("a")), to: .after(ids.row("b")))])
         #expect(session.edits == report.kept && session.baseVersion == report.version)
         try session.save()

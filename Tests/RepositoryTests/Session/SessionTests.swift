@@ -69,7 +69,7 @@ struct SessionTests {
         let change = try session.save()
         #expect(!session.isOpen)
         let after = try fixture.list.snapshot()
-        #expect(change.version == before.version + 1 && after.version == change.version)
+        #expect(change.version == before.version.next && after.version == change.version)
         #expect(after.sections.map(\.title) == ["Later", "To do", "Finished"])
         #expect(after.sections.map { $0.rows.map(\.title) } == [["when"], ["c"], ["a", "b"]])
         #expect(after.sections.allSatisfy { $0.id > 0 } && after.sections[0].rows[0].id > 0)
@@ -105,7 +105,7 @@ struct SessionTests {
         try other.createList(named: "default")
         for index in 0..<5 { try other.list("default").apply(.addSection(title: "new \(index)")) }
         let replaced = try fixture.list.snapshot()
-        #expect(replaced.version == session.baseVersion + 6)
+        #expect(replaced.version == session.baseVersion.advanced(by: 6))
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 5, currentVersion: nil)) { try session.save() }
         #expect(try fixture.list.snapshot() == replaced)
     }
@@ -145,7 +145,7 @@ struct SessionTests {
         #expect(try fixture.list.snapshot() == before)
         // A session begun before that save is not disturbed by it.
         try second.apply(.deleteRow(.at(0, 0)))
-        #expect(try second.save().version == before.version + 1)
+        #expect(try second.save().version == before.version.next)
     }
 
     @Test(arguments: Backend.all) func aFailingEditKeepsTheSessionAndItsDraft(backend: Backend) throws {
@@ -176,7 +176,7 @@ struct SessionTests {
         let change = try session.save()
         let after = try fixture.list.snapshot()
         #expect(after.sections == draft.sections)
-        #expect(after.version == before.version + 1)
+        #expect(after.version == before.version.next)
         try requireChangeset(change.changeset, turns: before, into: after)
     }
 

@@ -34,7 +34,7 @@ struct AsyncTests {
         let undone = try await store.list("default").undo()
         #expect(try await store.list("default").snapshot().sections[0].rows.map(\.title) == ["r0", "r1", "r2", "r3", "r4"])
         let redone = try await store.list("default").redo()
-        #expect(redone.version == undone.version + 1)
+        #expect(redone.version == undone.version.next)
         #expect(try await store.list("default").snapshot().sections[0].rows.map(\.title) == blocking.snapshot.sections[0].rows.map(\.title))
         await #expect(throws: RepositoryError.self) { try await store.list("default").row(at: RowPath(section: 3, row: 0)) }
     }

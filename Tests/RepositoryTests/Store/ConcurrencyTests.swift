@@ -52,7 +52,7 @@ struct ConcurrencyTests {
         let snapshot = try await fixture.list.snapshot()
         #expect(snapshot.rowCount == 120)
         #expect(Set(snapshot.sections.flatMap { $0.rows.map(\.id) }).count == 120)
-        #expect(snapshot.version == 2 + 120 + 40)
+        #expect(snapshot.version == ListVersion(2 + 120 + 40))
     }
 
     @Test(arguments: Backend.all) func aSessionSavedWhileAnotherWriterWorksIsAConflictNotALoss(backend: Backend) async throws {

@@ -92,10 +92,10 @@ extension SQLiteEngine {
         }
     }
 
-    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> Int64 {
+    package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> ListVersion {
         let version = try bumpVersion(of: list)
         try appendJournalEntry(list: list.id, version: version.number, changes: version.wasJournaled ? changesJSON : Journal.reloadJSON)
-        try pruneJournal(list: list.id, through: version.number - Journal.keptVersions)
+        try pruneJournal(list: list.id, through: version.number.advanced(by: -Journal.keptVersions))
         try fileInHistory(history, version: version.number, of: list)
         return version.number
     }
@@ -175,7 +175,7 @@ extension SQLiteEngine {
     /// Files the committed version (made by the current write transaction's step) in the list's
     /// undo or redo history, and drops the logs nothing can use any more. A server does the same
     /// in `sectionctl.commit_change`.
-    private func fileInHistory(_ history: HistoryStep, version: Int64, of list: ListRecord) throws {
+    private func fileInHistory(_ history: HistoryStep, version: ListVersion, of list: ListRecord) throws {
         let step = try currentWriterStep()
         switch history {
         case .change:

@@ -146,11 +146,11 @@ package final class HTTPSyncClient: Sendable {
     /// `changed` with each version that arrives, until the stream ends, fails (thrown), or the
     /// calling task is cancelled (then it returns). The server's keep-alive comments keep the
     /// request's deadline from ending a quiet stream.
-    package func followEvents(since: Int64, changed: @escaping @Sendable (Int64) -> Void) async throws {
+    package func followEvents(since: ListVersion, changed: @escaping @Sendable (ListVersion) -> Void) async throws {
         var request = URLRequest(url: endpoint.url.appendingPathComponent("events"))
         request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
         request.setValue("Bearer \(endpoint.token)", forHTTPHeaderField: "Authorization")
-        request.setValue(String(since), forHTTPHeaderField: "Last-Event-ID")
+        request.setValue(String(since.rawValue), forHTTPHeaderField: "Last-Event-ID")
         let reader = EventReader(changed: changed)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = session.configuration.timeoutIntervalForRequest
@@ -194,9 +194,9 @@ private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
         var status: Int?
     }
     private let state = Mutex(State())
-    private let changed: @Sendable (Int64) -> Void
+    private let changed: @Sendable (ListVersion) -> Void
 
-    init(changed: @escaping @Sendable (Int64) -> Void) {
+    init(changed: @escaping @Sendable (ListVersion) -> Void) {
         self.changed = changed
     }
 
@@ -218,14 +218,16 @@ private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let versions = state.withLock { state -> [Int64] in
+        let versions = state.withLock { state -> [ListVersion] in
             guard state.status.map({ (200..<300).contains($0) }) == true else { return [] }
             state.pending += data
-            var versions: [Int64] = []
+            var versions: [ListVersion] = []
             while let newline = state.pending.firstIndex(of: 0x0A) {
                 let line = String(decoding: state.pending[..<newline], as: UTF8.self)
                 state.pending.removeSubrange(...newline)
-                if line.hasPrefix("id:"), let version = Int64(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) { versions.append(version) }
+                if line.hasPrefix("id:"), let number = Int64(line.dropFirst(3).trimmingCharacters(in: .whitespaces)) {
+                    versions.append(ListVersion(rawValue: number))
+                }
             }
             return versions
         }

@@ -29,7 +29,7 @@ struct PullFacts: Sendable {
     }
 
     /// The server's version of the list these facts are of.
-    var version: Int64
+    var version: ListVersion
     /// Whether the facts cover the whole list (the journal could not say what changed).
     var whole: Bool
     /// The sections looked at: where each stands, or `nil` for one the server no longer has.
@@ -48,18 +48,18 @@ extension PullFacts {
     /// Two statements: the journal's entries, then the facts by id (each id list one parameter,
     /// `Database.oneOf`), each item's place read as its position and its predecessor's id by the
     /// `(parent, position)` index, never by index.
-    static func readForSync(list: ListRecord, since: Int64, touched: Touched, wholeList: Bool, db: any Database) throws -> PullFacts {
+    static func readForSync(list: ListRecord, since: ListVersion, touched: Touched, wholeList: Bool, db: any Database) throws -> PullFacts {
         var journaled = false
-        var entries: [(version: Int64, changes: String)] = []
+        var entries: [(version: ListVersion, changes: String)] = []
         try db.forEachRow(
             """
             SELECT l.journaled, j.version, j.changes FROM lists AS l
             LEFT JOIN journal AS j ON j.list_id = l.id AND j.version > ?
             WHERE l.id = ? ORDER BY j.version
-            """, arguments: [since, list.id]
+            """, arguments: [since.rawValue, list.id]
         ) { row in
             journaled = row.int64(0) == 1
-            if let version = row.optionalInt64(1) { entries.append((version, row.string(2))) }
+            if let version = row.optionalListVersion(1) { entries.append((version, row.string(2))) }
             return true
         }
         guard !wholeList, let named = named(byJournal: entries, since: since, listVersion: list.version, journaled: journaled) else {
@@ -78,13 +78,13 @@ extension PullFacts {
     /// changed, and the sections they added (whose rows no entry names); `nil` when they cannot
     /// say: plain SQL changed the list (`journaled` false), an entry is gone (pruned), or one
     /// names no ids.
-    static func named(byJournal entries: [(version: Int64, changes: String)], since: Int64, listVersion: Int64, journaled: Bool)
+    static func named(byJournal entries: [(version: ListVersion, changes: String)], since: ListVersion, listVersion: ListVersion, journaled: Bool)
         -> (rows: Set<RowID>, sections: Set<SectionID>, added: Set<SectionID>)?
     {
         var named = (rows: Set<RowID>(), sections: Set<SectionID>(), added: Set<SectionID>())
         guard journaled && since >= 0 else { return nil }
         guard since < listVersion else { return named }
-        guard entries.count == Int(listVersion - since), entries.first?.version == since + 1 else { return nil }
+        guard entries.count == Int(since.distance(to: listVersion)), entries.first?.version == since.next else { return nil }
         for entry in entries {
             guard let changeset = try? Changeset(json: entry.changes), changeset.isEmpty || changeset.hasIDs else { return nil }
             named.rows.formUnion(changeset.insertedRowIDs + changeset.movedRowIDs + changeset.updatedRowIDs + changeset.deletedRowIDs)
@@ -134,7 +134,7 @@ extension PullFacts {
             guard row.int64(9) == listID else { return true }
             switch row.int64(0) {
             case 2:
-                facts.version = row.int64(1)
+                facts.version = row.listVersion(1)
             case 0:
                 facts.sections[SectionID(row.int64(1))] = SectionFact(
                     order: row.int64(3), index: 0, title: row.string(5), emptyText: row.optionalString(6),

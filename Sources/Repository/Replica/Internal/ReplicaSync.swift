@@ -153,8 +153,7 @@ extension SectionStore {
             // With nothing replayed over it, the list is the server's: its digest says whether it is.
             if let digest = answer.digest, replayed.isEmpty {
                 applied.diverged = try ListDigest.of(list, db: db) != digest
-                try db.run(
-                    applied.diverged ? "UPDATE replica SET diverged_version = ?" : "UPDATE replica SET verified_version = ?", facts.version)
+                try db.recordReplicaCheck(diverged: applied.diverged, at: facts.version)
             }
             return (applied, more)
         }

@@ -7,15 +7,15 @@ struct ReplicaRecord: Sendable {
     var serverListID: Int64
     var serverList: String
     var replicaID: String
-    var serverVersion: Int64
+    var serverVersion: ListVersion
     /// The list's version in this file after the last pull.
-    var localVersion: Int64 = 0
+    var localVersion: ListVersion = 0
     var nextSequence: Int64
     var acknowledged: Int64
 
     static let columns = "server, list_id, server_list_id, server_list, replica_id, server_version, next_sequence, acknowledged, local_version"
 
-    init(server: String, listID: Int64, serverListID: Int64, serverList: String, replicaID: String, serverVersion: Int64) {
+    init(server: String, listID: Int64, serverListID: Int64, serverList: String, replicaID: String, serverVersion: ListVersion) {
         self.server = server
         self.listID = listID
         self.serverListID = serverListID
@@ -32,10 +32,10 @@ struct ReplicaRecord: Sendable {
         serverListID = row.int64(2)
         serverList = row.string(3)
         replicaID = row.string(4)
-        serverVersion = row.int64(5)
+        serverVersion = row.listVersion(5)
         nextSequence = row.int64(6)
         acknowledged = row.int64(7)
-        localVersion = row.int64(8)
+        localVersion = row.listVersion(8)
     }
 }
 
@@ -60,14 +60,28 @@ extension Database {
     func insertReplicaRecord(_ record: ReplicaRecord) throws {
         try run(
             "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            record.server, record.listID, record.serverListID, record.serverList, record.replicaID, record.serverVersion,
-            record.nextSequence, record.acknowledged, record.localVersion)
+            record.server, record.listID, record.serverListID, record.serverList, record.replicaID, record.serverVersion.rawValue,
+            record.nextSequence, record.acknowledged, record.localVersion.rawValue)
     }
 
-    func setReplicaProgress(serverVersion: Int64, acknowledged: Int64, localVersion: Int64) throws {
+    func setReplicaProgress(serverVersion: ListVersion, acknowledged: Int64, localVersion: ListVersion) throws {
         try run(
-            "UPDATE replica SET server_version = ?, acknowledged = max(acknowledged, ?), local_version = ?", serverVersion, acknowledged,
-            localVersion)
+            "UPDATE replica SET server_version = ?, acknowledged = max(acknowledged, ?), local_version = ?", serverVersion.rawValue,
+            acknowledged, localVersion.rawValue)
+    }
+
+    /// Records that the list's digest matched the server's at server version `version`
+    /// (`verified_version`), or that it did not (`diverged_version`, when `diverged`).
+    func recordReplicaCheck(diverged: Bool, at version: ListVersion) throws {
+        try run(diverged ? "UPDATE replica SET diverged_version = ?" : "UPDATE replica SET verified_version = ?", version.rawValue)
+    }
+
+    /// The last server version at which the list's digest matched the server's, or (when
+    /// `diverged`) did not; `nil` before any such check.
+    func replicaCheckedVersion(diverged: Bool) throws -> ListVersion? {
+        try queryFirst(diverged ? "SELECT diverged_version FROM replica" : "SELECT verified_version FROM replica") {
+            $0.optionalListVersion(0)
+        } ?? nil
     }
 
     /// Whether plain SQL changed the mirrored list here since the last pull (it is not journaled
@@ -79,7 +93,7 @@ extension Database {
         guard try isJournaled(listID: list.id) else { return true }
         guard list.version > record.localVersion else { return false }
         let entries = try journalEntries(list: list.id, after: record.localVersion)
-        return entries.count != Int(list.version - record.localVersion) || entries.contains { $0.changes == Journal.reloadJSON }
+        return entries.count != Int(record.localVersion.distance(to: list.version)) || entries.contains { $0.changes == Journal.reloadJSON }
     }
 
     /// Appends intents to the pending ones, numbered from `sequence` (the record's next one).

@@ -11,11 +11,11 @@ package enum SyncMessages {
     package struct Registration: Codable, Sendable, Equatable {
         package var replica: String
         package var list: String
-        package var version: Int64
+        package var version: ListVersion
         package var rowIDs: [IDRun]
         package var sectionIDs: [IDRun]
 
-        package init(replica: String, list: String, version: Int64, rowIDs: [IDRun], sectionIDs: [IDRun]) {
+        package init(replica: String, list: String, version: ListVersion, rowIDs: [IDRun], sectionIDs: [IDRun]) {
             self.replica = replica
             self.list = list
             self.version = version
@@ -119,7 +119,7 @@ package enum SyncMessages {
     package struct SyncRequest: Codable, Sendable, Equatable {
         package var replica: String
         /// The server version the replica last pulled (0 for a whole read).
-        package var knownVersion: Int64
+        package var knownVersion: ListVersion
         package var intents: [PushedIntent]
         package var read: ReadSet
         /// Read the whole list: the replica's copy changed outside sectionctl, or it is new.
@@ -127,7 +127,7 @@ package enum SyncMessages {
         /// Answer with the digest of the list's contents (`ListDigest`), to compare.
         package var verify: Bool?
 
-        package init(replica: String, knownVersion: Int64, intents: [PushedIntent], read: ReadSet, whole: Bool, verify: Bool? = nil) {
+        package init(replica: String, knownVersion: ListVersion, intents: [PushedIntent], read: ReadSet, whole: Bool, verify: Bool? = nil) {
             self.replica = replica
             self.knownVersion = knownVersion
             self.intents = intents
@@ -187,7 +187,7 @@ package enum SyncMessages {
     /// and where the items to pull stand after the push.
     package struct SyncAnswer: Codable, Sendable, Equatable {
         /// The list's version after the push.
-        package var version: Int64
+        package var version: ListVersion
         /// The highest sequence the server has applied for this replica.
         package var acknowledged: Int64
         package var outcomes: [PushOutcome]
