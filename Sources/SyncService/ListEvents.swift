@@ -73,7 +73,9 @@ final class ListEvents: Sendable {
         /// Adds `stream`, first sending it what came after `since`.
         func add(_ stream: EventStream, since: ListVersion?) throws {
             let handle = store.list(list)
-            let start = try state.withLock { state -> Bool in
+            // The watching thread, when this stream starts one, follows from the version the
+            // stream was brought to: a commit made before the thread is under way still reaches it.
+            let start = try state.withLock { state -> ListVersion? in
                 let current = try handle.header().version
                 var follower = Follower(stream: stream, lastSent: since ?? current)
                 if let since, since != current {
@@ -81,13 +83,13 @@ final class ListEvents: Sendable {
                 }
                 state.followers[ObjectIdentifier(stream)] = follower
                 defer { state.running = true }
-                return !state.running
+                return state.running ? nil : follower.lastSent
             }
             stream.onClose { [weak self] in
                 self?.state.withLock { _ = $0.followers.removeValue(forKey: ObjectIdentifier(stream)) }
             }
-            if start {
-                let thread = Thread { [self] in watch() }
+            if let start {
+                let thread = Thread { [self] in watch(from: start) }
                 thread.name = "sectionctl events: \(list)"
                 thread.start()
             }
@@ -101,10 +103,10 @@ final class ListEvents: Sendable {
             follower.lastSent = changes.version
         }
 
-        /// Follows the list until it has no streams left (or is deleted), sending each update to
-        /// every stream that has not had it.
-        private func watch() {
-            guard let watcher = try? ListWatcher(location: store.location, server: store.server, list: list) else {
+        /// Follows the list from `version` until it has no streams left (or is deleted), sending
+        /// each update to every stream that has not had it.
+        private func watch(from version: ListVersion) {
+            guard let watcher = try? ListWatcher(location: store.location, server: store.server, list: list, from: version) else {
                 finishAll()
                 return
             }
