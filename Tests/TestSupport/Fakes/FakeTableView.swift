@@ -47,18 +47,24 @@ import Repository
     func tableView(_ tableView: UITableView, cellForRowAt indexPath: IndexPath) -> UITableViewCell
     func tableView(_ tableView: UITableView, titleForHeaderInSection section: Int) -> String?
     func tableView(_ tableView: UITableView, titleForFooterInSection section: Int) -> String?
+    func tableView(_ tableView: UITableView, moveRowAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath)
 }
 
 extension UITableViewDataSource {
     package func numberOfSections(in tableView: UITableView) -> Int { 1 }
     package func tableView(_ tableView: UITableView, titleForHeaderInSection section: Int) -> String? { nil }
     package func tableView(_ tableView: UITableView, titleForFooterInSection section: Int) -> String? { nil }
+    package func tableView(_ tableView: UITableView, moveRowAt sourceIndexPath: IndexPath, to destinationIndexPath: IndexPath) {}
 }
 
 /// What a section shows above and below its rows.
 package struct ShownHeader: Equatable, CustomStringConvertible {
     package var title: String?
     package var footer: String?
+    package init(title: String? = nil, footer: String? = nil) {
+        self.title = title
+        self.footer = footer
+    }
     package var description: String { "\(title ?? "-") [\(footer ?? "")]" }
 }
 
@@ -66,6 +72,10 @@ package struct ShownHeader: Equatable, CustomStringConvertible {
 package struct ShownCell: Equatable, CustomStringConvertible {
     package var text: String?
     package var detail: String?
+    package init(text: String? = nil, detail: String? = nil) {
+        self.text = text
+        self.detail = detail
+    }
     package var description: String { "\(text ?? "-")\(detail.map { "=\($0)" } ?? "")" }
 
     /// Whether the view showing this cell agrees with a data source answering `other`: the
@@ -86,6 +96,12 @@ package struct ShownCell: Equatable, CustomStringConvertible {
     package private(set) var refusals: [String] = []
     /// The batches applied, in order.
     package private(set) var batches: [Changeset] = []
+    /// How many times `reloadData()` was called.
+    package private(set) var reloads = 0
+    /// Every batch that left the view showing exactly what it showed before (headers, cells,
+    /// order): an animation of nothing — a row deleted and inserted in its own place, or a cell
+    /// reloaded with what it already said — which flashes on screen.
+    package private(set) var noOpAnimations: [String] = []
     private var batch: Changeset?
 
     package init() {}
@@ -106,7 +122,34 @@ package struct ShownCell: Equatable, CustomStringConvertible {
             })
     }
 
-    package func reloadData() { shown = askDataSource() }
+    package func reloadData() {
+        reloads += 1
+        shown = askDataSource()
+    }
+
+    /// Where what the view shows differs from what its data source says now, footers
+    /// included: a stale cell, header or footer, or a count the view did not follow.
+    package func mismatches() -> [String] {
+        let source = askDataSource()
+        guard shown.sections.count == source.sections.count else {
+            return ["the view shows \(shown.sections.count) sections; the data source has \(source.sections.count)"]
+        }
+        var found: [String] = []
+        for (index, pair) in zip(shown.sections, source.sections).enumerated() {
+            if pair.0.header != pair.1.header { found.append("section \(index) shows \(pair.0.header); the data source has \(pair.1.header)") }
+            if pair.0.cells != pair.1.cells { found.append("section \(index) shows \(pair.0.cells); the data source has \(pair.1.cells)") }
+        }
+        return found
+    }
+
+    /// The user drags the row at `source` to `destination` in an editing view: the view moves
+    /// the cell itself, then tells its data source (`tableView(_:moveRowAt:to:)`), which must
+    /// take the move in without animating it.
+    package func userMovesRow(from source: IndexPath, to destination: IndexPath) {
+        let cell = shown.sections[source.section].cells.remove(at: source.row)
+        shown.sections[destination.section].cells.insert(cell, at: destination.row)
+        dataSource?.tableView(self, moveRowAt: source, to: destination)
+    }
 
     package func performBatchUpdates(_ updates: (() -> Void)?, completion: ((Bool) -> Void)? = nil) {
         guard batch == nil else {
@@ -130,6 +173,7 @@ package struct ShownCell: Equatable, CustomStringConvertible {
                     refusals.append("after batch \(done), section \(index) shows \(pair.0); the data source has \(pair.1)")
                 }
             }
+            if after == shown { noOpAnimations.append("batch \(done) changes nothing on screen") }
             shown = after
         } catch {
             refusals.append("\(error)")
@@ -182,4 +226,25 @@ package struct ShownCell: Equatable, CustomStringConvertible {
         label.onChange = { [weak self] text in self?.shown.sections[section].header.footer = text }
         return UITableViewHeaderFooterView(textLabel: label)
     }
+}
+
+/// The stand-in table view driven by a `ListViewAdapter`, as `UITableView+ListTableView.swift`
+/// makes UIKit's: each call forwarded to the table view's own.
+extension UITableView: ListTableView {
+    package func performBatch(_ updates: () -> Void) {
+        withoutActuallyEscaping(updates) { performBatchUpdates($0) }
+    }
+    package func deleteSections(_ sections: [Int]) { deleteSections(IndexSet(sections), with: .automatic) }
+    package func insertSections(_ sections: [Int]) { insertSections(IndexSet(sections), with: .automatic) }
+    package func reloadSections(_ sections: [Int]) { reloadSections(IndexSet(sections), with: .automatic) }
+    package func deleteRows(at paths: [RowPath]) { deleteRows(at: paths.map(IndexPath.init), with: .automatic) }
+    package func insertRows(at paths: [RowPath]) { insertRows(at: paths.map(IndexPath.init), with: .automatic) }
+    package func moveRow(at path: RowPath, to newPath: RowPath) { moveRow(at: IndexPath(path), to: IndexPath(newPath)) }
+    package func reconfigureRows(at paths: [RowPath]) { reconfigureRows(at: paths.map(IndexPath.init)) }
+    package func setFooter(_ text: String?, forSection section: Int) { footerView(forSection: section)?.textLabel?.text = text }
+}
+
+extension IndexPath {
+    /// The index path of a list's row path.
+    package init(_ path: RowPath) { self.init(row: path.row, section: path.section) }
 }
