@@ -34,35 +34,70 @@ extension ListViewAdapter {
     /// path after the move, as `tableView(_:moveRowAt:to:)` gives it): the draft moves it too,
     /// and the view is not animated, since it shows the move already; the footers of the two
     /// sections are set when their text changed (one emptied, one filled).
-    /// - Throws: `RepositoryError.sessionClosed` with no session open; what the edit throws.
+    ///
+    /// The move is given to the session by ids (the row, and its new neighbour), so that when
+    /// another writer has moved the list on since what is shown, the session is rebased and the
+    /// row still lands next to the neighbour the user put it by; what the rebase changed is then
+    /// animated from the screen.
+    /// - Throws: `RepositoryError.sessionClosed` with no session open; what the session throws.
     public func userMovedRow(from source: RowPath, to destination: RowPath) throws {
         guard let session else { throw RepositoryError.sessionClosed }
-        let change = try session.apply(.moveRow(.at(source.section, source.row), to: .at(destination.section, destination.row)))
-        let old = snapshot
-        show(nil, leadingTo: try old.applying(change.changeset, contentFrom: old), .alreadyShown)
+        var moved = snapshot
+        let row = moved.sections[source.section].rows.remove(at: source.row)
+        moved.sections[destination.section].rows.insert(row, at: destination.row)
+        let neighbours = moved.sections[destination.section].rows
+        let place: RowDestination =
+            destination.row > 0
+            ? .after(neighbours[destination.row - 1].id)
+            : neighbours.count > 1
+                ? .before(neighbours[1].id) : RowDestination(section: .id(moved.sections[destination.section].id), index: .index(0))
+        show(nil, leadingTo: moved, .alreadyShown)
+        let edit = Edit.moveRow(.id(row.id), to: place)
+        do {
+            try session.apply(edit)
+        } catch RepositoryError.conflict {
+            try session.rebase()
+            _ = try? session.apply(edit)  // the row, or its neighbour, may be gone
+        }
+        let draft = try session.snapshot()
+        if draft != snapshot { show(nil, leadingTo: draft) }
     }
 
     /// Applies `edit` to the session's draft and animates it from what is shown.
     /// - Returns: what the session reports (`EditSession.apply(_:)`): the changeset in the
     ///   draft, and the draft id of what the edit created.
     /// - Throws: `RepositoryError.sessionClosed` with no session open; what the edit throws
-    ///   (nothing changes then).
+    ///   (nothing changes then). `RepositoryError.conflict` when another writer moved the list
+    ///   on: the session is rebased first (animated), and the edit, whose places named what was
+    ///   shown before, is not applied; apply it again.
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change {
         guard let session else { throw RepositoryError.sessionClosed }
-        let change = try session.apply(edit)
+        let change = try rebasingOnConflict { try session.apply(edit) }
         show(change.changeset, leadingTo: try session.snapshot())
         return change
     }
 
     /// Takes back the session's last edit and animates it (`EditSession.undoLastEdit()`).
-    /// - Throws: `RepositoryError.sessionClosed` with no session open; what the undo throws.
+    /// - Throws: `RepositoryError.sessionClosed` with no session open; what the undo throws;
+    ///   `RepositoryError.conflict` as `apply(_:)` does.
     @discardableResult
     public func undoLastEdit() throws -> Change {
         guard let session else { throw RepositoryError.sessionClosed }
-        let change = try session.undoLastEdit()
+        let change = try rebasingOnConflict { try session.undoLastEdit() }
         show(change.changeset, leadingTo: try session.snapshot())
         return change
+    }
+
+    /// Runs `body`; when it throws `RepositoryError.conflict` and the list still exists, rebases
+    /// the session (animated) before throwing it on.
+    private func rebasingOnConflict<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch RepositoryError.conflict(let list, let sessionVersion, let currentVersion) {
+            if currentVersion != nil { try rebase() }
+            throw RepositoryError.conflict(list: list, sessionVersion: sessionVersion, currentVersion: currentVersion)
+        }
     }
 
     /// Moves the session onto the list as it now is (`EditSession.rebase()`) and animates from
@@ -93,13 +128,7 @@ extension ListViewAdapter {
     @discardableResult
     public func save() throws -> Change {
         guard let session else { throw RepositoryError.sessionClosed }
-        let change: Change
-        do {
-            change = try session.save()
-        } catch RepositoryError.conflict(let list, let sessionVersion, let currentVersion) {
-            if currentVersion != nil { try rebase() }
-            throw RepositoryError.conflict(list: list, sessionVersion: sessionVersion, currentVersion: currentVersion)
-        }
+        let change = try rebasingOnConflict { try session.save() }
         self.session = nil
         var rekeyed = snapshot.mappingIDs(rows: session.savedRowIDs, sections: session.savedSectionIDs)
         rekeyed.version = change.committed ? change.version : session.baseVersion

@@ -235,10 +235,30 @@ public final class ListViewAdapter {
             }
             setFooters(footers, of: new, on: view)
         case .diffable(let view):
+            // A diffable view follows ids across the whole list (a row out of a deleted section
+            // keeps its cell), so what changed in place is found by id, not by the changeset.
+            let (rows, sections) = Self.changedContent(from: old, to: new)
             counts.animated += 1
-            let reloads = changeset.updatedSectionIDs + footers.filter { !changeset.updatedSectionIDs.contains($0) }
-            view.apply(new, reconfiguring: changeset.updatedRowIDs, reloadingSections: reloads, animated: true)
+            view.apply(new, reconfiguring: rows, reloadingSections: sections + footers.filter { !sections.contains($0) }, animated: true)
         }
+    }
+
+    /// The ids of the rows and sections in both `old` and `new` whose content (kind, title,
+    /// value; title, empty text) differs, in `new`'s order.
+    static func changedContent(from old: ListSnapshot, to new: ListSnapshot) -> (rows: [RowID], sections: [SectionID]) {
+        var rowContent: [RowID: RowContent] = [:]
+        var sectionContent: [SectionID: (String, String?)] = [:]
+        for section in old.sections {
+            sectionContent[section.id] = (section.title, section.emptyText)
+            for row in section.rows { rowContent[row.id] = row.content }
+        }
+        var rows: [RowID] = []
+        var sections: [SectionID] = []
+        for section in new.sections {
+            if let before = sectionContent[section.id], before != (section.title, section.emptyText) { sections.append(section.id) }
+            for row in section.rows where rowContent[row.id].map({ $0 != row.content }) ?? false { rows.append(row.id) }
+        }
+        return (rows, sections)
     }
 
     /// Sets the footers of the sections `ids` of `list` (which is shown) on `view`.
