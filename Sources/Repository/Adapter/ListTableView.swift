@@ -17,7 +17,7 @@ public protocol ListTableView: AnyObject {
     func reloadData()
     /// Runs `updates` as one animated batch (`performBatchUpdates(_:completion:)`), which calls
     /// it before it returns.
-    func performBatch(_ updates: () -> Void)
+    func performBatch(_ updates: @escaping () -> Void)
     /// Deletes sections at their old indexes.
     func deleteSections(_ sections: [Int])
     /// Inserts sections at their new indexes.

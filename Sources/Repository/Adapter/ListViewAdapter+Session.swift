@@ -12,13 +12,7 @@
 ///   continues at the saved version. On a conflict it rebases (animated) and throws; save again.
 /// - `cancel()` animates back to the list as it now is.
 ///
-/// ```swift
-/// try adapter.beginEditing()
-/// // tableView(_:moveRowAt:to:):
-/// try adapter.userMovedRow(from: source, to: destination)
-/// // Done:
-/// try adapter.save()
-/// ```
+/// The DocC article "Table view recipes" shows a reorder-mode view on it.
 extension ListViewAdapter {
     /// Opens an edit session on the list and shows its draft, animated from what is shown (an
     /// editing view's footers appear). Does nothing while one is open.

@@ -15,14 +15,12 @@
 /// - it splits a change into the batches UIKit accepts (`Changeset.stages(from:to:)`), setting
 ///   the data source's list to each batch's, and sets the footers whose text changed.
 ///
-/// ```swift
-/// let adapter = try ListViewAdapter(list: store.list("default"), view: tableView)
-/// // the data source answers from adapter.snapshot, adapter.row(at:), adapter.footer(ofSection:)
-/// Task { try await adapter.follow() }
-/// ```
+/// The view's data source answers from the adapter (`snapshot`, `row(at:)`, `footer(ofSection:)`),
+/// and a task runs `follow()`: the DocC article "Table view recipes" shows a classic, a diffable
+/// and a reorder-mode view in a few lines each.
 ///
 /// An editing view drives an edit session through it too (`beginEditing()`, `userMovedRow`,
-/// `apply(_:)`, `save()`, `cancel()`): see `ListViewAdapter+Session.swift`.
+/// `apply(_:)`, `save()`, `cancel()`).
 ///
 /// It runs on the main actor, as a view does, and reads the store there (each read is one read
 /// transaction of what the view shows; no write waits for it).

@@ -364,10 +364,4 @@ struct DiffableRecipeTests {
         snapshot.appendItems([10])
         #expect(snapshot.itemIdentifiers(inSection: 2) == [10], "a deleted section's items are gone with it")
     }
-
-    @Test func theREADMEShowsTheRecipe() throws {
-        let article = try Self.recipesArticle()
-        #expect(article.contains(try Self.block("diffable recipe", indent: 0)), "TableViewRecipes.md's diffable recipe differs from this file's")
-        #expect(article.contains(try Self.block("diffable use", indent: 12)), "TableViewRecipes.md's use of the recipe differs from this file's")
-    }
 }

@@ -3,7 +3,8 @@ import Repository
 import TestSupport
 import Testing
 
-// The table-view recipes' three ways a view follows a list (TableViewRecipes.md) — a data source that holds its list and
+// The three ways a view followed a list before ListViewAdapter (TableViewRecipes.md showed them; the adapter's tests show
+// where they go wrong) — a data source that holds its list and
 // animates batches, a diffable snapshot moved by ids, and a view that reads only what it shows
 // at the version it shows — run here while another process writes to the same file at random.
 // Every batch goes through the strict model of `performBatchUpdates`, every diffable step
@@ -274,15 +275,5 @@ struct LiveRecipeTests {
         print(
             "\(context): \(commits) versions in \(updates) updates, \(composed) catch-ups over several; versioned view: \(oneStage) one-stage batches,",
             "\(reloads) reloads, \(listMovedOnDuringReads) cells read after the list moved on")
-    }
-
-    @Test func theReadmeShowsTheseRecipes() throws {
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let article = try DiffableRecipeTests.recipesArticle()
-        for name in ["live batch", "live diffable"] {
-            let block = source.components(separatedBy: "// README \(name) begins\n")[1]
-                .components(separatedBy: "// README \(name) ends")[0]
-            #expect(article.contains("```swift\n" + block + "```"), "TableViewRecipes.md's \(name) recipe differs from this file's")
-        }
     }
 }

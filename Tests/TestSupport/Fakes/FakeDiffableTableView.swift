@@ -1,3 +1,4 @@
+import Foundation
 import Repository
 
 /// A stand-in for a table view with a `UITableViewDiffableDataSource`, as it behaves: it diffs
@@ -59,7 +60,8 @@ import Repository
             return ShownSection(
                 id: section.id, header: fresh ? header(section.id) ?? ShownHeader() : oldHeaders[section.id]!,
                 rows: section.rows.map { row in
-                    let redraw = fresh || reconfigured.contains(row.id) || oldCells[row.id] == nil
+                    // A cell drawn as a placeholder (no text) is drawn again at the next layout.
+                    let redraw = fresh || reconfigured.contains(row.id) || (oldCells[row.id]?.text ?? nil) == nil
                     return (row.id, redraw ? cell(row.id) ?? ShownCell() : oldCells[row.id]!)
                 })
         }
@@ -72,9 +74,20 @@ import Repository
         shown = after
     }
 
+    /// Draws again the cells drawn as placeholders (no text: the cell provider had nothing yet,
+    /// as before the first layout), as the view's next layout does.
+    package func layOut() {
+        for section in shown.indices {
+            for row in shown[section].rows.indices where shown[section].rows[row].cell.text == nil {
+                if let fresh = cell(shown[section].rows[row].id) { shown[section].rows[row].cell = fresh }
+            }
+        }
+    }
+
     /// Where what the view shows differs from what its providers say now: stale cells and
     /// headers (footers included), by id.
     package func mismatches(against list: ListSnapshot) -> [String] {
+        layOut()
         var found: [String] = []
         if shown.map(\.id) != list.sections.map(\.id) { found.append("sections \(shown.map(\.id)), the list has \(list.sections.map(\.id))") }
         for (section, listed) in zip(shown, list.sections) {
@@ -85,5 +98,43 @@ import Repository
             }
         }
         return found
+    }
+}
+
+/// A stand-in for UIKit's `UITableViewDiffableDataSource`, with its initializer: its cells come
+/// from the cell provider, and what it shows is a `FakeDiffableTableView`'s (`shown`), under
+/// UIKit's diffable rules. The conformance below is the one `UITableView+ListTableView.swift`
+/// gives UIKit's.
+@MainActor package final class UITableViewDiffableDataSource<SectionIdentifierType: Hashable, ItemIdentifierType: Hashable> {
+    package typealias CellProvider = (UITableView, IndexPath, ItemIdentifierType) -> UITableViewCell?
+    /// What the table view shows, and its rules.
+    package let view = FakeDiffableTableView()
+    private let tableView: UITableView
+    private let cellProvider: CellProvider
+    private var paths: [ItemIdentifierType: IndexPath] = [:]
+
+    package init(tableView: UITableView, cellProvider: @escaping CellProvider) {
+        self.tableView = tableView
+        self.cellProvider = cellProvider
+    }
+
+    /// The cell the provider gives for `id`, as shown.
+    fileprivate func cell(_ id: ItemIdentifierType) -> ShownCell? {
+        guard let path = paths[id], let cell = cellProvider(tableView, path, id) else { return nil }
+        return ShownCell(text: cell.textLabel?.text, detail: cell.detailTextLabel?.text)
+    }
+
+    fileprivate func setPaths(_ paths: [ItemIdentifierType: IndexPath]) { self.paths = paths }
+}
+
+extension UITableViewDiffableDataSource: DiffableListTableView where SectionIdentifierType == SectionID, ItemIdentifierType == RowID {
+    package func apply(_ list: ListSnapshot, reconfiguring rows: [RowID], reloadingSections sections: [SectionID], animated: Bool) {
+        var paths: [RowID: IndexPath] = [:]
+        for (index, section) in list.sections.enumerated() {
+            for (row, item) in section.rows.enumerated() { paths[item.id] = IndexPath(row: row, section: index) }
+        }
+        setPaths(paths)
+        view.cell = { [unowned self] id in cell(id) }
+        view.apply(list, reconfiguring: rows, reloadingSections: sections, animated: animated)
     }
 }

@@ -231,9 +231,7 @@ package struct ShownCell: Equatable, CustomStringConvertible {
 /// The stand-in table view driven by a `ListViewAdapter`, as `UITableView+ListTableView.swift`
 /// makes UIKit's: each call forwarded to the table view's own.
 extension UITableView: ListTableView {
-    package func performBatch(_ updates: () -> Void) {
-        withoutActuallyEscaping(updates) { performBatchUpdates($0) }
-    }
+    package func performBatch(_ updates: @escaping () -> Void) { performBatchUpdates(updates) }
     package func deleteSections(_ sections: [Int]) { deleteSections(IndexSet(sections), with: .automatic) }
     package func insertSections(_ sections: [Int]) { insertSections(IndexSet(sections), with: .automatic) }
     package func reloadSections(_ sections: [Int]) { reloadSections(IndexSet(sections), with: .automatic) }
