@@ -39,18 +39,19 @@ struct AdapterRandomRunTests {
 
         while commits < Self.commitsPerSeed {
             step += 1
-            // Another writer commits one to three versions.
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+            // Another writer commits one to six versions.
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
                 switch Int.random(in: 0..<10, using: &generator) {
                 case 0, 1:
                     // Plain SQL, as `sqlite3` would: a rename, a no-op update, or a deletion.
-                    let ids = try await other.snapshot().sections.flatMap { $0.rows.map(\.id.rawValue) }
-                    guard let id = ids.randomElement(using: &generator) else { break }
+                    // The row: the k-th by id, k seeded (what a seed does stays the same).
+                    let k = Int.random(in: 0..<1_000, using: &generator)
+                    let row = "(SELECT id FROM rows ORDER BY id LIMIT 1 OFFSET \(k) % max(1, (SELECT count(*) FROM rows)))"
                     sqlRenames += 1
                     switch Int.random(in: 0..<3, using: &generator) {
-                    case 0: try fixture.plainSQL("UPDATE rows SET title = 'sql\(sqlRenames)' WHERE id = \(id)")
-                    case 1: try fixture.plainSQL("UPDATE rows SET title = title WHERE id = \(id)")
-                    default: try fixture.plainSQL("DELETE FROM rows WHERE id = \(id)")
+                    case 0: try fixture.plainSQL("UPDATE rows SET title = 'sql\(sqlRenames)' WHERE id = \(row)")
+                    case 1: try fixture.plainSQL("UPDATE rows SET title = title WHERE id = \(row)")
+                    default: try fixture.plainSQL("DELETE FROM rows WHERE id = \(row)")
                     }
                     commits += 1
                 case 2:
@@ -68,55 +69,57 @@ struct AdapterRandomRunTests {
                     if (try? await other.apply(edit))?.committed == true { commits += 1 }
                 }
             }
-            // The editing view: a session opens now and then; while open, drags and edits,
-            // and in the end a save (which may conflict and rebase) or a cancel.
-            if let session = editor.session {
-                switch Int.random(in: 0..<10, using: &generator) {
-                case 0:
-                    do {
-                        try editor.save()
-                        saves += 1
-                        commits += 1
-                    } catch RepositoryError.conflict {
-                        rebases += 1
-                    }
-                case 1:
-                    try editor.cancel()
-                case 2, 3, 4:
-                    let sections = editor.snapshot.sections
-                    if let from = sections.indices.filter({ !sections[$0].rows.isEmpty }).randomElement(using: &generator) {
-                        let source = RowPath(section: from, row: Int.random(in: 0..<sections[from].rows.count, using: &generator))
-                        let to = Int.random(in: 0..<sections.count, using: &generator)
-                        let limit = sections[to].rows.count - (to == from ? 1 : 0)
-                        let destination = RowPath(section: to, row: Int.random(in: 0...limit, using: &generator))
-                        if editor === views.classic {
-                            views.table.userMovesRow(from: IndexPath(source), to: IndexPath(destination))
-                        } else {
-                            try editor.userMovedRow(from: source, to: destination)
-                        }
-                        sessionEdits += 1
-                    }
-                case 5:
-                    if session.editCount > 0 {
+            // The editing view: a session opens now and then; while open, one to three drags
+            // and edits, and now and then a save (which may conflict and rebase) or a cancel.
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                if let session = editor.session {
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0:
                         do {
-                            try editor.undoLastEdit()
-                            sessionEdits += 1
+                            try editor.save()
+                            saves += 1
+                            commits += 1
                         } catch RepositoryError.conflict {
                             rebases += 1
                         }
+                    case 1:
+                        try editor.cancel()
+                    case 2, 3, 4:
+                        let sections = editor.snapshot.sections
+                        if let from = sections.indices.filter({ !sections[$0].rows.isEmpty }).randomElement(using: &generator) {
+                            let source = RowPath(section: from, row: Int.random(in: 0..<sections[from].rows.count, using: &generator))
+                            let to = Int.random(in: 0..<sections.count, using: &generator)
+                            let limit = sections[to].rows.count - (to == from ? 1 : 0)
+                            let destination = RowPath(section: to, row: Int.random(in: 0...limit, using: &generator))
+                            if editor === views.classic {
+                                views.table.userMovesRow(from: IndexPath(source), to: IndexPath(destination))
+                            } else {
+                                try editor.userMovedRow(from: source, to: destination)
+                            }
+                            sessionEdits += 1
+                        }
+                    case 5:
+                        if session.editCount > 0 {
+                            do {
+                                try editor.undoLastEdit()
+                                sessionEdits += 1
+                            } catch RepositoryError.conflict {
+                                rebases += 1
+                            }
+                        }
+                    default:
+                        do {
+                            try editor.apply(randomEdit(session.outline, step: nextLabel(), using: &generator))
+                            sessionEdits += 1
+                        } catch RepositoryError.conflict {
+                            rebases += 1
+                        } catch {
+                            // An edit the draft refuses changes nothing.
+                        }
                     }
-                default:
-                    do {
-                        try editor.apply(randomEdit(session.outline, step: nextLabel(), using: &generator))
-                        sessionEdits += 1
-                    } catch RepositoryError.conflict {
-                        rebases += 1
-                    } catch {
-                        // An edit the draft refuses changes nothing.
-                    }
+                } else if Int.random(in: 0..<4, using: &generator) == 0 {
+                    try editor.beginEditing()
                 }
-            } else if Int.random(in: 0..<6, using: &generator) == 0 {
-                try editor.beginEditing()
             }
             try views.catchUp()
             let problems = views.problems()
@@ -135,6 +138,7 @@ struct AdapterRandomRunTests {
         #expect(views.problems().isEmpty, "\(context()): \(views.problems())")
         #expect(views.table.reloads == 1 && views.diffable.counts.reloads == 1, "\(context()): no reload but the first")
         #expect(commits >= Self.commitsPerSeed)
+        #expect(sessionEdits >= 250, "\(context()): \(sessionEdits) session edits")
         print(
             "seed \(seed): \(commits) commits in \(step) steps; \(sessionEdits) session edits, \(saves) saves, \(rebases) conflicts;",
             "classic \(views.classic.counts), diffable \(views.diffable.counts)")
