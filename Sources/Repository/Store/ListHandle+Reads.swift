@@ -117,6 +117,21 @@ extension ListHandle {
         }
     }
 
+    /// The ids of a section's rows, in order, in one read: what a diffable view appends for a
+    /// section a changeset inserted (a changeset does not list its rows).
+    /// - Parameters:
+    ///   - section: the section: its index, `#ID` or exact title.
+    ///   - expected: when given, the version the list must be at (see above).
+    /// - Throws: `RepositoryError.listMovedOn` when the list is not at `expected`;
+    ///   `.sectionIndexOutOfRange`, `.sectionNotFound` or `.ambiguousSectionTitle` when it names
+    ///   no one section.
+    /// - Complexity: O(n) in the section's rows, plus finding the section as `rowCount(of:)` does.
+    public func rowIDs(of section: SectionRef, atVersion expected: ListVersion? = nil) throws -> [RowID] {
+        try readList(atVersion: expected) { db, record in
+            try db.allRows(ofSection: try db.section(section, in: record).id).map(\.id)
+        }
+    }
+
     /// The section a reference names (an index, `#ID` or a title), with its index and row count,
     /// and the list's version it was read at.
     /// - Parameters:

@@ -137,8 +137,8 @@ struct ListViewAdapterTests {
         #expect(recipe.snapshot.version == start, "the recipe stays at the old version")
 
         try views.catchUp()
-        #expect(views.classic.snapshot.version == start + 2)
-        #expect(views.diffable.snapshot.version == start + 2)
+        #expect(views.classic.snapshot.version == start.advanced(by: 2))
+        #expect(views.diffable.snapshot.version == start.advanced(by: 2))
         #expect(views.table.batches.isEmpty && views.problems().isEmpty)
     }
 
@@ -259,5 +259,16 @@ struct ListViewAdapterTests {
         #expect(views.classic.snapshot == final && views.diffable.snapshot == final)
         #expect(views.problems().isEmpty, "\(views.problems())")
         #expect(views.table.reloads == 1 && views.diffable.counts.reloads == 1)
+    }
+
+    @Test("rowIDs(of:atVersion:) reads a section's row ids in one read, at the version asked")
+    func rowIDsOfASection() async throws {
+        let fixture = try await threeByThree()
+        let list = fixture.list
+        let snapshot = try await list.snapshot()
+        #expect(try list.rowIDs(of: .index(1)) == snapshot.sections[1].rows.map(\.id))
+        #expect(try list.rowIDs(of: .id(snapshot.sections[2].id), atVersion: snapshot.version) == snapshot.sections[2].rows.map(\.id))
+        try await list.apply(.deleteRow(.at(0, 0)))
+        #expect(throws: RepositoryError.self) { try list.rowIDs(of: .index(0), atVersion: snapshot.version) }
     }
 }
