@@ -114,6 +114,14 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["migration-embedder"]
         ),
+        // Turns Page/ (the browser page: HTML, CSS, JavaScript modules) into Swift source at
+        // build time, so that `sectionctl serve` carries its page.
+        .executableTarget(name: "page-embedder"),
+        .plugin(
+            name: "EmbedPage",
+            capability: .buildTool(),
+            dependencies: ["page-embedder"]
+        ),
         // The domain: lists of ordered sections of ordered rows, moves, sessions, changesets.
         // Its dependency closure is SQLite alone: CI reads `swift package describe` to keep it
         // so (`.ci/portable closure`), and builds an app's package with libpq hidden.
@@ -128,8 +136,8 @@ let package = Package(
         // Import and export: the JSON scanner, the native format, records and templates.
         .target(name: "Transfer", dependencies: ["Repository"]),
         // The sync service behind `sectionctl serve`: its tokens (hashed with libcrypto), for one
-        // list and one role each.
-        .target(name: "SyncService", dependencies: ["Repository", "HTTPServer", "CCrypto"]),
+        // list and one role each, and the page it serves to browsers (Page/, embedded).
+        .target(name: "SyncService", dependencies: ["Repository", "HTTPServer", "CCrypto"], plugins: ["EmbedPage"]),
         // Command-line machinery that knows nothing of lists: the parser of a command tree, help
         // pages, manual pages, shell words, display width, escaping for a terminal, colours, the
         // console, status lines.

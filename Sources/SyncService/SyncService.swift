@@ -32,6 +32,8 @@ public struct SyncServiceLimits: Sendable {
 public final class SyncService: Sendable {
     public let store: SectionStore
     public let limits: SyncServiceLimits
+    /// Where the page's drag-and-drop library was looked for, and what was found.
+    public let assets: PageAssets
     private let tokens: Tokens
     private let events: ListEvents
     /// The registrations and syncs being answered now.
@@ -40,15 +42,23 @@ public final class SyncService: Sendable {
     /// `requestsPerSecond`, by token id.
     private let allowances = Mutex<[Int64: (left: Double, at: ContinuousClock.Instant)]>([:])
 
-    public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) {
+    public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits(), assets: PageAssets = PageAssets()) {
         self.store = store
         self.limits = limits
+        self.assets = assets
         self.tokens = Tokens(store: store)
         self.events = ListEvents(store: store)
     }
 
-    /// Answers one request. Never throws: every failure becomes its status.
+    /// Answers one request. Never throws: every failure becomes its status. Every answer carries
+    /// the page's security headers (`securityHeaders`).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var response = answer(request)
+        response.headers += Self.securityHeaders
+        return response
+    }
+
+    private func answer(_ request: HTTPRequest) -> HTTPResponse {
         do {
             return try route(request)
         } catch let refusal as SyncRefusal {
@@ -72,6 +82,9 @@ public final class SyncService: Sendable {
 
     private func route(_ request: HTTPRequest) throws -> HTTPResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 3, parts[0].isEmpty, parts[1] == "assets" {
+            return try asset(request, name: parts[2])
+        }
         guard parts.count >= 3, parts[0].isEmpty, parts[1] == "lists", let list = parts[2].removingPercentEncoding, !list.isEmpty else {
             throw SyncRefusal.notFound("no such endpoint: \(Self.shown(request.path))")
         }
@@ -80,14 +93,14 @@ public final class SyncService: Sendable {
         case ("POST", "replicas"):
             let token = try authenticate(request, list: list, needs: .read)
             try admitWrite()
-            defer { writing.withLock { $0 -= 1 } }
+            defer { endWrite() }
             _ = try decode(RegistrationRequest.self, named: "a registration", from: request)
             let registration = try store.registerReplica(list: list, tokenID: token.id, canWrite: token.role.allows(.edit))
             return HTTPResponse.json(201, String(decoding: SyncMessages.encode(registration), as: UTF8.self))
         case ("POST", "sync"):
             let token = try authenticate(request, list: list, needs: .read)
             try admitWrite()
-            defer { writing.withLock { $0 -= 1 } }
+            defer { endWrite() }
             let sync = try decode(SyncMessages.SyncRequest.self, named: "a sync request", from: request)
             var bounds = SyncLimits()
             bounds.intentsPerPush = limits.intentsPerPush
@@ -109,6 +122,14 @@ public final class SyncService: Sendable {
             } catch RepositoryError.listNotFound {
                 throw SyncRefusal.notFound("no list is named \"\(Self.shown(list))\"")
             }
+        case (_, ""):
+            return page(request)
+        case (_, "session"):
+            return try session(request, list: list)
+        case (_, "window"):
+            return try window(request, list: list)
+        case (_, "intents"):
+            return try intents(request, list: list)
         case (_, "events"):
             return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use GET", headers: [(name: "Allow", value: "GET")])
         case (_, "replicas"), (_, "sync"):
@@ -131,7 +152,7 @@ public final class SyncService: Sendable {
 
     /// Counts a registration or sync in, or refuses it (503) when `limits.concurrentWrites` are
     /// being answered already.
-    private func admitWrite() throws {
+    func admitWrite() throws {
         let admitted = writing.withLock { count in
             guard count < limits.concurrentWrites else { return false }
             count += 1
@@ -140,12 +161,41 @@ public final class SyncService: Sendable {
         guard admitted else { throw Busy() }
     }
 
+    /// Counts a write admitted by `admitWrite()` out.
+    func endWrite() {
+        writing.withLock { $0 -= 1 }
+    }
+
     /// Too many writes at once: answered 503 with `Retry-After`.
     private struct Busy: Error {}
 
-    /// The token of the request, if it is valid, for list `list`, with a role of at least `needs`.
-    private func authenticate(_ request: HTTPRequest, list: String, needs: TokenRole) throws -> TokenRecord {
-        guard case .valid(let token) = try tokens.check(authorization: request.header("authorization")) else {
+    /// The token of the request, if it is valid, for list `list`, with a role of at least `needs`:
+    /// from its `Authorization` header, or else from the page's cookie. A request that is not a
+    /// `GET` and is authenticated by the cookie must carry the session's CSRF value in
+    /// `X-Sectionctl-CSRF` (a browser sends the cookie with another site's form; it never lets
+    /// another site set that header).
+    func authenticate(_ request: HTTPRequest, list: String, needs: TokenRole) throws -> TokenRecord {
+        if let header = request.header("authorization") {
+            return try authenticate(authorization: header, list: list, needs: needs)
+        }
+        guard let cookie = Self.cookieToken(request) else {
+            throw SyncRefusal(status: 401, "a valid token is needed: Authorization: Bearer TOKEN")
+        }
+        let token = try authenticate(authorization: "Bearer " + cookie, list: list, needs: needs)
+        if request.method != "GET" {
+            let sent = Array((request.header(Self.csrfHeader) ?? "").utf8)
+            let expected = Array(Self.csrf(for: cookie).utf8)
+            guard sent.count == expected.count, Crypto.constantTimeEqual(sent, expected) else {
+                throw SyncRefusal.forbidden("a write from the page carries the session's \(Self.csrfHeader) header")
+            }
+        }
+        return token
+    }
+
+    /// The token an `Authorization` header value names, if it is valid, for list `list`, with a
+    /// role of at least `needs`.
+    func authenticate(authorization: String, list: String, needs: TokenRole) throws -> TokenRecord {
+        guard case .valid(let token) = try tokens.check(authorization: authorization) else {
             throw SyncRefusal(status: 401, "a valid token is needed: Authorization: Bearer TOKEN")
         }
         guard token.list == list else { throw SyncRefusal.forbidden("the token is for another list") }
@@ -178,7 +228,7 @@ public final class SyncService: Sendable {
 
     /// The request's body as `T` (`name` in an error), after its nesting is checked against
     /// `limits.jsonDepth`.
-    private func decode<T: Decodable>(_ type: T.Type, named name: String, from request: HTTPRequest) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, named name: String, from request: HTTPRequest) throws -> T {
         if let depth = Self.depthExceeding(limits.jsonDepth, in: request.body) {
             throw SyncRefusal.badRequest("the body nests deeper than \(limits.jsonDepth) levels (at byte \(depth))")
         }

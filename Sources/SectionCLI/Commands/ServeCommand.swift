@@ -12,6 +12,10 @@ enum ServeCommand {
         static let certificate = OptionSpec(
             "--tls-cert", valueName: "FILE", help: "serve HTTPS with this certificate (PEM), with --tls-key", completion: .files)
         static let key = OptionSpec("--tls-key", valueName: "FILE", help: "the certificate's private key (PEM)", completion: .files)
+        static let assets = OptionSpec(
+            "--assets", valueName: "DIR",
+            help: "where the page finds SortableJS (Sortable.min.js; default: \(PageAssets.systemDirectory), Debian's libjs-sortable)",
+            completion: .files)
         static let plainHTTP = OptionSpec(
             "--allow-plain-http", help: "serve plain HTTP on an address other than loopback (tokens then cross the network in the clear)")
 
@@ -19,6 +23,7 @@ enum ServeCommand {
         var port: UInt16
         var tls: TLSFiles?
         var plainHTTP: Bool
+        var assets: String?
 
         init(from line: ParsedLine) throws(CLIError) {
             (host, port) = try Self.address(line.value(Self.listen) ?? "127.0.0.1:8080")
@@ -28,6 +33,7 @@ enum ServeCommand {
             default: throw CLIError.usage("--tls-cert and --tls-key go together", command: ["serve"])
             }
             plainHTTP = line.has(Self.plainHTTP)
+            assets = line.value(Self.assets)
             if tls == nil && !plainHTTP && !SyncEndpoint.isLoopbackHost(host) {
                 throw CLIError.usage(
                     "plain HTTP on \(host) would let tokens cross the network in the clear: give --tls-cert and --tls-key, or --allow-plain-http",
@@ -51,7 +57,7 @@ enum ServeCommand {
     static let command = Command<Context>(
         CommandSpec(
             name: "serve", summary: "serve the database's lists over HTTP to replicas, with tokens scoped to a list",
-            options: [Arguments.listen, Arguments.certificate, Arguments.key, Arguments.plainHTTP],
+            options: [Arguments.listen, Arguments.certificate, Arguments.key, Arguments.assets, Arguments.plainHTTP],
             examples: [
                 "--db tasks.db serve",
                 "--db tasks.db serve --listen 0.0.0.0:8443 --tls-cert cert.pem --tls-key key.pem",
@@ -60,7 +66,8 @@ enum ServeCommand {
             discussion: """
                 Serves the sync service (docs/sync-protocol.md): replicas clone a list from
                 https://HOST:PORT/lists/NAME and sync with it, presenting a token of that list (sectionctl
-                token create). The server applies what replicas send by its own rules. On a PostgreSQL
+                token create). A browser opens the same address for the list's page (docs/browser.md),
+                asking for the token once. The server applies what replicas send by its own rules. On a PostgreSQL
                 database, several serve processes can share the lists. Listens on loopback by default; plain
                 HTTP elsewhere needs --allow-plain-http. Logs one line per request on standard error (no
                 token ever). Ctrl-C or SIGTERM ends it with exit 0.
@@ -68,7 +75,11 @@ enum ServeCommand {
         reading: Arguments.self
     ) { arguments, context in
         let store = try context.openStore()
-        let service = SyncService(store: store)
+        let assets = PageAssets(directory: arguments.assets ?? PageAssets.systemDirectory)
+        if let directory = arguments.assets, assets.sortable == nil {
+            throw CLIError("cannot serve: no Sortable.min.js or Sortable.js in \(TextEscaping.escaped(directory))")
+        }
+        let service = SyncService(store: store, assets: assets)
         let server: HTTPServer
         do {
             server = try HTTPServer(host: arguments.host, port: arguments.port, tls: arguments.tls, limits: service.limits.http) { request in
