@@ -18,9 +18,9 @@ package final class ServedStore: Sendable {
         let lines = Mutex<[String]>([])
     }
 
-    package init(_ store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits()) throws {
+    package init(_ store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits(), assets: PageAssets = PageAssets()) throws {
         self.store = store
-        let service = SyncService(store: store, limits: limits)
+        let service = SyncService(store: store, limits: limits, assets: assets)
         self.service = service
         let answered = answered
         server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits.http) { request in
