@@ -135,7 +135,7 @@ function render() {
     table.append(element);
     if (state.editing && dragAvailable) {
       state.sortables.push(window.Sortable.create(rows, {
-        group: "rows", animation: 150, handle: ".handle", draggable: ".row",
+        group: "rows", animation: 150, handle: ".handle", draggable: ".row", forceFallback: true, fallbackTolerance: 3,
         onEnd: () => { readDraftFromDOM(); },
       }));
     }
@@ -456,7 +456,7 @@ async function start() {
   document.title = escaped(listName) + " — sectionctl";
   if (!dragAvailable) showNotice("Drag is off: the server has no SortableJS (apt-get install libjs-sortable, or serve --assets DIR). Rows move by keyboard: Edit, then Space and the arrow keys.");
   const { status, answer } = await call("GET", "/session");
-  if (status === 401) {
+  if (status === 401 || (status === 200 && answer.role === null)) {
     $("login").hidden = false;
     $("token").focus();
     return;

@@ -59,7 +59,7 @@ extension SyncService {
             return Self.file(sortable, type: "text/javascript")
         }
         guard name != "page.html", let text = EmbeddedPage.files[name] else { throw SyncRefusal.notFound("no such file: \(Self.shown(name))") }
-        let type = name.hasSuffix(".css") ? "text/css" : "text/javascript"
+        let type = name.hasSuffix(".css") ? "text/css" : name.hasSuffix(".svg") ? "image/svg+xml" : "text/javascript"
         return Self.file(Array(text.utf8), type: type)
     }
 
@@ -80,7 +80,8 @@ extension SyncService {
     }
 
     /// `/lists/NAME/session`: `POST` `{"token": "…"}` checks the token and sets the cookie;
-    /// `GET` says what the cookie allows; `DELETE` clears it.
+    /// `GET` says what the cookie allows (`{"role": null}` without a cookie: the page then asks
+    /// for a token); `DELETE` clears it.
     func session(_ request: HTTPRequest, list: String) throws -> HTTPResponse {
         switch request.method {
         case "POST":
@@ -94,9 +95,7 @@ extension SyncService {
             let cookie = "\(Self.cookieName)=\(body.token); Path=\(Self.cookiePath(list)); HttpOnly; SameSite=Strict\(secure)"
             return HTTPResponse.json(200, Self.sessionAnswer(token, text: body.token), headers: [("Set-Cookie", cookie)])
         case "GET":
-            guard let text = Self.cookieToken(request) else {
-                throw SyncRefusal(status: 401, "no session: open one with a token (POST /lists/NAME/session)")
-            }
+            guard let text = Self.cookieToken(request) else { return HTTPResponse.json(200, "{\"role\":null}") }
             let token = try authenticate(authorization: "Bearer " + text, list: list, needs: .read)
             return HTTPResponse.json(200, Self.sessionAnswer(token, text: text))
         case "DELETE":

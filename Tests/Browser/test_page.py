@@ -1,0 +1,297 @@
+#!/usr/bin/env python3
+"""The list page of `sectionctl serve` in a real headless Chromium, driven by WebDriver.
+
+Each test starts `sectionctl serve` on a fresh database file in a temporary directory, opens the
+page, types a token into its form once, and checks what a person sees and what the database holds
+afterwards (through `sectionctl show`, a process of its own). Screenshots of the main steps go to
+$SECTIONCTL_BROWSER_ARTIFACTS (default .build/browser-artifacts).
+
+    SECTIONCTL=.build/debug/sectionctl python3 Tests/Browser/test_page.py
+
+Needs chromium, chromium-driver (Debian) and selenium (pip install selenium). The Swift test
+BrowserTests runs this file, so `swift test` runs it where they are installed.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+SECTIONCTL = os.environ.get("SECTIONCTL", ".build/debug/sectionctl")
+ARTIFACTS = os.environ.get("SECTIONCTL_BROWSER_ARTIFACTS", ".build/browser-artifacts")
+# Only a guard against a hang: every wait ends as soon as what it waits for is there.
+DEADLINE = 120
+
+
+class Served:
+    """A database file with a list, served by `sectionctl serve` on a free loopback port."""
+
+    def __init__(self):
+        self.directory = tempfile.TemporaryDirectory()
+        self.db = os.path.join(self.directory.name, "page.db")
+        self.run("init")
+        self.process = None
+
+    def run(self, *words, check=True):
+        result = subprocess.run([SECTIONCTL, "--db", self.db, *words], capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"sectionctl {' '.join(words)}: {result.stderr}")
+        return result.stdout
+
+    def token(self, role="edit"):
+        return re.search(r"sct_[0-9a-f]{16}_[A-Za-z0-9_-]+", self.run("token", "create", "--list", "default", "--role", role)).group(0)
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [SECTIONCTL, "--db", self.db, "--json", "serve", "--listen", "127.0.0.1:0"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        self.origin = json.loads(line)["listening"]
+        return self
+
+    def shown(self):
+        """The list as `sectionctl --json show` has it: [(section title, [(kind, title, value)])]."""
+        listing = json.loads(self.run("--json", "show"))
+        return [(s["title"], [(r["kind"], r["title"], r["value"]) for r in s["rows"]]) for s in listing["sections"]]
+
+    def stop(self):
+        if self.process:
+            self.process.terminate()
+            self.process.wait()
+        self.directory.cleanup()
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("SECTIONCTL_CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1000", "--disable-gpu"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path=os.environ.get("SECTIONCTL_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(options=options, service=service)
+
+
+class PageTest(unittest.TestCase):
+    """A served list, a browser, and the checks every test ends with."""
+
+    def setUp(self):
+        self.served = Served()
+        self.driver = None
+        self.step = 0
+
+    def tearDown(self):
+        if self.driver:
+            self.driver.quit()
+        self.served.stop()
+
+    def build(self, sections):
+        """Makes the list: [(section title, [(kind, title, value)])]."""
+        for title, rows in sections:
+            self.served.run("section", "add", title)
+            for kind, row, value in rows:
+                words = ["row", "add", title, row, "--kind", kind]
+                if value is not None:
+                    words += ["--value", value]
+                self.served.run(*words)
+
+    def open(self, role="edit"):
+        """Serves the list, opens its page and gives the form a token of `role`."""
+        self.served.start()
+        self.driver = browser()
+        self.driver.get(self.served.origin + "/lists/default")
+        token = self.wait(lambda d: d.find_element(By.ID, "token"))
+        self.wait(lambda d: token.is_displayed())
+        self.shot("form")
+        token.send_keys(self.served.token(role))
+        token.send_keys(Keys.ENTER)
+        self.wait_ready()
+        self.shot("opened")
+
+    def wait_ready(self):
+        self.wait(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+
+    def wait(self, condition, message=""):
+        return WebDriverWait(self.driver, DEADLINE, poll_frequency=0.05).until(condition, message)
+
+    def shot(self, name):
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        self.step += 1
+        self.driver.save_screenshot(os.path.join(ARTIFACTS, f"{self._testMethodName}-{self.step:02d}-{name}.png"))
+
+    def page(self):
+        """The table as the page shows it: [(section title, [(kind, title, value)])], footers apart."""
+        return self.driver.execute_script("""
+            return [...document.querySelectorAll('.section')].map((s) => [
+              s.querySelector('.section-header').textContent,
+              [...s.querySelectorAll('.row')].map((r) => [
+                ['text', 'topic', 'field'].find((k) => r.classList.contains(k)),
+                r.querySelector('.title').textContent,
+                r.querySelector('.value') ? r.querySelector('.value').textContent : null])]);""")
+
+    def footers(self):
+        """For each section, whether its "No Data" footer shows."""
+        return [f.is_displayed() for f in self.driver.find_elements(By.CSS_SELECTOR, ".section .footer")]
+
+    def expected(self):
+        """What `sectionctl show` has, as the page shows it: `-` for a field with no value."""
+        return [[t, [[k, r, (v if v is not None else "-") if k == "field" else None] for k, r, v in rows]] for t, rows in self.served.shown()]
+
+    def console_errors(self):
+        return [entry for entry in self.driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+    def drag(self, row_title, into_section):
+        """Drags the row titled `row_title` by its handle into the section at index `into_section`, as a mouse does."""
+        handle = self.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{row_title}']]/span[@class='handle']")
+        target = self.driver.find_elements(By.CSS_SELECTOR, ".rows")[into_section]
+        actions = ActionChains(self.driver, duration=50)
+        actions.click_and_hold(handle).move_by_offset(0, 5).move_by_offset(0, 5)
+        actions.move_to_element(target).move_by_offset(0, 2).move_to_element(target).release().perform()
+
+
+class PageTests(PageTest):
+    PICTURE = [
+        ("Groceries", [("text", "Oat milk", None), ("text", "Bread", None)]),
+        ("Contact", [("topic", "Details", None), ("field", "Name", "Aiko Tanaka"), ("field", "Phone", None)]),
+        ("Later", [("text", "Stamps", None)]),
+        ("Done", []),
+    ]
+
+    def test_the_page_shows_the_list_as_show_has_it(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.assertEqual(self.page(), self.expected())
+        self.assertIn("Phone", [r[1] for r in self.page()[1][1]])
+        self.assertEqual(self.page()[1][1][2], ["field", "Phone", "-"])
+        self.assertEqual(self.footers(), [False, False, False, False], "no footer outside editing")
+        self.driver.find_element(By.ID, "edit").click()
+        self.assertEqual(self.footers(), [False, False, False, True], "the empty section's footer while editing")
+        self.shot("editing")
+        self.assertEqual(self.console_errors(), [])
+
+    def test_a_row_dragged_into_an_empty_section_moves_the_footers_and_saves_as_one_change(self):
+        self.build(self.PICTURE)
+        self.open()
+        version = json.loads(self.served.run("--json", "show"))["version"]
+        self.driver.find_element(By.ID, "edit").click()
+        self.assertEqual(self.footers(), [False, False, False, True])
+        self.drag("Stamps", 3)
+        self.wait(lambda d: self.footers() == [False, False, True, False], "the footers follow the row as it lands")
+        self.shot("landed")
+        self.drag("Bread", 3)
+        self.wait(lambda d: [r[1] for r in self.page()[3][1]] in (["Stamps", "Bread"], ["Bread", "Stamps"]))
+        order = [r[1] for r in self.page()[3][1]]
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: not d.find_element(By.ID, "save").is_displayed())
+        self.wait(lambda d: [r[1] for r in self.served.shown()[3][1]] == order, "sectionctl show sees the saved order")
+        self.assertEqual(json.loads(self.served.run("--json", "show"))["version"], version + 1, "one save, one version")
+        self.wait(lambda d: self.page() == self.expected())
+        self.driver.refresh()
+        self.wait_ready()
+        self.assertEqual(self.page(), self.expected(), "a reload shows the saved order")
+        self.shot("saved")
+        self.assertEqual(self.console_errors(), [])
+
+    def test_cancel_restores_the_order_from_before(self):
+        self.build(self.PICTURE)
+        self.open()
+        before = self.page()
+        self.driver.find_element(By.ID, "edit").click()
+        self.drag("Oat milk", 3)
+        self.wait(lambda d: self.page() != before)
+        self.shot("dragged")
+        self.driver.find_element(By.ID, "cancel").click()
+        self.assertEqual(self.page(), before)
+        self.assertEqual(self.page(), self.expected(), "nothing was written")
+        self.shot("cancelled")
+
+    def test_another_process_move_appears_without_a_reload(self):
+        self.build(self.PICTURE)
+        self.open()
+        marker = self.driver.execute_script("window.__samePage = 1; return 1;")
+        self.served.run("row", "move", "0:0", "3:0")
+        self.wait(lambda d: [r[1] for r in self.page()[3][1]] == ["Oat milk"], "the move shows without a reload")
+        self.assertEqual(self.driver.execute_script("return window.__samePage;"), marker, "the page was not reloaded")
+        self.assertEqual(self.page(), self.expected())
+        self.shot("moved-elsewhere")
+
+    def test_delete_and_undo(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Bread']]/button[@class='delete']").click()
+        self.wait(lambda d: "Bread" not in [r[1] for r in self.page()[0][1]])
+        self.assertNotIn("Bread", [r[1] for r in self.served.shown()[0][1]])
+        self.wait(lambda d: d.find_element(By.ID, "undo-bar").is_displayed())
+        self.shot("deleted")
+        self.driver.find_element(By.ID, "undo").click()
+        self.wait(lambda d: [r[1] for r in self.page()[0][1]] == ["Oat milk", "Bread"], "undo puts the row back where it was")
+        self.assertEqual(self.page(), self.expected())
+        self.shot("undone")
+
+    def test_keyboard_reordering(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.driver.find_element(By.ID, "edit").click()
+        row = self.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Oat milk']]")
+        row.send_keys(Keys.SPACE)
+        self.wait(lambda d: "Picked up Oat milk" in d.find_element(By.ID, "live").text)
+        active = lambda: self.driver.switch_to.active_element
+        active().send_keys(Keys.ARROW_DOWN)
+        self.wait(lambda d: [r[1] for r in self.page()[0][1]] == ["Bread", "Oat milk"])
+        self.wait(lambda d: "row 2 of 2 in Groceries" in d.find_element(By.ID, "live").text)
+        active().send_keys(Keys.ARROW_DOWN)  # past the section's end: into the next one
+        self.wait(lambda d: [r[1] for r in self.page()[1][1]][0] == "Oat milk")
+        active().send_keys(Keys.SPACE)
+        self.wait(lambda d: "Dropped Oat milk" in d.find_element(By.ID, "live").text)
+        self.shot("dropped")
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: [r[1] for r in self.served.shown()[1][1]][0] == "Oat milk")
+        self.assertEqual(self.page(), self.expected())
+
+    def test_a_read_token_sees_the_list_and_no_edit_control(self):
+        self.build(self.PICTURE)
+        self.open(role="read")
+        self.assertEqual(self.page(), self.expected())
+        self.assertFalse(self.driver.find_element(By.ID, "edit").is_displayed())
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, ".delete"), [])
+        self.assertEqual(self.console_errors(), [])
+
+    def test_hostile_titles_render_as_text(self):
+        hostile = [
+            "<img src=x onerror=\"window.__pwned=1\">",
+            "<script>window.__pwned=2</script>",
+            "javascript:window.__pwned=3",
+            "\u202eevil\u202c right-to-left",
+            "zero\u200bwidth\u2060joined",
+            "bell\x07 and \x1b[31mred",
+            "👩\u200d💻 ❤\ufe0f",
+        ]
+        self.build([("<b>bold</b>", [("text", t, None) for t in hostile])])
+        self.open()
+        shown = self.served.run("show")
+        lines = [l for l in shown.splitlines() if re.match(r"^  0:\d+  ", l)]
+        expected = [re.sub(r"^  0:\d+  (.*)  #\d+$", r"\1", l) for l in lines]
+        self.assertEqual([r[1] for r in self.page()[0][1]], expected, "titles escaped as sectionctl show escapes them")
+        self.assertEqual(self.page()[0][0], "<b>bold</b>")
+        self.assertIn("\\u{202E}", self.page()[0][1][3][1])
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#table img, #table script, #table b"), [])
+        self.assertIsNone(self.driver.execute_script("return window.__pwned;"))
+        with self.assertRaises(NoAlertPresentException):
+            self.driver.switch_to.alert.text
+        self.assertEqual(self.console_errors(), [])
+        self.shot("hostile")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
