@@ -20,6 +20,9 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
     package let name: String
     /// The Debian package that installs it.
     package let debianPackage: String
+    /// The command that installs it, when it is not `apt-get install` of `debianPackage`
+    /// ("pip install selenium").
+    package let installCommand: String?
     /// How a person turns the tests that need it off on purpose ("SECTIONCTL_TEST_POSTGRES=0"),
     /// if they can: those are skipped even where programs are required.
     package let offSwitch: String?
@@ -28,11 +31,12 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
     private let switchedOff: @Sendable () -> Bool
 
     package init(
-        _ name: String, debianPackage: String, offSwitch: String? = nil, switchedOff: @escaping @Sendable () -> Bool = { false },
-        locate: @escaping @Sendable () -> String?
+        _ name: String, debianPackage: String, installCommand: String? = nil, offSwitch: String? = nil,
+        switchedOff: @escaping @Sendable () -> Bool = { false }, locate: @escaping @Sendable () -> String?
     ) {
         self.name = name
         self.debianPackage = debianPackage
+        self.installCommand = installCommand
         self.offSwitch = offSwitch
         self.switchedOff = switchedOff
         self.locate = locate
@@ -71,6 +75,27 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
         "PostgreSQL's initdb and pg_ctl", debianPackage: "postgresql", offSwitch: "SECTIONCTL_TEST_POSTGRES=0",
         switchedOff: { ThrowawayCluster.isSwitchedOff }, locate: { ThrowawayCluster.isInstalled ? ThrowawayCluster.binaries : nil })
 
+    /// Debian's Chromium and its WebDriver, which the page's browser tests drive headless.
+    /// Returns Chromium's path.
+    package static let chromium = RequiredTool("chromium and chromedriver", debianPackage: "chromium chromium-driver") {
+        guard let chromium = RequiredTool.onPath("chromium"), RequiredTool.onPath("chromedriver") != nil else { return nil }
+        return chromium
+    }
+    /// SortableJS as Debian installs it, which `sectionctl serve` gives the page for drag-and-drop.
+    package static let sortable = RequiredTool("SortableJS", debianPackage: "libjs-sortable") {
+        let path = "/usr/share/javascript/sortable/Sortable.min.js"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+    /// Python 3 with selenium, the WebDriver client the browser tests are written with. Returns
+    /// python3's path.
+    package static let selenium = RequiredTool("selenium for Python 3", debianPackage: "python3-pip", installCommand: "pip install selenium") {
+        guard let python = RequiredTool.onPath("python3"),
+            let process = try? Process.run(URL(fileURLWithPath: python), arguments: ["-c", "import selenium"])
+        else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? python : nil
+    }
+
     /// The shell named `name` (bash, zsh or fish).
     package static func shell(_ name: String) -> RequiredTool {
         switch name {
@@ -82,7 +107,7 @@ package struct RequiredTool: Sendable, CustomStringConvertible {
     }
 
     /// "needs zsh (apt-get install zsh)": the line a skipped test shows.
-    package var description: String { "needs \(name) (apt-get install \(debianPackage))" }
+    package var description: String { "needs \(name) (\(installCommand ?? "apt-get install \(debianPackage)"))" }
 
     /// Whether the program is installed.
     package var isInstalled: Bool { locate() != nil }
