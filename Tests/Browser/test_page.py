@@ -226,6 +226,23 @@ class PageTests(PageTest):
         self.assertEqual(self.page(), self.expected())
         self.shot("moved-elsewhere")
 
+    def test_a_save_over_someone_elses_says_so_and_offers_both_ways(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.driver.find_element(By.ID, "edit").click()
+        self.drag("Stamps", 3)
+        self.wait(lambda d: self.footers() == [False, False, True, False])
+        self.served.run("row", "move", "0:0", "0:1")  # someone else saves meanwhile
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: d.find_element(By.ID, "conflict").is_displayed(), "the page says someone else saved")
+        self.shot("conflict")
+        self.assertEqual([r[1] for r in self.served.shown()[3][1]], [], "nothing of the edit was written")
+        self.driver.find_element(By.ID, "rebase").click()
+        self.wait(lambda d: [r[1] for r in self.served.shown()[3][1]] == ["Stamps"], "the move applied on theirs")
+        self.assertEqual([r[1] for r in self.served.shown()[0][1]], ["Bread", "Oat milk"], "their move kept")
+        self.wait(lambda d: self.page() == self.expected())
+        self.shot("rebased")
+
     def test_delete_and_undo(self):
         self.build(self.PICTURE)
         self.open()

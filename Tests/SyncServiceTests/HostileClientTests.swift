@@ -439,17 +439,23 @@ struct HostileClientTests {
 
     // MARK: - 404, 405
 
-    /// No endpoint but the two exists; a list the token is not for is refused the same whether it
+    /// No endpoint but the documented ones exists; a list the token is not for is refused the same whether it
     /// exists or not, so an answer never tells which lists there are.
     @Test(arguments: Backend.all) func unknownEndpointsAre404AndUnknownListsTellNothing(backend: Backend) throws {
         let fixture = try Fixture(backend)
         let replica = try fixture.register(fixture.edit).replica
         let bearer = "Bearer \(fixture.edit)"
         for path in [
-            "/", "/lists", "/lists/", "/lists/default", "/lists/default/", "/lists/default/clone", "/lists/default/sync/extra",
+            "/", "/lists", "/lists/", "/lists/default/clone", "/lists/default/sync/extra", "/assets",
             "/lists//sync", "/lists/%ZZ/sync", "/replicas", "/lists/default/replicas/\(replica)", "/LISTS/default/sync",
         ] {
             try fixture.refuses(404, saying: "no such endpoint") {
+                try fixture.send("POST", path, authorization: bearer, body: Array(Fixture.syncBody(replica).utf8))
+            }
+        }
+        // The list's address is its page, which is only read.
+        for path in ["/lists/default", "/lists/default/"] {
+            try fixture.refuses(405, saying: "use GET") {
                 try fixture.send("POST", path, authorization: bearer, body: Array(Fixture.syncBody(replica).utf8))
             }
         }
