@@ -101,6 +101,20 @@ struct PageRouteTests {
         #expect(left.status == 204 && left.headers["set-cookie"]?.contains("Max-Age=0") == true)
     }
 
+    @Test func theEventStreamTakesTheCookieOfItsListAlone() throws {
+        let fixture = try Fixture(.sqlite)
+        let (otherJar, _) = try Self.session(fixture, token: fixture.otherEdit, list: "other")
+        HostileClientTests.expectError(
+            try RawHTTP.request("GET", "/lists/default/events", port: fixture.port, headers: [("Cookie", otherJar)]), 403, saying: "another list")
+        HostileClientTests.expectError(try RawHTTP.request("GET", "/lists/default/events", port: fixture.port), 401, saying: "valid token")
+        // A wrong bearer token is refused even beside a good cookie: the header is what is checked.
+        let (jar, _) = try Self.session(fixture, token: fixture.edit)
+        HostileClientTests.expectError(
+            try RawHTTP.request(
+                "GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar), ("Authorization", "Bearer sct_0123456789abcdef_x")]),
+            401, saying: "valid token")
+    }
+
     @Test func aCookieOfAListNamedToBreakTheHeaderStaysItsOwn() {
         #expect(SyncService.cookiePath("a; Domain=evil.example") == "/lists/a%3B%20Domain%3Devil.example")
         #expect(SyncService.cookiePath("x\r\nSet-Cookie: y") == "/lists/x%0D%0ASet-Cookie%3A%20y")
