@@ -181,7 +181,7 @@ extension SyncService {
         let outline: ListOutline
         let window: ListWindow
         do {
-            outline = try handle.outline(editing: true, atVersion: expected)
+            outline = try handle.outline(editing: true, atVersion: expected.map { ListVersion($0) })
             guard outline.sections.isEmpty || start.section < outline.sections.count else {
                 throw SyncRefusal.badRequest("the list has \(outline.sections.count) sections; from names section \(start.section)")
             }
@@ -190,14 +190,14 @@ extension SyncService {
                 ? ListWindow(listID: outline.listID, name: outline.name, version: outline.version)
                 : try handle.window(from: start, limit: limit, atVersion: outline.version)
         } catch RepositoryError.listMovedOn(_, _, let current) {
-            throw SyncRefusal.conflict("the list is at version \(current) now; read it again from the start")
+            throw SyncRefusal.conflict("the list is at version \(current.rawValue) now; read it again from the start")
         } catch RepositoryError.listNotFound {
             throw SyncRefusal.notFound("no list is named \"\(Self.shown(list))\"")
         } catch let error as RepositoryError {
             guard case .rowIndexOutOfRange = error else { throw error }
             throw SyncRefusal.badRequest(error.description)
         }
-        var text = "{\"version\":\(outline.version),\"sections\":["
+        var text = "{\"version\":\(outline.version.rawValue),\"sections\":["
         text += outline.sections.map { section in
             "{\"id\":\(section.id.rawValue),\"index\":\(section.index),\"title\":\(Self.jsonString(section.title)),"
                 + "\"empty_text\":\(section.emptyText.map(Self.jsonString) ?? "null"),\"rows\":\(section.rowCount)}"
@@ -253,9 +253,10 @@ extension SyncService {
         }
         let result: IntentBatchResult
         do {
-            result = try store.list(list).apply(batch: batch.intents, expecting: batch.base)
+            result = try store.list(list).apply(batch: batch.intents, expecting: batch.base.map { ListVersion($0) })
         } catch IntentBatchRefusal.listMovedOn(let expected, let current) {
-            throw SyncRefusal.conflict("the list is at version \(current), not \(expected): someone else saved meanwhile; nothing was written")
+            throw SyncRefusal.conflict(
+                "the list is at version \(current.rawValue), not \(expected.rawValue): someone else saved meanwhile; nothing was written")
         } catch RepositoryError.listNotFound {
             throw SyncRefusal.notFound("no list is named \"\(Self.shown(list))\"")
         } catch let error as RepositoryError where !Self.isTransient(error) {
@@ -265,7 +266,7 @@ extension SyncService {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let encoded = String(decoding: (try? encoder.encode(outcomes)) ?? Data("[]".utf8), as: UTF8.self)
-        return HTTPResponse.json(200, "{\"outcomes\":\(encoded),\"version\":\(result.version)}")
+        return HTTPResponse.json(200, "{\"outcomes\":\(encoded),\"version\":\(result.version.rawValue)}")
     }
 
     /// What became of one intent of a batch: its place in the batch (from 1) and its outcome, as

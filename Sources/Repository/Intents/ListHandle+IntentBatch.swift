@@ -2,7 +2,7 @@
 package struct IntentBatchResult: Sendable {
     /// The list's version after the batch: a step past the one before when anything changed,
     /// the same when every intent was dropped or changed nothing.
-    package var version: Int64
+    package var version: ListVersion
     /// What became of each intent, in the batch's order.
     package var outcomes: [IntentOutcome]
     /// The one changeset of the batch, composed; `nil` when nothing changed.
@@ -12,7 +12,7 @@ package struct IntentBatchResult: Sendable {
 /// Why a batch was not applied (`ListHandle.apply(batch:expecting:)`): nothing was written.
 package enum IntentBatchRefusal: Error, Sendable, Equatable {
     /// The list is not at the version the batch was made against: someone else saved meanwhile.
-    case listMovedOn(expected: Int64, current: Int64)
+    case listMovedOn(expected: ListVersion, current: ListVersion)
 }
 
 extension ListHandle {
@@ -23,7 +23,7 @@ extension ListHandle {
     ///   (`IntentBatchRefusal.listMovedOn`).
     /// - Throws: `IntentBatchRefusal`; `RepositoryError` for an intent the rules cannot apply
     ///   (nothing is written then either).
-    package func apply(batch intents: [Intent], expecting expected: Int64?) throws -> IntentBatchResult {
+    package func apply(batch intents: [Intent], expecting expected: ListVersion?) throws -> IntentBatchResult {
         let name = name
         return try store.write { db in
             let record = try db.listRecord(named: name)
