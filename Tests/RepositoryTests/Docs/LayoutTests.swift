@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Every file committed at the package's root is one the README's "Layout" section names, and
-/// every root entry it names is committed: a stray file (a command's output, say) fails.
+/// Every file committed at the package's root is one ARCHITECTURE.md's "Layout" section names,
+/// and every root entry it names is committed: a stray file (a command's output, say) fails. The
+/// README stays an orientation, under 300 lines.
 @Suite("The package's layout")
 struct LayoutTests {
     static let root = packageRoot
@@ -30,13 +31,13 @@ struct LayoutTests {
         return top.path == root.resolvingSymlinksInPath().path
     }()
 
-    /// The root-level entries the README's Layout section names: in its code block, each line
+    /// The root-level entries ARCHITECTURE.md's Layout section names: in its code block, each line
     /// that starts at the margin begins with a path (indented lines go on with the line above);
     /// the path's first component is a root entry.
-    static func namedInReadme() throws -> Set<String> {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let lines = readme.components(separatedBy: "\n")
-        let heading = try #require(lines.firstIndex(of: "## Layout"), "README.md has no \"## Layout\" section")
+    static func namedInLayout() throws -> Set<String> {
+        let architecture = try String(contentsOf: root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let lines = architecture.components(separatedBy: "\n")
+        let heading = try #require(lines.firstIndex(of: "## Layout"), "ARCHITECTURE.md has no \"## Layout\" section")
         let open = try #require(lines[heading...].firstIndex { $0.hasPrefix("```") }, "the Layout section has no code block")
         let close = try #require(lines[(open + 1)...].firstIndex { $0.hasPrefix("```") }, "the Layout section's code block does not end")
         var names: Set<String> = []
@@ -48,15 +49,22 @@ struct LayoutTests {
     }
 
     @Test(.enabled(if: isGitCheckout, "not a git checkout (or git is not installed): the committed files cannot be listed"))
-    func everyCommittedRootEntryIsNamedInTheReadmesLayout() throws {
+    func everyCommittedRootEntryIsNamedInTheLayout() throws {
         let listing = try #require(Self.git(["ls-files", "-z"]))
         try #require(listing.status == 0, "git ls-files failed")
         let committed = Set(listing.output.split(separator: "\0").compactMap { $0.split(separator: "/").first.map(String.init) })
-        let named = try Self.namedInReadme()
+        let named = try Self.namedInLayout()
         #expect(
-            committed.subtracting(named).isEmpty, "committed at the root but not in the README's Layout: \(committed.subtracting(named).sorted())")
-        #expect(named.subtracting(committed).isEmpty, "in the README's Layout but not committed: \(named.subtracting(committed).sorted())")
+            committed.subtracting(named).isEmpty,
+            "committed at the root but not in ARCHITECTURE.md's Layout: \(committed.subtracting(named).sorted())")
+        #expect(named.subtracting(committed).isEmpty, "in ARCHITECTURE.md's Layout but not committed: \(named.subtracting(committed).sorted())")
         #expect(named.isSuperset(of: ["Sources", "Tests", "Package.swift", "README.md"]), "the Layout section was read: \(named.sorted())")
+    }
+
+    @Test func theReadmeStaysUnder300Lines() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let lines = readme.components(separatedBy: "\n").count - (readme.hasSuffix("\n") ? 1 : 0)
+        #expect(lines < 300, "README.md has \(lines) lines: the manual goes in docs/, the layout in ARCHITECTURE.md")
     }
 }
 
