@@ -20,11 +20,22 @@ final class Benchmark {
         for scenario in options.scenarios {
             Log.progress("[\(scenario.rawValue)] \(scenario.summary)")
             let started = ContinuousClock.now
+            let before = IOCounters.current()
             do {
                 report.add(contentsOf: try rows(for: scenario))
             } catch {
                 report.add(ResultRow(scenario: label(scenario), measured: "error: \(error)", ratio: "", target: "", verdict: .fail))
             }
+            // The whole scenario's I/O: this process and every process it ran and reaped, fixtures
+            // included (a PostgreSQL server's own processes are not its children, so not counted).
+            let io = IOCounters.current().since(before)
+            report.add(
+                .info(
+                    "\(label(scenario)): the scenario's I/O in all",
+                    measured: "\(Format.duration(Measurement.seconds(ContinuousClock.now - started))),"
+                        + " fixtures and whole processes included; \(Format.mebibytes(io.storageRead)) from storage,"
+                        + " \(Format.mebibytes(io.storageWritten)) to it",
+                    io: io.cell))
             Log.progress("[\(scenario.rawValue)] done in \(Format.duration(Measurement.seconds(ContinuousClock.now - started)))")
         }
         return report

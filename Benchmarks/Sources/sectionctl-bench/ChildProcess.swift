@@ -16,6 +16,8 @@ enum ChildProcess {
         var peakMemory: Int
         /// What it wrote on stderr.
         var errorOutput: String
+        /// Its I/O counters, read from `/proc/PID/io` before it was reaped.
+        var io = IOCounters()
 
         /// The first line of stderr, for a report.
         var firstErrorLine: String {
@@ -34,30 +36,38 @@ enum ChildProcess {
             ownPath, [peakMemoryOption, errorFile, executable] + arguments, output: resultFile, errors: errorFile + ".intermediary")
         let result = (try? String(contentsOfFile: resultFile, encoding: .utf8)) ?? ""
         let fields = result.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard intermediary.status == 0, fields.count == 3 else {
+        guard intermediary.status == 0, fields.count == 9 else {
             let message = (try? String(contentsOfFile: errorFile + ".intermediary", encoding: .utf8)) ?? ""
             throw BenchmarkError("measuring \(executable) failed (exit \(intermediary.status)): \(message)")
         }
         return Outcome(
             status: Int32(fields[0]), seconds: fields[2], peakMemory: Int(fields[1]) * 1024,
-            errorOutput: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "")
+            errorOutput: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? "",
+            io: IOCounters(
+                readCharacters: Int(fields[3]), writtenCharacters: Int(fields[4]), readCalls: Int(fields[5]), writeCalls: Int(fields[6]),
+                storageRead: Int(fields[7]), storageWritten: Int(fields[8])))
     }
 
     /// Runs `executable` with `arguments` directly, without the intermediary (so no peak
-    /// memory): stdin and stdout on /dev/null, stderr in `errorFile`. Returns its exit status
-    /// and its wall time from spawn to the end of its wait.
-    static func timed(_ executable: String, _ arguments: [String], errorFile: String) throws -> (status: Int32, seconds: Double) {
+    /// memory): stdin and stdout on /dev/null, stderr in `errorFile`. Returns its exit status,
+    /// its wall time from spawn to the end of its wait, and its I/O counters.
+    static func timed(_ executable: String, _ arguments: [String], errorFile: String) throws -> (
+        status: Int32, seconds: Double, io: IOCounters
+    ) {
         try spawn(executable, arguments, output: "/dev/null", errors: errorFile)
     }
 
     /// Runs `executable` with `arguments` directly, stdout written to the file `output` and
-    /// stderr to `errorFile`; returns its exit status and wall time.
-    static func timed(_ executable: String, _ arguments: [String], output: String, errorFile: String) throws -> (status: Int32, seconds: Double) {
+    /// stderr to `errorFile`; returns its exit status, wall time and I/O counters.
+    static func timed(_ executable: String, _ arguments: [String], output: String, errorFile: String) throws -> (
+        status: Int32, seconds: Double, io: IOCounters
+    ) {
         try spawn(executable, arguments, output: output, errors: errorFile)
     }
 
     /// The intermediary's work: runs the program, then prints its exit status, its peak
-    /// resident set size in KiB and its run time in seconds, on one line.
+    /// resident set size in KiB, its run time in seconds and its I/O counters (`rchar`, `wchar`,
+    /// `syscr`, `syscw`, `read_bytes`, `write_bytes`), on one line.
     static func runAsIntermediary(_ arguments: [String]) -> Int32 {
         guard arguments.count >= 2 else {
             Log.progress("usage: sectionctl-bench \(peakMemoryOption) ERRORFILE PROGRAM [ARGUMENTS…]")
@@ -67,7 +77,10 @@ enum ChildProcess {
             let child = try spawn(arguments[1], Array(arguments.dropFirst(2)), output: "/dev/null", errors: arguments[0])
             var usage = rusage()
             getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-            print("\(child.status) \(usage.ru_maxrss) \(child.seconds)")
+            let io = child.io
+            print(
+                "\(child.status) \(usage.ru_maxrss) \(child.seconds) \(io.readCharacters) \(io.writtenCharacters) \(io.readCalls)"
+                    + " \(io.writeCalls) \(io.storageRead) \(io.storageWritten)")
             return 0
         } catch {
             Log.progress("sectionctl-bench: error: \(error)")
@@ -75,9 +88,11 @@ enum ChildProcess {
         }
     }
 
-    /// Spawns a program with stdin on /dev/null and stdout and stderr in files, and waits.
+    /// Spawns a program with stdin on /dev/null and stdout and stderr in files, and waits. Its
+    /// I/O counters are read once it has ended and before it is reaped: `waitid` with `WNOWAIT`
+    /// leaves it a zombie whose `/proc/PID/io` still holds its totals, then `waitpid` reaps it.
     private static func spawn(_ executable: String, _ arguments: [String], output: String, errors: String) throws
-        -> (status: Int32, seconds: Double)
+        -> (status: Int32, seconds: Double, io: IOCounters)
     {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -93,13 +108,18 @@ enum ChildProcess {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
         guard spawned == 0 else { throw BenchmarkError("cannot run \(executable): error \(spawned)") }
+        var ended = siginfo_t()
+        while waitid(P_PID, id_t(pid), &ended, WEXITED | WNOWAIT) < 0 {
+            guard errno == EINTR else { throw BenchmarkError("waiting for \(executable) failed: errno \(errno)") }
+        }
+        let seconds = Measurement.seconds(ContinuousClock.now - started)
+        let io = (try? IOCounters.of(pid: pid)) ?? IOCounters()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw BenchmarkError("waiting for \(executable) failed: errno \(errno)") }
         }
-        let seconds = Measurement.seconds(ContinuousClock.now - started)
         let signal = status & 0x7f
-        return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, seconds)
+        return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, seconds, io)
     }
 
     /// The path of this program.

@@ -17,6 +17,8 @@ struct ResultRow {
     var ratio: String
     var target: String
     var verdict: Verdict
+    /// Pages read and written (`IOCounters.cell`), where the row measures them; empty otherwise.
+    var io: String = ""
 
     /// A figure checked against an upper bound (`ratio ≤ limit`).
     static func atMost(_ scenario: String, measured: String, ratio: Double, limit: Double, suffix: String = "")
@@ -37,8 +39,15 @@ struct ResultRow {
     }
 
     /// A figure without a target.
-    static func info(_ scenario: String, measured: String, ratio: String = "", target: String = "—") -> ResultRow {
-        ResultRow(scenario: scenario, measured: measured, ratio: ratio, target: target, verdict: .info)
+    static func info(_ scenario: String, measured: String, ratio: String = "", target: String = "—", io: String = "") -> ResultRow {
+        ResultRow(scenario: scenario, measured: measured, ratio: ratio, target: target, verdict: .info, io: io)
+    }
+
+    /// The row with its I/O cell set.
+    func with(io cell: String) -> ResultRow {
+        var row = self
+        row.io = cell
+        return row
     }
 
     /// A scenario that was not measured, and why.
@@ -53,17 +62,17 @@ struct Report {
 
     mutating func add(_ row: ResultRow) {
         rows.append(row)
-        Log.progress("  → \(row.scenario): \(row.measured) | \(row.ratio) | \(row.target) | \(row.verdict.rawValue)")
+        Log.progress("  → \(row.scenario): \(row.measured) | \(row.io) | \(row.ratio) | \(row.target) | \(row.verdict.rawValue)")
     }
 
     mutating func add(contentsOf more: [ResultRow]) {
         for row in more { add(row) }
     }
 
-    static let headers = ["Scenario", "Measured", "Ratio", "Target", "Result"]
+    static let headers = ["Scenario", "Measured", "I/O (rchar, wchar / 4096)", "Ratio", "Target", "Result"]
 
     private static func cells(_ row: ResultRow) -> [String] {
-        [row.scenario, row.measured, row.ratio, row.target, row.verdict.rawValue]
+        [row.scenario, row.measured, row.io, row.ratio, row.target, row.verdict.rawValue]
     }
 
     func rendered(markdown: Bool) -> String {
