@@ -63,6 +63,7 @@ final class Benchmark {
         case .undo: return try bulkUndoRows()
         case .wal: return try sessionLogRows()
         case .replica: return try replicaRows()
+        case .shapes: return try userShapeRows()
         }
     }
 

@@ -41,6 +41,9 @@ enum Scenario: String, CaseIterable, Sendable {
     /// 20. Replicas through the sync service: a sync's cost vs the list's size, a clone's memory, a
     /// sync of 1,000 offline edits, a local move vs a file, a pull, many replicas at once, events.
     case replica
+    /// 21. Fixtures made as users make them: moves after a `sectionctl import` of 1M rows vs a
+    /// C-built list, a small import into a 10M-row file vs an empty one, 100,000 lists vs 10,000.
+    case shapes
 
     var summary: String {
         switch self {
@@ -64,6 +67,8 @@ enum Scenario: String, CaseIterable, Sendable {
         case .undo: return "undo and redo of a 1M-row import; delete and undo of a 100K-row section vs plain DELETE and INSERT"
         case .wal: return "the -wal file while an edit session is open and another store commits 2,000 moves"
         case .replica: return "replicas through the sync service: a sync at 1M vs 1K rows, 1,000 offline edits, many replicas at once, event streams"
+        case .shapes:
+            return "1,000 moves after a 1M-row sectionctl import vs a C-built list; 10 rows imported into 10M vs none; 100K lists vs 10K"
         }
     }
 }
@@ -78,10 +83,11 @@ struct Options {
     var rounds: Int?
     var directory: String?
     var sectionctl: String?
+    var cache: String?
 
     static let usage = """
         usage: sectionctl-bench [--quick] [--long] [--scenario NAME[,NAME…]]… [--rounds N] [--commit-each]
-                                [--markdown] [--directory DIR] [--sectionctl PATH]
+                                [--markdown] [--directory DIR] [--sectionctl PATH] [--cache DIR]
 
         Measures sectionctl against a C baseline that calls the SQLite C API directly with the
         same pragmas (WAL, synchronous=FULL), in the same run, and prints a table of ratios and
@@ -99,6 +105,8 @@ struct Options {
                              directory); a directory is created inside it and removed at the end
           --sectionctl PATH  the sectionctl binary for the import scenario (default: the one
                              next to this program)
+          --cache DIR        keep the shapes scenario's 10M-row file in DIR and reuse it in later
+                             runs (it is built by C, which takes minutes; the runs work on a copy)
         """
 
     /// Parses `arguments` (without the program name).
@@ -130,6 +138,7 @@ struct Options {
                 options.rounds = rounds
             case "--directory": options.directory = try value(for: argument)
             case "--sectionctl": options.sectionctl = try value(for: argument)
+            case "--cache": options.cache = try value(for: argument)
             case "--help", "-h": throw UsageError(nil)
             default: throw UsageError("unknown option '\(argument)'")
             }
@@ -220,6 +229,17 @@ struct Plan {
     let serverClientListRows: Int
     let serverClientSections: Int
     let serverObservedChanges: Int
+    /// Scenario 21: the one-row sections of the imported and the C-built list, the moves made in
+    /// each through the library (in rounds of `shapeMovesPerRound`) and as whole processes; the
+    /// rows of the large file a small import lands in, and that import's rows; the lists of the
+    /// smaller many-lists import (the larger has ten times as many).
+    let shapeSections: Int
+    let shapeMoves: Int
+    let shapeMovesPerRound: Int
+    let shapeMoveProcesses: Int
+    let shapeLargeFileRows: Int
+    let shapeSmallImportRows: Int
+    let shapeLists: Int
 
     init(options: Options) {
         let quick = options.quick
@@ -271,6 +291,13 @@ struct Plan {
         serverClientListRows = 2_000
         serverClientSections = 4
         serverObservedChanges = quick ? 50 : 100
+        shapeSections = quick ? 100_000 : 1_000_000
+        shapeMoves = quick ? 200 : 1_000
+        shapeMovesPerRound = quick ? 20 : 100
+        shapeMoveProcesses = quick ? 5 : 20
+        shapeLargeFileRows = quick ? 1_000_000 : 10_000_000
+        shapeSmallImportRows = 10
+        shapeLists = quick ? 1_000 : 10_000
     }
 }
 
