@@ -134,13 +134,26 @@ enum Rounds {
     /// moves. Returns, for each mover, the median over the rounds of its mean time per move in
     /// a round, in seconds.
     static func medianPerMove(_ movers: [(mover: any Mover, moves: Int)], rounds: Int) throws -> [Double] {
+        try measuredPerMove(movers, rounds: rounds).map(\.seconds)
+    }
+
+    /// `medianPerMove`, with each mover's I/O per move over the timed rounds (`/proc/self/io`
+    /// around each block).
+    static func measuredPerMove(_ movers: [(mover: any Mover, moves: Int)], rounds: Int) throws -> [(seconds: Double, io: IOCounters)] {
         var samples = Array(repeating: [Double](), count: movers.count)
+        var io = Array(repeating: IOCounters(), count: movers.count)
         for round in 0...rounds {
             for (index, entry) in movers.enumerated() {
-                let elapsed = try Measurement.time { for _ in 0..<entry.moves { try entry.mover.move() } }
-                if round > 0 { samples[index].append(elapsed / Double(entry.moves)) }
+                var elapsed = 0.0
+                let used = try IOCounters.measure {
+                    elapsed = try Measurement.time { for _ in 0..<entry.moves { try entry.mover.move() } }
+                }
+                if round > 0 {
+                    samples[index].append(elapsed / Double(entry.moves))
+                    io[index] = io[index] + used
+                }
             }
         }
-        return samples.map(Measurement.median)
+        return movers.indices.map { (Measurement.median(samples[$0]), io[$0].per(rounds * movers[$0].moves)) }
     }
 }

@@ -41,8 +41,9 @@ extension Benchmark {
                     ))
             }
             Log.progress("  timing reads and moves: \(plan.rounds) rounds…")
-            let medians = try Rounds.medianPerMove(movers, rounds: plan.rounds)
-            func time(_ size: Int, _ what: Int) -> Double { medians[size * 4 + what] }
+            let measured = try Rounds.measuredPerMove(movers, rounds: plan.rounds)
+            func time(_ size: Int, _ what: Int) -> Double { measured[size * 4 + what].seconds }
+            func io(_ size: Int, _ what: Int) -> IOCounters { measured[size * 4 + what].io }
             let names = ["row at n/2", "path of row #ID at n/2", "50-row window from n/2", "move S:n/2 -> S:10 (committed)"]
             let small = Format.shortCount(sizes[0])
             let large = Format.shortCount(sizes[1])
@@ -52,7 +53,8 @@ extension Benchmark {
                     .atMost(
                         "7. \(name), \(large) vs \(small) rows",
                         measured: "\(small): \(Format.duration(time(0, what))), \(large): \(Format.duration(time(1, what)))",
-                        ratio: time(1, what) / time(0, what), limit: 1.5))
+                        ratio: time(1, what) / time(0, what), limit: 1.5
+                    ).with(io: "each, \(small): \(io(0, what).cell); \(large): \(io(1, what).cell)"))
             }
             rows += try commandLineRows(stores.prefix(2).map { ($0.rows, $0.store.path) })
             if options.long {

@@ -76,12 +76,14 @@ extension Benchmark {
                     (Reader { _ = try store.list("default").row(at: path) }, index == 0 ? plan.sectionLookupsSmall : plan.sectionLookupsLarge))
             }
             Log.progress("  timing row(at: S:0): \(plan.rounds) rounds…")
-            let lookups = try Rounds.medianPerMove(movers, rounds: plan.rounds)
+            let lookups = try Rounds.measuredPerMove(movers, rounds: plan.rounds)
             rows.append(
                 .atMost(
                     "16. row(at: S:0), S = s/2, \(large) vs \(small) sections",
-                    measured: "library, in this process: \(small): \(Format.duration(lookups[0])), \(large): \(Format.duration(lookups[1]))",
-                    ratio: lookups[1] / lookups[0], limit: 1.5))
+                    measured:
+                        "library, in this process: \(small): \(Format.duration(lookups[0].seconds)), \(large): \(Format.duration(lookups[1].seconds))",
+                    ratio: lookups[1].seconds / lookups[0].seconds, limit: 1.5
+                ).with(io: "each, \(small): \(lookups[0].io.cell); \(large): \(lookups[1].io.cell)"))
 
             // The section alone: `section(.index(S))`, through the list's section rank structure.
             var finders: [(mover: any Mover, moves: Int)] = []
@@ -94,12 +96,14 @@ extension Benchmark {
                     ))
             }
             Log.progress("  timing section(.index(S)): \(plan.rounds) rounds…")
-            let sections = try Rounds.medianPerMove(finders, rounds: plan.rounds)
+            let sections = try Rounds.measuredPerMove(finders, rounds: plan.rounds)
             rows.append(
                 .atMost(
                     "16. section(.index(S)), S = s/2, \(large) vs \(small) sections",
-                    measured: "library, in this process: \(small): \(Format.duration(sections[0])), \(large): \(Format.duration(sections[1]))",
-                    ratio: sections[1] / sections[0], limit: 1.5))
+                    measured:
+                        "library, in this process: \(small): \(Format.duration(sections[0].seconds)), \(large): \(Format.duration(sections[1].seconds))",
+                    ratio: sections[1].seconds / sections[0].seconds, limit: 1.5
+                ).with(io: "each, \(small): \(sections[0].io.cell); \(large): \(sections[1].io.cell)"))
 
             // Whole sectionctl processes.
             guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
@@ -119,6 +123,7 @@ extension Benchmark {
             for command in commands {
                 Log.progress("  timing \(command.name): \(plan.rounds) rounds…")
                 var samples: [[Double]] = [[], []]
+                var io = [IOCounters(), IOCounters()]
                 for round in 0...plan.rounds {
                     for (index, fixture) in fixtures.enumerated() {
                         let runs = command.arguments(fixture.middle)
@@ -131,6 +136,7 @@ extension Benchmark {
                                 throw BenchmarkError("sectionctl \(arguments.joined(separator: " ")) exited \(outcome.status): \(message)")
                             }
                             elapsed += outcome.seconds
+                            if round > 0 { io[index] = io[index] + outcome.io }
                         }
                         if round > 0 { samples[index].append(elapsed / Double(runs.count)) }
                     }
@@ -140,7 +146,10 @@ extension Benchmark {
                     .atMost(
                         "16. \(command.name), S = s/2, \(large) vs \(small) sections",
                         measured: "a whole process: \(Format.duration(smallTime)) vs \(Format.duration(largeTime))",
-                        ratio: largeTime / smallTime, limit: 1.5))
+                        ratio: largeTime / smallTime, limit: 1.5
+                    ).with(
+                        io: "a process, \(small): \(io[0].per(plan.rounds * command.arguments(0).count).cell);"
+                            + " \(large): \(io[1].per(plan.rounds * command.arguments(0).count).cell)"))
             }
             return rows
         }
