@@ -71,11 +71,13 @@ final class Benchmark {
         "\((Scenario.allCases.firstIndex(of: scenario) ?? 0) + 1). \(scenario.rawValue)"
     }
 
-    /// Runs `body` with a fresh scratch directory named `name`, removed afterwards.
+    /// Runs `body` with a fresh scratch directory named `name`, removed afterwards (kept, with
+    /// its files, when the environment sets `SECTIONCTL_BENCH_KEEP`, for a look at them afterwards
+    /// with `sqlite3`; the run's directory is then kept too).
     func withScratch<T>(_ name: String, _ body: (Scratch) throws -> T) throws -> T {
-        let scratch = Scratch(path: directory.file(name))
+        let scratch = Scratch(path: directory.file(name), keep: Self.keepFiles)
         try FileManager.default.createDirectory(atPath: scratch.path, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: scratch.path) }
+        defer { if !scratch.keep { try? FileManager.default.removeItem(atPath: scratch.path) } }
         return try body(scratch)
     }
 
@@ -83,18 +85,25 @@ final class Benchmark {
     /// to this program.
     var sectionctlPath: String { options.sectionctl ?? ChildProcess.ownDirectory + "/sectionctl" }
 
+    /// Whether scratch files are kept (`SECTIONCTL_BENCH_KEEP` set).
+    static let keepFiles = ProcessInfo.processInfo.environment["SECTIONCTL_BENCH_KEEP"] != nil
+
     func cleanUp() {
-        directory.remove()
+        if !Self.keepFiles { directory.remove() }
     }
 }
 
 /// A scenario's scratch directory.
 struct Scratch {
     let path: String
+    /// Whether its files stay after the scenario (`SECTIONCTL_BENCH_KEEP`): `removeDatabase` then
+    /// leaves them too.
+    var keep = false
     func file(_ name: String) -> String { path + "/" + name }
 
     /// Removes a database file with its -wal and -shm companions.
     func removeDatabase(_ path: String) {
+        guard !keep else { return }
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
