@@ -118,12 +118,21 @@ extension Benchmark {
         Log.progress("  timing \(Format.count(plan.shapeMoves)) moves in each file (\(rounds) rounds)…")
         var times: [[Double]] = [[], []]
         var io = [IOCounters(), IOCounters()]
+        // Each file's slowest move of all (warm-up included), its number (1 = the first after the
+        // warming rename), and the most pages one round read.
+        var slowest = [(seconds: 0.0, move: 0), (seconds: 0.0, move: 0)]
+        var worstRound = [0.0, 0.0]
         for round in 0...rounds {
             for (index, mover) in movers.enumerated() {
                 var elapsed = 0.0
                 let used = try IOCounters.measure {
-                    elapsed = try Measurement.time { for _ in 0..<plan.shapeMovesPerRound { try mover.move() } }
+                    for move in 0..<plan.shapeMovesPerRound {
+                        let seconds = try Measurement.time { try mover.move() }
+                        elapsed += seconds
+                        if seconds > slowest[index].seconds { slowest[index] = (seconds, round * plan.shapeMovesPerRound + move + 1) }
+                    }
                 }
+                worstRound[index] = max(worstRound[index], used.pagesRead)
                 if round > 0 {
                     times[index].append(elapsed / Double(plan.shapeMovesPerRound))
                     io[index] = io[index] + used
@@ -149,6 +158,15 @@ extension Benchmark {
                 name + ": pages written per move",
                 measured: "\(Format.pages(perMove[0].pagesWritten)) vs \(Format.pages(perMove[1].pagesWritten)) (wchar / 4096)",
                 ratio: Format.ratio(perMove[0].pagesWritten / max(perMove[1].pagesWritten, 1e-9)) + "x"))
+        rows.append(
+            .info(
+                name + ": the slowest move",
+                measured: "imported: \(Format.duration(slowest[0].seconds)), move \(slowest[0].move) after the rename;"
+                    + " C-built: \(Format.duration(slowest[1].seconds)), move \(slowest[1].move)",
+                ratio: Format.ratio(slowest[0].seconds / slowest[1].seconds) + "x"
+            ).with(
+                io: "the most pages a round of \(plan.shapeMovesPerRound) read: imported \(Format.pages(worstRound[0])),"
+                    + " C-built \(Format.pages(worstRound[1]))"))
         drop(stores)
 
         // Whole processes: `row move` there and back, the two files alternating.
