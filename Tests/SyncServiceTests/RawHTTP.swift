@@ -140,10 +140,10 @@ enum RawHTTP {
     static func openStream(_ path: String, port: UInt16, headers: [(String, String)] = [], timeout: Duration = .seconds(60)) throws
         -> EventStream
     {
-        var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
         let descriptor = try connection(to: port)
-        let bytes = Array((head + "\r\n").utf8)
+        let bytes = Array((request + "\r\n").utf8)
         let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == bytes.count else {
             close(descriptor)
@@ -151,20 +151,9 @@ enum RawHTTP {
         }
         let deadline = ContinuousClock.now + timeout
         var received: [UInt8] = []
-        let end = Array("\r\n\r\n".utf8)
         while true {
-            if let headEnd = received.indices.dropLast(3).first(where: { received[$0..<$0 + 4].elementsEqual(end) }) {
-                var lines = String(decoding: received[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
-                let statusLine = lines.removeFirst().split(separator: " ")
-                var headers: [String: String] = [:]
-                for line in lines {
-                    guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                }
-                let stream = EventStream(
-                    descriptor: descriptor, status: statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, headers: headers,
-                    rest: Array(received[(headEnd + 4)...]))
-                return stream
+            if let head = head(of: received) {
+                return EventStream(descriptor: descriptor, status: head.status, headers: head.headers, rest: Array(received[head.bodyStart...]))
             }
             guard let chunk = try read(descriptor, before: deadline) else {
                 close(descriptor)
@@ -214,9 +203,9 @@ enum RawHTTP {
         }
     }
 
-    /// The answer in `bytes`, if they hold a whole one; with `complete`, the connection has
-    /// closed, and a body without a length ends there.
-    private static func parse(_ bytes: [UInt8], complete: Bool) -> Answer? {
+    /// The answer's head in `bytes`, once they hold all of it: its status, its headers (names
+    /// lowercased), and where its body starts.
+    private static func head(of bytes: [UInt8]) -> (status: Int, headers: [String: String], bodyStart: Int)? {
         let end = Array("\r\n\r\n".utf8)
         guard let headEnd = bytes.indices.dropLast(3).first(where: { bytes[$0..<$0 + 4].elementsEqual(end) }) else { return nil }
         var lines = String(decoding: bytes[..<headEnd], as: UTF8.self).components(separatedBy: "\r\n")
@@ -226,8 +215,14 @@ enum RawHTTP {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        let status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
-        let rest = Array(bytes[(headEnd + 4)...])
+        return (statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, headers, headEnd + 4)
+    }
+
+    /// The answer in `bytes`, if they hold a whole one; with `complete`, the connection has
+    /// closed, and a body without a length ends there.
+    private static func parse(_ bytes: [UInt8], complete: Bool) -> Answer? {
+        guard let (status, headers, bodyStart) = head(of: bytes) else { return nil }
+        let rest = Array(bytes[bodyStart...])
         if let length = headers["content-length"].flatMap({ Int($0) }) {
             guard rest.count >= length else { return nil }
             return Answer(status: status, headers: headers, body: Array(rest[..<length]))
