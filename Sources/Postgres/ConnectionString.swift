@@ -261,6 +261,9 @@ public struct ConnectionString: Hashable, Sendable {
         let hosts = host.split(separator: ",", omittingEmptySubsequences: false)
         let ports = port.map { $0.split(separator: ",", omittingEmptySubsequences: false) } ?? []
         guard ports.isEmpty || ports.count == hosts.count else { return nil }
+        // libpq reads hosts listed in a URI's authority with a port each (`h1,h2` gives port
+        // `,`): hosts with a comma and no port (`%2C` in a host, or `host=a,b`) go in the query.
+        guard hosts.count == 1 || port != nil else { return nil }
         var entries: [String] = []
         for (index, entry) in hosts.enumerated() {
             guard !entry.isEmpty else { return nil }

@@ -109,6 +109,9 @@ import Testing
             ),
             ("postgresql://ada%40example.com:p%40ss%2Fw%25rd@db/lists", "postgresql://ada%40example.com:***@db/lists"),
             ("postgresql://h1:5432,h2:5433/lists", "postgresql://h1:5432,h2:5433/lists"),
+            ("postgresql://h1,h2/lists", "postgresql://h1,h2/lists"),
+            // A comma decoded from a host has no port for each host: it stays in the query.
+            ("postgresql://2%2client/lists", "postgresql:///lists?host=2,lient"),
             ("postgresql://[::1]:5432/lists?ssl=true", "postgresql://[::1]:5432/lists?sslmode=require"),
             ("postgresql:///lists?host=/run/postgresql&user=ada", "postgresql://ada@/lists?host=/run/postgresql"),
             ("postgresql://db/lists?host=&user=", "postgresql:///lists?user=&host="),
