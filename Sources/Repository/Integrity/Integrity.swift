@@ -130,17 +130,20 @@ struct IntegrityFindings: Sendable {
             ),
             ("sections", "SELECT id, list_id, title, empty_text FROM sections ORDER BY id", ["title", "empty_text"]),
         ]
+        var found: [InvalidText] = []
         for (table, sql, names) in columns {
-            invalidText += try db.query(sql) { row in
-                names.indices.compactMap { index -> InvalidText? in
+            try db.forEachRow(sql, arguments: []) { row in
+                for (index, name) in names.enumerated() {
                     let column = Int32(index + 2)
-                    guard !row.isNull(column) else { return nil }
+                    guard !row.isNull(column) else { continue }
                     let bytes = row.bytes(column)
-                    guard !bytes.allSatisfy({ $0 < 0x80 }), String(validating: bytes, as: UTF8.self) == nil else { return nil }
-                    return InvalidText(table: table, column: names[index], id: row.int64(0), list: row.int64(1), bytes: bytes)
+                    guard !bytes.allSatisfy({ $0 < 0x80 }), String(validating: bytes, as: UTF8.self) == nil else { continue }
+                    found.append(InvalidText(table: table, column: name, id: row.int64(0), list: row.int64(1), bytes: bytes))
                 }
-            }.flatMap { $0 }
+                return true
+            }
         }
+        invalidText = found
     }
 
     /// The id sequences, and the ids the sync service gave replicas.
