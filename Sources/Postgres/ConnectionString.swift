@@ -313,9 +313,10 @@ public struct ConnectionString: Hashable, Sendable {
     }
 }
 
-/// A connection string that cannot be used: libpq cannot read it, or it is ambiguous (an
-/// unencoded `@` or `/` in a user name or password, a port that is not a number). Nothing of
-/// the string is in it: it may hold a password.
+/// A connection string that cannot be used: libpq cannot read it, it is ambiguous (an
+/// unencoded `@` or `/` in a user name or password, a port that is not a number), or libpq
+/// refuses one of its values before trying a host (`sslmode=bogus`). No secret of the string is
+/// in it: the reason names at most the refused value, as libpq does, with every secret masked.
 public struct MalformedConnectionString: Error, Hashable, Sendable, CustomStringConvertible {
     /// What is wrong, and how to write it instead where that is clear.
     public var reason: String
