@@ -21,9 +21,15 @@ public struct HTTPLimits: Sendable {
     /// line `:\n\n`, which keeps proxies from closing it, and which is how a client that left is
     /// noticed (the write fails), so that the stream's `onClose` runs.
     public var streamKeepAlive: Duration = .seconds(15)
-    /// Threads running handlers (libmicrohttpd's thread pool). Each serves its share of the
-    /// connections and runs their handlers one at a time; a waiting event stream holds none.
+    /// Threads running handlers, one request at a time each; as many again read requests and
+    /// write answers (libmicrohttpd's thread pool), so a handler that waits holds up no other
+    /// connection. A waiting event stream holds none.
     public var threads = 4
+    /// How long a request may wait for a thread to run its handler. A request still waiting
+    /// after that is answered 503 with `Retry-After: 1` without being run: nothing it asked
+    /// for is done, and its client learns so before its own deadline (a replica's is 30 s)
+    /// rather than giving up on work the server then does anyway.
+    public var queueWait: Duration = .seconds(10)
 
     /// The default limits.
     public init() {}

@@ -12,9 +12,11 @@ import Synchronization
 
 /// An HTTP/1.1 server (libmicrohttpd) that hands each request, whole, to one synchronous handler.
 ///
-/// The handler runs on the server's pool threads (`HTTPLimits.threads`), so it may block, on
-/// SQLite for instance; it must not call `stop()`. Requests that break a limit are answered by
-/// the server without calling it (`HTTPLimits` says how). Event streams wait without a thread.
+/// The handler runs on threads of the server's own (`HTTPLimits.threads`), apart from those that
+/// read requests and write answers, so it may block, on SQLite for instance; it must not call
+/// `stop()`. A request waits at most `HTTPLimits.queueWait` for one of them. Requests that break a
+/// limit are answered by the server without calling it (`HTTPLimits` says how). Event streams
+/// wait without a thread.
 ///
 /// ```swift
 /// let server = try HTTPServer(host: "127.0.0.1", port: 8080) { request in
@@ -98,6 +100,11 @@ public final class HTTPServer: Sendable {
             })
         else { return }
         core.stopping.store(true, ordering: .sequentiallyConsistent)
+        // Each request being answered, or queued for an answer, is suspended: its handler ends
+        // and resumes it before the daemon stops.
+        core.pool.close()
+        // Their answers are given the time to go out before the connections close.
+        _ = core.answering.wait(timeout: .now() + .seconds(5))
         // libmicrohttpd must not be stopped with a suspended connection: each waiting stream is
         // resumed, and its reader ends it.
         for stream in core.streams.withLock({ Array($0.values) }) { stream.serverStopping() }
@@ -145,6 +152,11 @@ final class ServerCore: Sendable {
     let stopping = Atomic<Bool>(false)
     /// The event streams being sent, by identity, until their connection ends.
     let streams = Mutex<[ObjectIdentifier: EventStream]>([:])
+    /// The threads that run the handler.
+    let pool: HandlerPool
+    /// Requests handed to the pool whose answers have not gone out (or whose connections have
+    /// not ended): `stop()` gives them a moment.
+    let answering = DispatchGroup()
     /// The PEM text given to libmicrohttpd, kept for the daemon's life.
     nonisolated(unsafe) let certificate: UnsafeMutablePointer<CChar>?
     nonisolated(unsafe) let key: UnsafeMutablePointer<CChar>?
@@ -155,6 +167,7 @@ final class ServerCore: Sendable {
         self.isTLS = isTLS
         self.certificate = certificate.flatMap { strdup($0) }
         self.key = key.flatMap { strdup($0) }
+        self.pool = HandlerPool(threads: limits.threads, queueWait: limits.queueWait)
     }
 
     deinit {
@@ -171,18 +184,40 @@ final class ServerCore: Sendable {
     }
 }
 
-/// One request's state between libmicrohttpd's calls: the URI as sent, the body read so far and
-/// the stream it is answered with. Only the connection's own thread touches it.
+/// One request's state between libmicrohttpd's calls: the URI as sent, the body read so far, the
+/// answer a pool thread leaves while the connection is suspended, and the stream it is answered
+/// with. Only the connection's own thread touches it.
 final class RequestContext {
     let uri: String
     var started = false
     var body: [UInt8] = []
     var tooLong = false
+    var answer: PendingAnswer?
+    /// Whether the request was handed to the pool (and counted in `ServerCore.answering`).
+    var pooled = false
     var stream: EventStream?
 
     init(uri: String) {
         self.uri = uri
     }
+}
+
+/// The answer to a request whose connection is suspended, left by the pool thread that ran the
+/// handler and taken by the connection's thread once it is resumed.
+final class PendingAnswer: Sendable {
+    private let response = Mutex<HTTPResponse?>(nil)
+
+    func set(_ answer: HTTPResponse) { response.withLock { $0 = answer } }
+
+    func take() -> HTTPResponse? { response.withLock { $0.take() } }
+}
+
+/// A suspended connection, resumed from a pool thread (libmicrohttpd allows that from any
+/// thread).
+struct SuspendedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
+
+    func resume() { MHD_resume_connection(connection) }
 }
 
 // MARK: - libmicrohttpd's callbacks
@@ -211,6 +246,9 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextPo
     contextPointer.pointee = nil
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    if context.pooled {
+        core.answering.leave()
+    }
     if let stream = context.stream {
         _ = core.streams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
         stream.connectionEnded()
@@ -221,6 +259,18 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, contextPo
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, contextPointer in
     guard let cls, let connection, let contextPointer, let uploadSize else { return .NO }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if let raw = contextPointer.pointee, let answer = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue().answer {
+        // Resumed by the pool thread that answered.
+        let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        context.answer = nil
+        guard let response = answer.take() else { return .NO }
+        if case .stream = response.body {
+            // A stream's answer goes on until it ends, which `stop()` sees to itself.
+            context.pooled = false
+            core.answering.leave()
+        }
+        return queue(response, on: connection, context: context, core: core)
+    }
     if contextPointer.pointee == nil {
         contextPointer.pointee = Unmanaged.passRetained(RequestContext(uri: url.map { String(cString: $0) } ?? "/")).toOpaque()
     }
@@ -261,8 +311,26 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         headers: values(of: connection, kind: .HEADER_KIND, lowercased: true), body: context.body, isTLS: core.isTLS,
         remoteAddress: clientAddress(connection))
     context.body = []
-    let response = core.handler(request)
-    return queue(response, on: connection, context: context, core: core)
+    if core.isStopping {
+        return queue(.error(503, "the server is stopping; try again", headers: [("Retry-After", "1")]), on: connection, context: context, core: core)
+    }
+    // The handler runs on a pool thread; the connection waits, suspended, for its answer.
+    let answer = PendingAnswer()
+    context.answer = answer
+    let suspended = SuspendedConnection(connection: connection)
+    MHD_suspend_connection(connection)
+    let handler = core.handler
+    context.pooled = true
+    core.answering.enter()
+    let queued = core.pool.submit { expired in
+        answer.set(expired ? .error(503, "the server is busy; try again", headers: [("Retry-After", "1")]) : handler(request))
+        suspended.resume()
+    }
+    if !queued {
+        answer.set(.error(503, "the server is stopping; try again", headers: [("Retry-After", "1")]))
+        suspended.resume()
+    }
+    return .YES
 }
 
 /// The 413 answer to a body over `maxBodyBytes`.

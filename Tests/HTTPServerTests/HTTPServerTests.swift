@@ -208,6 +208,72 @@ import Testing
         open.removeAll()
     }
 
+    @Test func aHandlerThatWaitsHoldsUpNoAnswerTheServerGivesItselfAndARequestQueuedTooLongIsAnswered503() throws {
+        var limits = HTTPLimits()
+        limits.threads = 1
+        limits.maxBodyBytes = 16
+        limits.queueWait = .seconds(1)
+        let entered = Signal()
+        let release = Signal()
+        let ran = Mutex<[String]>([])
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { request in
+            ran.withLock { $0.append(request.path) }
+            if request.path == "/wait" {
+                entered.fire()
+                // Longer than a read's deadline: a server that waited for this handler fails the test.
+                _ = release.wait(timeout: .seconds(120))
+            }
+            return HTTPResponse(status: 204)
+        }
+        defer { server.stop() }
+        let waiting = try RawClient(port: server.port)
+        waiting.write("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(entered.wait(), "the handler started")
+
+        // The one handler thread waits; the server still reads requests and answers a body over
+        // the limit itself.
+        let long = try RawClient(port: server.port)
+        long.write("POST /long HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n")
+        #expect(long.readResponse()?.status == 413)
+
+        // A request queued behind it past `queueWait` is answered 503 and never run.
+        let queued = try RawClient(port: server.port)
+        queued.write("GET /queued HTTP/1.1\r\nHost: x\r\n\r\n")
+        let busy = try #require(queued.readResponse())
+        #expect(busy.status == 503)
+        #expect(busy.head.headers["retry-after"] == "1")
+
+        release.fire()
+        #expect(waiting.readResponse()?.status == 204)
+        // The next request is run at once.
+        queued.write("GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(queued.readResponse()?.status == 204)
+        #expect(ran.withLock { $0 } == ["/wait", "/next"])
+    }
+
+    @Test func stopWaitsForARunningHandlerAndItsAnswerIsSent() throws {
+        var limits = HTTPLimits()
+        limits.threads = 1
+        let entered = Signal()
+        let release = Signal()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits) { request in
+            entered.fire()
+            _ = release.wait()
+            return .json(200, #"{"path":"\#(request.path)"}"#)
+        }
+        let waiting = try RawClient(port: server.port)
+        waiting.write("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(entered.wait())
+        let stopped = Signal()
+        Thread {
+            server.stop()
+            stopped.fire()
+        }.start()
+        release.fire()
+        #expect(stopped.wait(), "stop returned")
+        #expect(waiting.readResponse()?.text == #"{"path":"/wait"}"#)
+    }
+
     @Test func listeningOnAPortInUseSaysSoInOneLine() throws {
         let first = try HTTPServer(host: "127.0.0.1", port: 0) { _ in HTTPResponse(status: 200) }
         defer { first.stop() }
