@@ -427,7 +427,8 @@ extension Benchmark {
     /// user-space cost; the client side keeps nothing but the socket).
     private func replicaEventStreamRows(scratch: Scratch) throws -> [ResultRow] {
         let server = try replicaServerStore(.sqlite, rows: plan.smallSection, name: "events", scratch: scratch)
-        let served = try ServedList(server, maxConnections: 1_200)
+        // One token opens the 1,000 streams: its request allowance is lifted.
+        let served = try ServedList(server, maxConnections: 1_200, requestBurst: .greatestFiniteMagnitude)
         var generator = SeededGenerator(seed: 25)
         let list = server.list("default")
         // The service sends a stream's head with its first event: a stream that resumes from the
@@ -511,10 +512,11 @@ final class ServedList: Sendable {
         let value = Atomic<Int>(0)
     }
 
-    init(_ store: SectionStore, maxConnections: Int = HTTPLimits().maxConnections) throws {
+    init(_ store: SectionStore, maxConnections: Int = HTTPLimits().maxConnections, requestBurst: Double = SyncServiceLimits().requestBurst) throws {
         self.store = store
         var limits = SyncServiceLimits()
         limits.http.maxConnections = maxConnections
+        limits.requestBurst = requestBurst
         let service = SyncService(store: store, limits: limits)
         let answered = RequestCount()
         self.answered = answered
