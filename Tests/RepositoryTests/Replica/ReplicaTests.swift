@@ -378,6 +378,31 @@ extension ReplicaTests {
         }
     }
 
+    @Test func aSyncOfMoreThanOnePushCarriesGoesInTurnsAndAllArrive() throws {
+        guard let (fixture, replica) = try Self.seededReplica() else { return }
+        // More intents than one push carries, by count: two turns.
+        for index in 0..<(SectionStore.intentsPerPush + 10) {
+            try replica.list("default").apply(.moveRow(.at(0, index % 4), to: .at(0, (index + 1) % 4)))
+        }
+        _ = fixture.served.takeRequests()
+        var report = try replica.sync()
+        #expect(report.pushed.count == SectionStore.intentsPerPush + 10)
+        #expect(fixture.served.takeRequests() == ["POST /lists/default/sync 200", "POST /lists/default/sync 200"])
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+
+        // Fewer, but longer than the service's body bound together (1 MiB): halved until each
+        // push fits, never refused.
+        let long = String(repeating: "long title ", count: 3_000)
+        for index in 0..<40 { try replica.list("default").apply(.addRow(.text("\(index) \(long)"), to: .at(1, index))) }
+        report = try replica.sync()
+        #expect(report.pushed.count == 40)
+        #expect(try replica.replicaStatus().pendingIntents == 0)
+        let requests = fixture.served.takeRequests()
+        #expect(requests.count > 2 && requests.allSatisfy { $0 == "POST /lists/default/sync 200" }, "\(requests)")
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        #expect(try fixture.server.store.check().isEmpty)
+    }
+
     @Test func aSilentServerFailsTheSyncAtItsDeadlineAndTheNextSyncLosesNothing() throws {
         let fixture = try Fixture()
         try Self.seeded(fixture)

@@ -25,14 +25,17 @@ extension SectionStore {
     ///   silent past `timeout`, after which a sync is simply run again.
     @discardableResult
     public func sync(timeout: Duration = syncTimeout) throws -> SyncReport {
-        // More intents than one push takes go in turns, each turn a round trip; a list found to
-        // differ from the server's (by their digests) is read whole at once.
+        // More intents than one push carries go in turns, each turn a round trip, for as long as
+        // each turn has some acknowledged; a list found to differ from the server's (by their
+        // digests) is read whole at once.
         var report = try syncOnce(timeout: timeout)
         var readWhole = false
-        while (report.stillPending > 0 && report.pushed.count == Self.intentsPerPush) || (report.diverged && !readWhole) {
+        var acknowledgedLastTurn = !report.pushed.isEmpty
+        while (report.stillPending > 0 && acknowledgedLastTurn) || (report.diverged && !readWhole) {
             let whole = report.diverged && !readWhole
             let next = try syncOnce(timeout: timeout, whole: whole)
             readWhole = readWhole || whole
+            acknowledgedLastTurn = !next.pushed.isEmpty
             report.pushed += next.pushed
             report.serverVersion = next.serverVersion
             report.stillPending = next.stillPending
@@ -41,8 +44,15 @@ extension SectionStore {
         return report
     }
 
-    /// How many intents one push carries at most (the service's bound, docs/sync-protocol.md).
-    package static let intentsPerPush = 10_000
+    /// How many intents one push carries at most. The service takes up to 10,000
+    /// (docs/sync-protocol.md); a push of 1,000 keeps each request's work well inside the
+    /// client's deadline on a busy server, and a sync of 1,000 offline edits one round trip.
+    package static let intentsPerPush = 1_000
+
+    /// The longest request body a push is let grow to: half the service's default bound
+    /// (`HTTPLimits.maxBodyBytes`, 1 MiB), so that intents with long titles go in more turns
+    /// rather than being refused (413).
+    package static let pushBytes = 512 << 10
 
     /// One round trip: the first `intentsPerPush` pending intents pushed, the answer applied.
     private func syncOnce(timeout: Duration, whole: Bool = false) throws -> SyncReport {
@@ -51,14 +61,22 @@ extension SectionStore {
         let verify = items <= ListDigest.everySyncUpTo || Int64.random(in: 0..<ListDigest.bigListInterval) == 0
         let client = HTTPSyncClient(endpoint: try ReplicaCredentials.endpoint(of: self, record: record), timeout: timeout)
         var touched = firstTouched
-        let pending = Array(try read { db in try db.pendingIntents(after: record.acknowledged) }.prefix(Self.intentsPerPush))
-        let faults = syncFaults.withLock { $0 }
-        try faults?(.beforePush)
-        var answer = try client.sync(
+        var pending = Array(try read { db in try db.pendingIntents(after: record.acknowledged) }.prefix(Self.intentsPerPush))
+        func push(_ pending: [PendingIntent]) -> SyncMessages.SyncRequest {
             SyncMessages.SyncRequest(
                 replica: record.replicaID, knownVersion: record.serverVersion,
                 intents: pending.map { SyncMessages.PushedIntent(sequence: $0.sequence, intent: $0.intent, newID: $0.newID) },
-                read: touched.readSet, whole: drifted, verify: verify))
+                read: touched.readSet, whole: drifted, verify: verify)
+        }
+        var request = push(pending)
+        // Long titles make long intents: the push is halved until its body fits.
+        while pending.count > 1, SyncMessages.encode(request).count > Self.pushBytes {
+            pending.removeLast(pending.count / 2)
+            request = push(pending)
+        }
+        let faults = syncFaults.withLock { $0 }
+        try faults?(.beforePush)
+        var answer = try client.sync(request)
         try faults?(.afterPush)
         let outcomes = Dictionary(answer.outcomes.map { ($0.sequence, $0.outcome) }, uniquingKeysWith: { first, _ in first })
         while true {
