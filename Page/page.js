@@ -2,6 +2,11 @@
 // service's endpoints, kept live by its event stream, reordered by drag (SortableJS, when the
 // server has it) or by keyboard, saved as one change of intents. Titles are only ever inserted as
 // text (textContent), escaped as the command line escapes them.
+//
+// Any size: the page holds the list's outline (every section's title and row count) and only the
+// windows of rows it shows, read from the service as they come on screen. Only the rows near the
+// screen are in the page; spacers above and below stand for the rest, sized from the counts (every
+// row is as tall as every other). A reorder in progress is a list of moves over the rows read.
 
 import { escaped } from "./escape.js";
 
@@ -9,22 +14,47 @@ const listName = decodeURIComponent(location.pathname.split("/")[2] || "");
 const base = "/lists/" + encodeURIComponent(listName);
 const $ = (id) => document.getElementById(id);
 
-/** The page's state: the list as last read, the session, and the reorder in progress. */
+/** A row's height in CSS pixels, as page.css draws it (`--row`). */
+const ROW = 44;
+/** A section header's height, with the gap above it (`--head`). */
+const HEAD = 40;
+/** An empty section's drop area while editing (`--empty`), and its "No Data" footer (`--foot`). */
+const EMPTY = 44;
+const FOOT = 26;
+/** The tallest the table is laid out; a taller list is scaled onto it (browsers stop near 33M px). */
+const MAX_HEIGHT = 15_000_000;
+/** Rows in one window read from the service. */
+const CHUNK = 250;
+/** Rows kept in the page beyond each edge of the screen. */
+const OVERSCAN = 16;
+/** The window of rows in the page moves in steps of this many rows, not at every pixel. */
+const STEP = 8;
+/** The most windows of rows kept read; those farthest from the screen are dropped past it. */
+const KEPT_CHUNKS = 24;
+
+/** The page's state: the list's outline and the windows read of it, the session, the reorder in progress. */
 const state = {
   version: 0,
-  sections: [], // [{id, title, emptyText, rows: [{id, kind, title, value}]}]
+  outline: [], // [{id, title, emptyText, count}] at `version`
+  starts: [0], // starts[s]: the list-wide index of section s's first row; the last: the list's row count
+  chunks: new Map(), // window number k → rows at list-wide indexes k * CHUNK …, read at `version`
+  requested: new Set(), // "version:k": windows asked for
+  layout: null, // {tops, height}: where each section starts, in unscaled pixels
   role: null,
   csrf: "",
   editing: false,
-  draft: null, // the sections while editing (rows reordered)
-  before: null, // the order when Edit was pressed: what Cancel restores
-  baseVersion: 0,
-  staleWhileEditing: false,
+  moves: [], // the reorder: [{row, from: [s, i], to: [s, i]}], places in the draft at that move
+  draftCounts: [], // each section's row count in the draft
+  baseVersion: 0, // the version the reorder started from
+  stale: false, // someone else changed the list while editing
   picked: null, // the row id picked by keyboard
-  pickedFrom: null,
+  pickedMoves: null, // the moves before the pick: what Escape restores
   sortables: [],
+  dragging: false,
+  rendered: "", // what the last render drew: it draws again only when that changes
   events: null,
   lastDeleted: null,
+  painted: false,
 };
 
 const dragAvailable = typeof window.Sortable === "function";
@@ -42,6 +72,10 @@ function showNotice(text) {
   notice.hidden = !text;
 }
 
+function canEdit() {
+  return state.role === "edit" || state.role === "admin";
+}
+
 /** A request to the service; the session's CSRF value goes with every write. */
 async function call(method, path, body) {
   const headers = {};
@@ -56,65 +90,240 @@ async function call(method, path, body) {
   return { status: response.status, answer };
 }
 
-// MARK: - Reading the list
+// MARK: - The outline and the windows read
 
-/** Reads the whole list, window by window, at one version (again from the start if it moves on). */
-async function readList() {
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    let from = "0:0";
-    let version = null;
-    let sections = null;
-    let moved = false;
-    while (from !== null) {
-      const query = "?limit=1000&from=" + from + (version === null ? "" : "&version=" + version);
-      const { status, answer } = await call("GET", "/window" + query);
-      if (status === 409) { moved = true; break; }
-      if (status !== 200) throw new Error((answer && answer.error) || "the list could not be read (" + status + ")");
-      if (sections === null) {
-        version = answer.version;
-        sections = answer.sections.map((s) => ({ id: s.id, title: s.title, emptyText: s.empty_text, rows: [] }));
-      }
-      for (const row of answer.rows) {
-        sections[row.section].rows.push({ id: row.id, kind: row.kind, title: row.title, value: row.value });
-      }
-      from = answer.next;
-    }
-    if (!moved) return { version, sections };
-  }
-  throw new Error("the list kept changing while it was read; reload the page");
+/** Takes the outline of a window's answer: the version, and every section with its row count. */
+function setOutline(answer) {
+  state.version = answer.version;
+  state.outline = answer.sections.map((s) => ({ id: s.id, title: s.title, emptyText: s.empty_text, count: s.rows }));
+  state.starts = [0];
+  for (const section of state.outline) state.starts.push(state.starts[state.starts.length - 1] + section.count);
+  state.chunks = new Map();
+  state.requested = new Set();
+  recount();
 }
 
-async function refresh() {
-  const { version, sections } = await readList();
-  if (state.editing) {
-    if (version !== state.baseVersion) state.staleWhileEditing = true;
+/** Keeps a window's rows, by their list-wide index. */
+function keepRows(answer) {
+  for (const row of answer.rows) {
+    const at = state.starts[row.section] + row.index;
+    const k = Math.floor(at / CHUNK);
+    if (!state.chunks.has(k)) state.chunks.set(k, []);
+    state.chunks.get(k)[at % CHUNK] = { id: row.id, kind: row.kind, title: row.title, value: row.value };
+  }
+}
+
+/** The row at list-wide index `at` of the version read, when its window was read. */
+function cached(at) {
+  const chunk = state.chunks.get(Math.floor(at / CHUNK));
+  return (chunk && chunk[at % CHUNK]) || null;
+}
+
+/** The place `S:R` of the row at list-wide index `at` (empty sections are passed over). */
+function pathOf(at) {
+  const starts = state.starts;
+  let low = 0;
+  let high = state.outline.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (starts[middle] <= at) low = middle; else high = middle - 1;
+  }
+  return low + ":" + (at - starts[low]);
+}
+
+/** Reads `limit` rows from list-wide index `at` (at the reorder's version while editing). */
+async function readWindow(at, limit) {
+  const total = state.starts[state.starts.length - 1];
+  const from = at > 0 && at < total ? pathOf(at) : "0:0";
+  const pinned = state.editing ? "&version=" + state.baseVersion : "";
+  let { status, answer } = await call("GET", "/window?limit=" + limit + "&from=" + from + pinned);
+  if (status === 400 && from !== "0:0" && !pinned) {
+    // The list lost the section the place names meanwhile: read from its start.
+    ({ status, answer } = await call("GET", "/window?limit=" + limit + "&from=0:0"));
+  }
+  if (status === 409) return null;
+  if (status !== 200) throw new Error((answer && answer.error) || "the list could not be read (" + status + ")");
+  return answer;
+}
+
+/** Reads the window `k` (list-wide rows k * CHUNK …) and draws it. */
+async function readChunk(k) {
+  const key = (state.editing ? state.baseVersion : state.version) + ":" + k;
+  if (state.requested.has(key)) return;
+  state.requested.add(key);
+  const answer = await readWindow(k * CHUNK, CHUNK);
+  if (answer === null) {
+    if (state.editing) state.stale = true;
+    else await refresh();
     return;
   }
+  if (state.editing) {
+    if (answer.version !== state.baseVersion) return;
+    keepRows(answer);
+  } else if (answer.version > state.version) {
+    adopt(answer);
+    return;
+  } else if (answer.version === state.version) {
+    keepRows(answer);
+  } else {
+    return;
+  }
+  forgetFarWindows();
+  render(true);
+}
+
+/** Drops the windows farthest from the screen, past `KEPT_CHUNKS` of them. */
+function forgetFarWindows() {
+  if (state.chunks.size <= KEPT_CHUNKS) return;
+  const centre = Math.floor(firstShown() / CHUNK);
+  const far = [...state.chunks.keys()].sort((a, b) => Math.abs(b - centre) - Math.abs(a - centre));
+  for (const k of far.slice(0, state.chunks.size - KEPT_CHUNKS)) {
+    state.chunks.delete(k);
+    for (const key of [...state.requested]) if (key.endsWith(":" + k)) state.requested.delete(key);
+  }
+}
+
+/** Reads the rows on screen afresh (the list changed, or the page opens) and draws them, rows sliding from where they were. */
+async function refresh() {
+  const at = Math.floor(firstShown() / CHUNK) * CHUNK;
+  const answer = await readWindow(at, 2 * CHUNK);
+  if (state.editing) {
+    if (answer === null || answer.version !== state.baseVersion) state.stale = true;
+    return;
+  }
+  if (answer === null || answer.version < state.version) return;
+  adopt(answer);
+}
+
+/** Takes a fresh answer as the list: its outline and its rows, drawn with moves animated. */
+function adopt(answer) {
   const positions = rowPositions();
-  state.version = version;
-  state.sections = sections;
-  render();
+  setOutline(answer);
+  keepRows(answer);
+  render(true);
   animateFrom(positions);
+}
+
+// MARK: - Layout: where every section and row is, without reading them
+
+/** A section's row count in what is shown (the draft while editing). */
+function countOf(s) {
+  return state.editing ? state.draftCounts[s] : state.outline[s].count;
+}
+
+function sectionHeight(s) {
+  const count = countOf(s);
+  return HEAD + (count > 0 ? count * ROW : state.editing ? EMPTY + FOOT : 0);
+}
+
+/** Each section's top and the table's height, unscaled; computed again when counts change. */
+function layout() {
+  if (state.layout) return state.layout;
+  const tops = [];
+  let y = 0;
+  for (let s = 0; s < state.outline.length; s += 1) {
+    tops.push(y);
+    y += sectionHeight(s);
+  }
+  tops.push(y);
+  state.layout = { tops, height: y };
+  return state.layout;
+}
+
+/** What the screen shows: `p`, the table's scrolled offset, and `v`, the same in the unscaled table. */
+function viewport() {
+  const bar = document.querySelector(".bar").offsetHeight;
+  const { height } = layout();
+  const physical = Math.min(height, MAX_HEIGHT);
+  const seen = Math.max(ROW, window.innerHeight - bar);
+  const spaceTop = $("table").getBoundingClientRect().top + window.scrollY;
+  const maxP = Math.max(0, physical - seen);
+  const maxV = Math.max(0, height - seen);
+  const p = Math.min(maxP, Math.max(0, window.scrollY + bar - spaceTop));
+  const v = maxP > 0 ? (p * maxV) / maxP : 0;
+  return { p, v, seen, physical, height, maxP, maxV, spaceTop, bar };
+}
+
+/** The last section that starts at or above `y`. */
+function sectionAt(tops, y) {
+  let low = 0;
+  let high = Math.max(0, state.outline.length - 1);
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (tops[middle] <= y) low = middle; else high = middle - 1;
+  }
+  return low;
+}
+
+/** The rows to put in the page: for each section near the screen, its rows [first, end). */
+function rangeOf(view) {
+  const { tops } = layout();
+  const step = STEP * ROW;
+  const top = Math.max(0, Math.floor((view.v - Math.min(OVERSCAN * ROW, view.p)) / step) * step);
+  const bottom = Math.ceil((view.v + view.seen + OVERSCAN * ROW) / step) * step;
+  const parts = [];
+  for (let s = sectionAt(tops, top); s < state.outline.length && tops[s] < bottom; s += 1) {
+    const count = countOf(s);
+    const first = Math.max(0, Math.min(count, Math.floor((top - tops[s] - HEAD) / ROW)));
+    const end = Math.max(first, Math.min(count, Math.ceil((bottom - tops[s] - HEAD) / ROW)));
+    parts.push({ s, first, end });
+  }
+  return parts;
+}
+
+/** The list-wide index of the first row in the page (0 before anything is laid out). */
+function firstShown() {
+  if (state.outline.length === 0) return 0;
+  const parts = rangeOf(viewport());
+  return parts.length ? state.starts[parts[0].s] + parts[0].first : 0;
+}
+
+/** Scrolls so that row `i` of section `s` (of what is shown) is on screen, when it is not. */
+function scrollToRow(s, i) {
+  const view = viewport();
+  const y = layout().tops[s] + HEAD + i * ROW;
+  if (y >= view.v && y + ROW <= view.v + view.seen) return;
+  const v = Math.max(0, Math.min(view.maxV, y - view.seen / 2));
+  const p = view.maxV > 0 ? (v * view.maxP) / view.maxV : 0;
+  window.scrollTo(0, p + view.spaceTop - view.bar);
 }
 
 // MARK: - Rendering
 
-function clone(sections) {
-  return sections.map((s) => ({ ...s, rows: s.rows.map((r) => ({ ...r })) }));
+/** The row at place `i` of section `s` in what is shown: through the reorder's moves to the row read. */
+function rowAt(s, i) {
+  if (state.editing) {
+    for (let k = state.moves.length - 1; k >= 0; k -= 1) {
+      const move = state.moves[k];
+      if (s === move.to[0]) {
+        if (i === move.to[1]) return move.row;
+        if (i > move.to[1]) i -= 1;
+      }
+      if (s === move.from[0] && i >= move.from[1]) i += 1;
+    }
+  }
+  return cached(state.starts[s] + i);
 }
 
-function shown() {
-  return state.editing ? state.draft : state.sections;
-}
-
-function render() {
+/** Draws the rows near the screen (again only when they, or what they are, changed, unless `force`). */
+function render(force) {
   const table = $("table");
-  const canEdit = state.role === "edit" || state.role === "admin";
-  table.classList.toggle("editing", state.editing);
-  table.replaceChildren();
+  const view = viewport();
+  const parts = rangeOf(view);
+  const key = parts.map((p) => p.s + ":" + p.first + "-" + p.end).join(",");
+  if (!force && key === state.rendered) return;
+  state.rendered = key;
+  const focused = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".row") : null;
+  const focusedID = focused && table.contains(focused) ? focused.dataset.id : null;
   for (const sortable of state.sortables) sortable.destroy();
   state.sortables = [];
-  shown().forEach((section, sectionIndex) => {
+  table.classList.toggle("editing", state.editing);
+  const missing = new Set();
+  const nodes = [];
+  let drawn = 0;
+  for (const { s, first, end } of parts) {
+    const section = state.outline[s];
+    const count = countOf(s);
     const element = document.createElement("section");
     element.className = "section" + (state.editing ? " editing-section" : "");
     element.dataset.id = String(section.id);
@@ -123,31 +332,87 @@ function render() {
     header.id = "section-" + section.id;
     header.textContent = escaped(section.title);
     const rows = document.createElement("ul");
-    rows.className = "rows";
-    rows.dataset.section = String(section.id);
+    rows.className = "rows" + (count === 0 ? " empty" : "");
+    rows.dataset.section = String(s);
+    rows.dataset.first = String(first);
     rows.setAttribute("aria-labelledby", header.id);
-    section.rows.forEach((row, rowIndex) => rows.append(rowElement(row, section, rowIndex, canEdit)));
+    for (let i = first; i < end; i += 1) {
+      const row = rowAt(s, i);
+      if (row === null) missing.add(Math.floor(rowAtBase(s, i) / CHUNK));
+      rows.append(rowElement(row, s, i, count));
+    }
     const footer = document.createElement("p");
     footer.className = "footer";
     footer.textContent = escaped(section.emptyText ?? "No Data");
-    footer.hidden = !(state.editing && section.rows.length === 0);
+    footer.hidden = !(state.editing && count === 0);
     element.append(header, rows, footer);
-    table.append(element);
-    if (state.editing && dragAvailable) {
+    nodes.push(element);
+    drawn += HEAD + (end - first) * ROW + (count === 0 && state.editing ? EMPTY + FOOT : 0);
+    if (state.editing && dragAvailable && !state.stale) {
       state.sortables.push(window.Sortable.create(rows, {
-        group: "rows", animation: 150, handle: ".handle", draggable: ".row", forceFallback: true, fallbackTolerance: 3,
-        onEnd: () => { readDraftFromDOM(); },
+        group: "rows", animation: 150, handle: ".handle", draggable: ".row", filter: ".placeholder",
+        forceFallback: true, fallbackTolerance: 3,
+        onStart: () => { state.dragging = true; },
+        onEnd: (event) => {
+          state.dragging = false;
+          const from = [Number(event.from.dataset.section), Number(event.from.dataset.first) + event.oldIndex];
+          const to = [Number(event.to.dataset.section), Number(event.to.dataset.first) + event.newIndex];
+          const row = rowAt(from[0], from[1]);
+          window.setTimeout(() => {
+            if (row && (from[0] !== to[0] || from[1] !== to[1])) addMove(row, from, to);
+            render(true);
+          }, 0);
+        },
       }));
     }
-  });
+  }
+  const firstY = parts.length ? layout().tops[parts[0].s] + parts[0].first * ROW : 0;
+  const above = Math.max(0, Math.round(view.p + firstY - view.v));
+  const below = Math.max(0, Math.round(view.physical - above - drawn));
+  table.replaceChildren(spacer(above), ...nodes, spacer(below));
+  table.setAttribute("aria-rowcount", String(state.starts[state.starts.length - 1]));
   $("version").textContent = "version " + state.version;
-  $("edit").hidden = !canEdit || state.editing;
+  $("edit").hidden = !canEdit() || state.editing;
   $("save").hidden = !state.editing;
   $("cancel").hidden = !state.editing;
+  if (focusedID !== null) focusRow(focusedID);
+  for (const k of missing) readChunk(k).catch(fail);
 }
 
-function rowElement(row, section, rowIndex, canEdit) {
+/** The list-wide index, in the version read, of the row shown at place `i` of section `s`. */
+function rowAtBase(s, i) {
+  if (state.editing) {
+    for (let k = state.moves.length - 1; k >= 0; k -= 1) {
+      const move = state.moves[k];
+      if (s === move.to[0] && i > move.to[1]) i -= 1;
+      if (s === move.from[0] && i >= move.from[1]) i += 1;
+    }
+  }
+  return state.starts[s] + i;
+}
+
+function spacer(height) {
+  const element = document.createElement("div");
+  element.className = "spacer";
+  element.style.height = height + "px";
+  element.setAttribute("aria-hidden", "true");
+  return element;
+}
+
+function rowElement(row, s, i, count) {
   const item = document.createElement("li");
+  item.setAttribute("aria-posinset", String(i + 1));
+  item.setAttribute("aria-setsize", String(count));
+  if (row === null) {
+    // Its window is being read.
+    item.className = "row placeholder";
+    item.setAttribute("aria-busy", "true");
+    const title = document.createElement("span");
+    title.className = "title";
+    title.textContent = "\u2026";
+    item.append(title);
+    return item;
+  }
   item.className = "row " + row.kind;
   item.dataset.id = String(row.id);
   item.tabIndex = 0;
@@ -162,6 +427,7 @@ function rowElement(row, section, rowIndex, canEdit) {
   const title = document.createElement("span");
   title.className = "title";
   title.textContent = escaped(row.title);
+  title.title = title.textContent;
   item.append(title);
   if (row.kind === "field") {
     const value = document.createElement("span");
@@ -169,13 +435,13 @@ function rowElement(row, section, rowIndex, canEdit) {
     value.textContent = row.value === null || row.value === undefined ? "-" : escaped(row.value);
     item.append(value);
   }
-  if (canEdit && !state.editing) {
+  if (canEdit() && !state.editing) {
     const remove = document.createElement("button");
     remove.type = "button";
     remove.className = "delete";
     remove.textContent = "Delete";
     remove.setAttribute("aria-label", "Delete " + escaped(row.title));
-    remove.addEventListener("click", () => deleteRow(row.id));
+    remove.addEventListener("click", () => { deleteRow(row.id).catch(fail); });
     item.append(remove);
   }
   if (state.picked === row.id) item.classList.add("picked");
@@ -185,123 +451,117 @@ function rowElement(row, section, rowIndex, canEdit) {
 /** Where each row is on screen, by id: what a move animates from. */
 function rowPositions() {
   const positions = new Map();
-  for (const item of document.querySelectorAll(".row")) positions.set(item.dataset.id, item.getBoundingClientRect().top);
+  for (const item of document.querySelectorAll(".row[data-id]")) positions.set(item.dataset.id, item.getBoundingClientRect().top);
   return positions;
 }
 
 /** Animates each row that was on screen from where it was to where it is: a move, not a delete and an insert. */
 function animateFrom(positions) {
-  for (const item of document.querySelectorAll(".row")) {
+  for (const item of document.querySelectorAll(".row[data-id]")) {
     const was = positions.get(item.dataset.id);
     if (was === undefined) continue;
     const delta = was - item.getBoundingClientRect().top;
-    if (Math.abs(delta) < 1 || !item.animate) continue;
+    if (Math.abs(delta) < 1 || Math.abs(delta) > window.innerHeight || !item.animate) continue;
     item.animate([{ transform: `translateY(${delta}px)` }, { transform: "translateY(0)" }], { duration: 250, easing: "ease-out" });
   }
+}
+
+/** Where a row in the page is: [section index, place in its section], or null when it is not in the page. */
+function placeOf(id) {
+  const item = document.querySelector(`.row[data-id="${id}"]`);
+  if (!item) return null;
+  return [Number(item.parentElement.dataset.section), Number(item.getAttribute("aria-posinset")) - 1];
 }
 
 // MARK: - Reorder mode
 
 function startEditing() {
   state.editing = true;
-  state.before = clone(state.sections);
-  state.draft = clone(state.sections);
+  state.moves = [];
   state.baseVersion = state.version;
-  state.staleWhileEditing = false;
-  render();
+  state.stale = false;
+  recount();
+  render(true);
   announce(dragAvailable ? "Editing. Drag rows, or pick one with Space and move it with the arrow keys." : "Editing. Pick a row with Space and move it with the arrow keys.");
+}
+
+/** Each section's count in the draft, after the moves; the layout is computed again. */
+function recount() {
+  state.draftCounts = state.outline.map((s) => s.count);
+  for (const move of state.moves) {
+    state.draftCounts[move.from[0]] -= 1;
+    state.draftCounts[move.to[0]] += 1;
+  }
+  state.layout = null;
+}
+
+/** Adds a move of `row` from place `from` to place `to` of the draft (a row moved again in a row is one move). */
+function addMove(row, from, to) {
+  const last = state.moves[state.moves.length - 1];
+  if (last && last.row.id === row.id && last.to[0] === from[0] && last.to[1] === from[1]) {
+    state.moves.pop();
+    if (last.from[0] !== to[0] || last.from[1] !== to[1]) state.moves.push({ row, from: last.from, to });
+  } else {
+    state.moves.push({ row, from, to });
+  }
+  recount();
 }
 
 function stopEditing() {
   state.editing = false;
-  state.draft = null;
+  state.moves = [];
   state.picked = null;
+  state.dragging = false;
+  recount();
   $("conflict").hidden = true;
 }
 
 function cancelEditing() {
   const positions = rowPositions();
-  state.sections = state.before;
+  const stale = state.stale;
   stopEditing();
-  render();
+  render(true);
   animateFrom(positions);
   announce("Cancelled; the order is as it was.");
-  if (state.staleWhileEditing) refresh().catch(fail);
+  if (stale) refresh().catch(fail);
 }
 
-/** The draft's order read back from the rows on screen (after a drag). */
-function readDraftFromDOM() {
-  const rowsByID = new Map();
-  for (const section of state.draft) for (const row of section.rows) rowsByID.set(String(row.id), row);
-  for (const list of document.querySelectorAll(".rows")) {
-    const section = state.draft.find((s) => String(s.id) === list.dataset.section);
-    section.rows = [...list.querySelectorAll(".row")].map((item) => rowsByID.get(item.dataset.id));
-  }
-  updateFooters();
-}
-
-function updateFooters() {
-  for (const element of document.querySelectorAll(".section")) {
-    const section = state.draft.find((s) => String(s.id) === element.dataset.id);
-    element.querySelector(".footer").hidden = section.rows.length !== 0;
-  }
-}
-
-/** The intents that turn `before` into `after`: one move for each row that moved. */
-function moveIntents(before, after) {
-  const origin = new Map();
-  before.forEach((section) => section.rows.forEach((row, index) => origin.set(row.id, { section: section.id, index })));
-  const moved = new Set();
-  for (const section of after) {
-    // The rows that stayed in this section and kept their order (the longest run by old index)
-    // stay; every other row is moved.
-    const stayed = section.rows.filter((row) => origin.get(row.id).section === section.id);
-    const keep = longestIncreasing(stayed.map((row) => origin.get(row.id).index)).map((i) => stayed[i].id);
-    const kept = new Set(keep);
-    for (const row of section.rows) if (!kept.has(row.id)) moved.add(row.id);
-  }
-  const intents = [];
-  for (const section of after) {
-    section.rows.forEach((row, index) => {
-      if (!moved.has(row.id)) return;
-      intents.push({
-        op: "moveRow", row: row.id,
-        to: {
-          section: section.id,
-          before: section.rows.slice(Math.max(0, index - 4), index).map((r) => r.id).reverse(),
-          after: section.rows.slice(index + 1, index + 5).map((r) => r.id),
-          index,
-        },
-      });
-    });
-  }
-  return intents;
-}
-
-/** The indexes of a longest strictly increasing subsequence of `values`. */
-function longestIncreasing(values) {
-  const tails = [];
-  const previous = new Array(values.length).fill(-1);
-  values.forEach((value, i) => {
-    let low = 0;
-    let high = tails.length;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (values[tails[middle]] < value) low = middle + 1; else high = middle;
+/** The intents that make the draft: one move for each row moved, to its last place, by its neighbours there. */
+function moveIntents() {
+  const finals = new Map();
+  state.moves.forEach((move, k) => finals.set(move.row.id, { row: move.row, place: move.to, since: k }));
+  for (const entry of finals.values()) {
+    let [s, i] = entry.place;
+    for (let k = entry.since + 1; k < state.moves.length; k += 1) {
+      const move = state.moves[k];
+      if (s === move.from[0] && i > move.from[1]) i -= 1;
+      if (s === move.to[0] && i >= move.to[1]) i += 1;
     }
-    if (low > 0) previous[i] = tails[low - 1];
-    tails[low] = i;
-  });
-  const result = [];
-  for (let i = tails.length ? tails[tails.length - 1] : -1; i !== -1; i = previous[i]) result.unshift(i);
-  return result;
+    entry.place = [s, i];
+  }
+  const sorted = [...finals.values()].sort((a, b) => a.place[0] - b.place[0] || a.place[1] - b.place[1]);
+  return sorted.map(({ row, place: [s, i] }) => ({
+    op: "moveRow", row: row.id,
+    to: { section: state.outline[s].id, before: neighbours(s, i, -1), after: neighbours(s, i, 1), index: i },
+  }));
+}
+
+/** The ids of up to four rows beside place `i` of section `s` in what is shown, nearest first. */
+function neighbours(s, i, step) {
+  const ids = [];
+  for (let j = i + step; ids.length < 4 && j >= 0 && j < countOf(s); j += step) {
+    const row = rowAt(s, j);
+    if (row === null) break;
+    ids.push(row.id);
+  }
+  return ids;
 }
 
 async function save(rebased) {
-  const intents = moveIntents(state.before, state.draft);
+  const intents = moveIntents();
   if (intents.length === 0) {
     stopEditing();
-    render();
+    render(true);
     announce("Nothing moved.");
     return;
   }
@@ -316,24 +576,31 @@ async function save(rebased) {
     showNotice((answer && answer.error) || "The order could not be saved (" + status + ").");
     return;
   }
-  state.sections = state.draft;
-  state.version = answer.version;
+  const positions = rowPositions();
   stopEditing();
-  render();
+  const fresh = await readWindow(Math.floor(firstShown() / CHUNK) * CHUNK, 2 * CHUNK);
+  if (fresh !== null && fresh.version >= state.version) {
+    setOutline(fresh);
+    keepRows(fresh);
+  }
+  render(true);
+  animateFrom(positions);
   announce("Saved.");
-  await refresh();
 }
 
 // MARK: - Keyboard reordering
 
 function onKey(event) {
-  const item = event.target.closest && event.target.closest(".row");
+  const item = event.target.closest && event.target.closest(".row[data-id]");
   if (!item) return;
   const id = Number(item.dataset.id);
   if (!state.editing) {
-    if ((event.key === "Delete" || event.key === "Backspace") && (state.role === "edit" || state.role === "admin")) {
+    if ((event.key === "Delete" || event.key === "Backspace") && canEdit()) {
       event.preventDefault();
-      deleteRow(id);
+      deleteRow(id).catch(fail);
+    } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+      event.preventDefault();
+      focusNext(item, event.key === "ArrowUp" ? -1 : 1);
     }
     return;
   }
@@ -341,20 +608,21 @@ function onKey(event) {
     event.preventDefault();
     if (state.picked === null) {
       state.picked = id;
-      state.pickedFrom = clone(state.draft);
+      state.pickedMoves = state.moves.slice();
       item.classList.add("picked");
       announce("Picked up " + describe(id) + ". Move it with the arrow keys, drop it with Space, Escape puts it back.");
     } else {
       state.picked = null;
-      render();
+      render(true);
       focusRow(id);
       announce("Dropped " + describe(id) + ".");
     }
   } else if (event.key === "Escape" && state.picked !== null) {
     event.preventDefault();
-    state.draft = state.pickedFrom;
+    state.moves = state.pickedMoves;
     state.picked = null;
-    render();
+    recount();
+    render(true);
     focusRow(id);
     announce("Put back " + describe(id) + ".");
   } else if ((event.key === "ArrowUp" || event.key === "ArrowDown") && state.picked === id) {
@@ -362,56 +630,61 @@ function onKey(event) {
     moveByKey(id, event.key === "ArrowUp" ? -1 : 1);
   } else if (event.key === "ArrowUp" || event.key === "ArrowDown") {
     event.preventDefault();
-    const all = [...document.querySelectorAll(".row")];
-    const next = all[all.indexOf(item) + (event.key === "ArrowUp" ? -1 : 1)];
-    if (next) next.focus();
+    focusNext(item, event.key === "ArrowUp" ? -1 : 1);
   }
+}
+
+/** Focuses the row after (or before) `item`, bringing it on screen. */
+function focusNext(item, step) {
+  const all = [...document.querySelectorAll(".row[data-id]")];
+  const next = all[all.indexOf(item) + step];
+  if (!next) return;
+  next.focus({ preventScroll: true });
+  next.scrollIntoView({ block: "nearest" });
+  render(false);
 }
 
 /** Moves the picked row one place up or down; past a section's end it goes into the next section (an empty one too). */
 function moveByKey(id, step) {
-  const sections = state.draft;
-  const s = sections.findIndex((section) => section.rows.some((row) => row.id === id));
-  const r = sections[s].rows.findIndex((row) => row.id === id);
-  const [row] = sections[s].rows.splice(r, 1);
-  if (step < 0 && r > 0) sections[s].rows.splice(r - 1, 0, row);
-  else if (step > 0 && r < sections[s].rows.length) sections[s].rows.splice(r + 1, 0, row);
-  else if (step < 0 && s > 0) sections[s - 1].rows.push(row);
-  else if (step > 0 && s < sections.length - 1) sections[s + 1].rows.unshift(row);
-  else sections[s].rows.splice(r, 0, row);
-  render();
+  const place = placeOf(id);
+  if (!place) return;
+  const [s, r] = place;
+  const row = rowAt(s, r);
+  let to = null;
+  if (step < 0 && r > 0) to = [s, r - 1];
+  else if (step > 0 && r < countOf(s) - 1) to = [s, r + 1];
+  else if (step < 0 && s > 0) to = [s - 1, countOf(s - 1)];
+  else if (step > 0 && s < state.outline.length - 1) to = [s + 1, 0];
+  if (to !== null) {
+    addMove(row, place, to);
+    scrollToRow(to[0], to[1]);
+  }
+  render(true);
   focusRow(id);
   announce(describe(id));
 }
 
 function focusRow(id) {
   const item = document.querySelector(`.row[data-id="${id}"]`);
-  if (item) item.focus();
+  if (item) item.focus({ preventScroll: true });
 }
 
 /** "Bread, row 2 of 3 in Groceries": where a row is, for a screen reader. */
 function describe(id) {
-  for (const section of shown()) {
-    const index = section.rows.findIndex((row) => row.id === id);
-    if (index >= 0) return `${escaped(section.rows[index].title)}, row ${index + 1} of ${section.rows.length} in ${escaped(section.title)}`;
-  }
-  return "";
+  const place = placeOf(id);
+  if (!place) return "";
+  const [s, i] = place;
+  return `${escaped(rowAt(s, i).title)}, row ${i + 1} of ${countOf(s)} in ${escaped(state.outline[s].title)}`;
 }
 
 // MARK: - Delete and undo
 
 async function deleteRow(id) {
-  const sections = state.sections;
-  const section = sections.find((s) => s.rows.some((row) => row.id === id));
-  if (!section) return;
-  const index = section.rows.findIndex((row) => row.id === id);
-  const row = section.rows[index];
-  const placement = {
-    section: section.id,
-    before: section.rows.slice(Math.max(0, index - 4), index).map((r) => r.id).reverse(),
-    after: section.rows.slice(index + 1, index + 5).map((r) => r.id),
-    index,
-  };
+  const place = placeOf(id);
+  if (!place) return;
+  const [s, index] = place;
+  const row = rowAt(s, index);
+  const placement = { section: state.outline[s].id, before: neighbours(s, index, -1), after: neighbours(s, index, 1), index };
   const { status, answer } = await call("POST", "/intents", { intents: [{ op: "deleteRow", row: id }] });
   if (status !== 200) {
     showNotice((answer && answer.error) || "The row could not be deleted (" + status + ").");
@@ -443,10 +716,24 @@ function follow() {
   if (state.events) state.events.close();
   const events = new EventSource(base + "/events?since=" + state.version);
   state.events = events;
-  const update = () => { refresh().catch(fail); };
+  const update = () => {
+    if (state.editing) state.stale = true;
+    else refresh().catch(fail);
+  };
   events.addEventListener("change", update);
   events.addEventListener("reload", update);
   events.addEventListener("deleted", () => { showNotice("This list was deleted."); events.close(); });
+}
+
+/** Draws the rows that came on screen, once a frame at most. */
+let frameAsked = false;
+function onScroll() {
+  if (frameAsked || state.dragging || !state.painted) return;
+  frameAsked = true;
+  window.requestAnimationFrame(() => {
+    frameAsked = false;
+    if (!state.dragging) render(false);
+  });
 }
 
 // MARK: - Session
@@ -470,6 +757,9 @@ async function opened(session) {
   state.csrf = session.csrf;
   $("login").hidden = true;
   await refresh();
+  state.painted = true;
+  // The first rows are drawn: what the benchmark's first paint reads.
+  performance.mark("sectionctl-first-rows");
   follow();
   document.body.dataset.ready = "true";
 }
@@ -499,4 +789,6 @@ $("rebase").addEventListener("click", () => { save(true).catch(fail); });
 $("reload").addEventListener("click", () => { stopEditing(); refresh().catch(fail); });
 $("undo").addEventListener("click", () => { undoDelete().catch(fail); });
 $("table").addEventListener("keydown", onKey);
+window.addEventListener("scroll", onScroll, { passive: true });
+window.addEventListener("resize", onScroll);
 start().catch(fail);

@@ -70,6 +70,7 @@ class Served:
         if self.process:
             self.process.terminate()
             self.process.wait()
+            self.process.stdout.close()
         self.directory.cleanup()
 
 
@@ -142,7 +143,8 @@ class PageTest(unittest.TestCase):
 
     def footers(self):
         """For each section, whether its "No Data" footer shows."""
-        return [f.is_displayed() for f in self.driver.find_elements(By.CSS_SELECTOR, ".section .footer")]
+        return self.driver.execute_script(
+            "return [...document.querySelectorAll('.section .footer')].map((f) => f.getClientRects().length > 0);")
 
     def expected(self):
         """What `sectionctl show` has, as the page shows it: `-` for a field with no value."""
@@ -308,6 +310,139 @@ class PageTests(PageTest):
             self.driver.switch_to.alert.text
         self.assertEqual(self.console_errors(), [])
         self.shot("hostile")
+
+
+class BigList:
+    """One database of a million rows (4 sections of 250,000, "Row S.R"), built once per run by
+    `sectionctl import` of a generated file: the largest list the page is tested on."""
+
+    SECTIONS = 4
+    ROWS = 250_000
+    directory = None
+
+    @classmethod
+    def path(cls):
+        if cls.directory is None:
+            cls.directory = tempfile.TemporaryDirectory()
+            document = os.path.join(cls.directory.name, "big.json")
+            with open(document, "w") as f:
+                f.write('{"format":"sectionctl","version":1,"lists":[{"name":"default","sections":[')
+                for s in range(cls.SECTIONS):
+                    f.write(("," if s else "") + '{"title":"Part %d","empty_text":null,"rows":[' % s)
+                    f.write(",".join('{"kind":"text","title":"Row %d.%d","value":null}' % (s, r) for r in range(cls.ROWS)))
+                    f.write("]}")
+                f.write("]}]}\n")
+            db = os.path.join(cls.directory.name, "big.db")
+            started = time.monotonic()
+            for words in (["init"], ["import", document]):
+                subprocess.run([SECTIONCTL, "--db", db, *words], check=True, capture_output=True)
+            print(f"(a list of {cls.SECTIONS * cls.ROWS:,} rows built in {time.monotonic() - started:.1f} s)", file=sys.stderr)
+        return os.path.join(cls.directory.name, "big.db")
+
+
+class BigListTests(PageTest):
+    """A list of a million rows: only the rows near the screen are in the page, and scrolling
+    reads only the windows it shows."""
+
+    BOUND = 150  # rows in the page at most: a screen of rows and the few kept beyond its edges
+
+    def setUp(self):
+        super().setUp()
+        # A copy of the one built for the run: the tests may write to it.
+        subprocess.run(["cp", BigList.path(), self.served.db], check=True)
+
+    def rows(self):
+        """The rows in the page: [(section index, row index, title)], placeholders apart."""
+        return [tuple(r) for r in self.driver.execute_script("""
+            return [...document.querySelectorAll('.row[data-id]')].map((r) => [
+              Number(r.parentElement.dataset.section), Number(r.getAttribute('aria-posinset')) - 1,
+              r.querySelector('.title').textContent]);""")]
+
+    def on_screen(self):
+        """The rows the screen shows, top to bottom, once none of them is still being read."""
+        self.wait(lambda d: d.execute_script("""
+            const seen = [...document.querySelectorAll('.row')].filter((r) => {
+              const box = r.getBoundingClientRect(); return box.bottom > 0 && box.top < innerHeight; });
+            return seen.length > 0 && seen.every((r) => r.dataset.id);"""), "the rows on screen are read")
+        return [tuple(r) for r in self.driver.execute_script("""
+            return [...document.querySelectorAll('.row[data-id]')].filter((r) => {
+              const box = r.getBoundingClientRect(); return box.top >= 40 && box.bottom <= innerHeight; }).map((r) => [
+              Number(r.parentElement.dataset.section), Number(r.getAttribute('aria-posinset')) - 1,
+              r.querySelector('.title').textContent]);""")]
+
+    def shown_from(self, section, row, limit):
+        """`sectionctl show --from S:R --limit N`, as [(section index, row index, title)]."""
+        window = json.loads(self.served.run("--json", "show", "--from", f"{section}:{row}", "--limit", str(limit)))
+        return [(s["index"], r["index"], r["title"]) for s in window["sections"] for r in s["rows"]]
+
+    def row_count(self):
+        return self.driver.execute_script("return document.querySelectorAll('.row').length;")
+
+    def window_reads(self):
+        return self.driver.execute_script(
+            "return performance.getEntriesByType('resource').filter((e) => e.name.includes('/window')).length;")
+
+    def expect_screen_as_show_has_it(self, name):
+        seen = self.on_screen()
+        self.assertGreater(len(seen), 5, "a screen of rows")
+        section, row, _ = seen[0]
+        self.assertEqual(seen, self.shown_from(section, row, len(seen)), "the rows on screen are the list's, in order")
+        self.assertLessEqual(self.row_count(), self.BOUND, "only the rows near the screen are in the page")
+        self.shot(name)
+        return seen
+
+    def scroll_to(self, fraction):
+        self.driver.execute_script(
+            "window.scrollTo(0, (document.documentElement.scrollHeight - innerHeight) * arguments[0]);", fraction)
+
+    def test_a_million_rows_open_and_scroll_with_a_bounded_page(self):
+        self.open()
+        top = self.expect_screen_as_show_has_it("top")
+        self.assertEqual(top[0][:3], (0, 0, "Row 0.0"))
+        self.scroll_to(0.5)
+        middle = self.expect_screen_as_show_has_it("middle")
+        self.assertIn(middle[0][0], (1, 2), "the middle of the list is its middle sections")
+        self.scroll_to(1)
+        end = self.expect_screen_as_show_has_it("end")
+        self.assertEqual(end[-1], (3, BigList.ROWS - 1, f"Row 3.{BigList.ROWS - 1}"), "the end shows the last row")
+        # A little further by the wheel: the next rows, read without a gap.
+        self.scroll_to(0.25)
+        self.expect_screen_as_show_has_it("quarter")
+        self.driver.execute_script("window.scrollBy(0, 600);")
+        self.expect_screen_as_show_has_it("quarter-and-a-bit")
+        self.assertLessEqual(self.window_reads(), 16, "scrolling reads only the windows it shows")
+        self.assertEqual(self.console_errors(), [])
+
+    def test_a_move_elsewhere_shows_in_the_middle_of_a_million_rows(self):
+        self.open()
+        self.scroll_to(0.5)
+        seen = self.on_screen()
+        section, row, title = seen[2]
+        self.served.run("row", "move", f"{section}:{row}", f"{section}:{row + 3}")
+        self.wait(lambda d: [r[2] for r in self.on_screen()][2:6] == [seen[3][2], seen[4][2], seen[5][2], title],
+                  "the move shows without a reload")
+        self.expect_screen_as_show_has_it("moved-elsewhere")
+
+    def test_keyboard_reordering_in_the_middle_of_a_million_rows_saves_one_move(self):
+        self.open()
+        self.scroll_to(0.375)  # the middle of section 1
+        seen = self.on_screen()
+        section, row, title = seen[3]
+        version = json.loads(self.served.run("--json", "show", "--from", "0:0", "--limit", "1"))["version"]
+        self.driver.find_element(By.ID, "edit").click()
+        item = self.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]")
+        item.send_keys(Keys.SPACE)
+        for _ in range(30):  # beyond the screen: the page follows the row
+            self.driver.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
+        self.driver.switch_to.active_element.send_keys(Keys.SPACE)
+        self.wait(lambda d: f"Dropped {title}" in d.find_element(By.ID, "live").text)
+        self.assertLessEqual(self.row_count(), self.BOUND)
+        self.shot("dropped")
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: self.shown_from(section, row + 30, 1)[0][2] == title, "sectionctl show has the row 30 places on")
+        after = json.loads(self.served.run("--json", "show", "--from", "0:0", "--limit", "1"))["version"]
+        self.assertEqual(after, version + 1, "one save, one version")
+        self.expect_screen_as_show_has_it("saved")
 
 
 if __name__ == "__main__":

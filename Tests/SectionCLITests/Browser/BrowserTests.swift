@@ -7,7 +7,9 @@ import Testing
 /// `sectionctl`. Each starts `sectionctl serve` on a fresh file, opens the page, types a token
 /// once, and checks what the page shows and what `sectionctl show` then has: the list as shown,
 /// a drag into an empty section and its footers, save, cancel, another process's move arriving
-/// live, delete and undo, keyboard reordering, a read token's page, hostile titles. Screenshots
+/// live, delete and undo, keyboard reordering, a read token's page, hostile titles, and a list of
+/// a million rows (built once per run by `sectionctl import`) that opens and scrolls with a bounded
+/// number of rows in the page. Screenshots
 /// of their steps go to `.build/browser-artifacts/`.
 ///
 /// Where Chromium, SortableJS or selenium is missing the test is skipped, saying which to
