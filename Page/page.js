@@ -331,6 +331,11 @@ function render(force) {
     header.className = "section-header";
     header.id = "section-" + section.id;
     header.textContent = escaped(section.title);
+    header.title = header.textContent;
+    const head = document.createElement("div");
+    head.className = "section-head";
+    head.append(header);
+    if (canEdit() && !state.editing) head.append(sectionActions(section, s, count));
     const rows = document.createElement("ul");
     rows.className = "rows" + (count === 0 ? " empty" : "");
     rows.dataset.section = String(s);
@@ -345,7 +350,7 @@ function render(force) {
     footer.className = "footer";
     footer.textContent = escaped(section.emptyText ?? "No Data");
     footer.hidden = !(state.editing && count === 0);
-    element.append(header, rows, footer);
+    element.append(head, rows, footer);
     nodes.push(element);
     drawn += HEAD + (end - first) * ROW + (count === 0 && state.editing ? EMPTY + FOOT : 0);
     if (state.editing && dragAvailable && !state.stale) {
@@ -373,6 +378,7 @@ function render(force) {
   table.setAttribute("aria-rowcount", String(state.starts[state.starts.length - 1]));
   $("version").textContent = "version " + state.version;
   $("edit").hidden = !canEdit() || state.editing;
+  $("add-section").hidden = !canEdit() || state.editing;
   $("save").hidden = !state.editing;
   $("cancel").hidden = !state.editing;
   if (focusedID !== null) focusRow(focusedID);
@@ -442,7 +448,13 @@ function rowElement(row, s, i, count) {
     remove.textContent = "Delete";
     remove.setAttribute("aria-label", "Delete " + escaped(row.title));
     remove.addEventListener("click", () => { deleteRow(row.id).catch(fail); });
-    item.append(remove);
+    const rename = document.createElement("button");
+    rename.type = "button";
+    rename.className = "rename";
+    rename.textContent = "Rename";
+    rename.setAttribute("aria-label", "Rename " + escaped(row.title));
+    rename.addEventListener("click", () => renameRow(row));
+    item.append(rename, remove);
   }
   if (state.picked === row.id) item.classList.add("picked");
   return item;
@@ -688,6 +700,7 @@ async function deleteRow(id) {
   const { status, answer } = await call("POST", "/intents", { intents: [{ op: "deleteRow", row: id }] });
   if (status !== 200) {
     showNotice((answer && answer.error) || "The row could not be deleted (" + status + ").");
+    render(true);
     return;
   }
   const content = { kind: row.kind, title: row.title };
@@ -708,6 +721,183 @@ async function undoDelete() {
   if (status !== 200) showNotice((answer && answer.error) || "The row could not be put back (" + status + ").");
   announce("Put back " + escaped(deleted.content.title) + ".");
   await refresh();
+}
+
+// MARK: - Swipe to delete (touch)
+
+/** The row a finger is swiping: its element, its id, where the touch started and how far it went left. */
+let swipe = null;
+
+/** A row pressed by a finger (not while editing, not on a button) may be swiped left to delete it. */
+function onPointerDown(event) {
+  if (event.pointerType !== "touch" || state.editing || !canEdit() || event.target.closest("button")) return;
+  const item = event.target.closest(".row[data-id]");
+  if (!item) return;
+  swipe = { item, id: Number(item.dataset.id), pointer: event.pointerId, x: event.clientX, y: event.clientY, dx: 0, sideways: false };
+}
+
+function onPointerMove(event) {
+  if (!swipe || event.pointerId !== swipe.pointer) return;
+  const dx = event.clientX - swipe.x;
+  const dy = event.clientY - swipe.y;
+  if (!swipe.sideways) {
+    if (Math.abs(dy) > 10 && Math.abs(dy) > Math.abs(dx)) { swipe = null; return; } // a scroll, not a swipe
+    if (Math.abs(dx) < 10) return;
+    swipe.sideways = true;
+    swipe.item.classList.add("swiping");
+  }
+  swipe.dx = Math.min(0, dx);
+  swipe.item.style.transform = `translateX(${swipe.dx}px)`;
+}
+
+/** A swipe past a third of the row (or 120 px) deletes it, with Undo offered; a shorter one springs back. */
+function onPointerUp(event) {
+  if (!swipe || event.pointerId !== swipe.pointer) return;
+  const { item, id, dx, sideways } = swipe;
+  swipe = null;
+  if (!sideways || !item.isConnected) return;
+  item.classList.remove("swiping");
+  if (event.type === "pointerup" && -dx >= Math.min(120, item.offsetWidth / 3)) {
+    item.style.transform = "translateX(-100%)";
+    deleteRow(id).catch(fail);
+  } else {
+    item.style.transform = "";
+  }
+}
+
+// MARK: - Adding, renaming and deleting sections and rows
+
+/** The section's buttons beside its header: add a row, rename it, delete it. */
+function sectionActions(section, s, count) {
+  const actions = document.createElement("span");
+  actions.className = "section-actions";
+  const shownTitle = escaped(section.title);
+  for (const [name, label, act] of [
+    ["add-row", "Add row", () => addRow(s)],
+    ["rename-section", "Rename", () => renameSection(s)],
+    ["delete-section", "Delete", () => deleteSection(s, count)],
+  ]) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = name;
+    button.textContent = label;
+    button.setAttribute("aria-label", label + " " + (name === "add-row" ? "to " : "") + "section " + shownTitle);
+    button.addEventListener("click", act);
+    actions.append(button);
+  }
+  return actions;
+}
+
+/** What the editor's Save does: turns the form's values into intents, or null to close. */
+let editorAction = null;
+
+/**
+ * Opens the editor: `heading` says what it does; `fields` says which inputs show (`kind`,
+ * `title`, `value`) and what they start with; `ok` names its button; `action` makes the intents.
+ */
+function openEditor(heading, fields, ok, action) {
+  $("editor-heading").textContent = heading;
+  $("editor-kind-label").hidden = !("kind" in fields);
+  $("editor-title-label").hidden = !("title" in fields);
+  $("editor-kind").value = fields.kind ?? "text";
+  $("editor-title").value = fields.title ?? "";
+  $("editor-value").value = fields.value ?? "";
+  $("editor-ok").textContent = ok;
+  $("editor-error").textContent = "";
+  editorAction = action;
+  showValueField("value" in fields);
+  $("editor").hidden = false;
+  ("title" in fields ? $("editor-title") : $("editor-ok")).focus();
+}
+
+/** Shows the value input for a field row (or when `always`). */
+function showValueField(always) {
+  $("editor-value-label").hidden = !(always || (!$("editor-kind-label").hidden && $("editor-kind").value === "field"));
+}
+
+function closeEditor() {
+  $("editor").hidden = true;
+  editorAction = null;
+}
+
+async function submitEditor(event) {
+  event.preventDefault();
+  if (!editorAction) return;
+  const values = { kind: $("editor-kind").value, title: $("editor-title").value, value: $("editor-value").value };
+  const intents = editorAction(values);
+  if (intents === null) return;
+  const { status, answer } = await call("POST", "/intents", { intents });
+  if (status !== 200) {
+    $("editor-error").textContent = (answer && answer.error) || "The change could not be written (" + status + ").";
+    return;
+  }
+  const dropped = (answer.outcomes || []).find((o) => o.outcome && o.outcome.result === "dropped");
+  if (dropped) {
+    $("editor-error").textContent = "The change was not made: the list changed meanwhile.";
+    return;
+  }
+  closeEditor();
+  announce("Saved.");
+  await refresh();
+}
+
+/** The ids of up to four sections beside place `s`, nearest first. */
+function sectionNeighbours(s, step) {
+  const ids = [];
+  for (let j = s + step; ids.length < 4 && j >= 0 && j < state.outline.length; j += step) ids.push(state.outline[j].id);
+  return ids;
+}
+
+function addSection() {
+  openEditor("Add a section at the end of the list", { title: "" }, "Add", ({ title }) => {
+    const at = { before: sectionNeighbours(state.outline.length, -1), after: [], index: state.outline.length };
+    return [{ op: "addSection", title, at }];
+  });
+}
+
+function renameSection(s) {
+  const section = state.outline[s];
+  openEditor("Rename the section " + escaped(section.title), { title: section.title }, "Rename", ({ title }) => [
+    { op: "renameSection", section: section.id, title },
+  ]);
+}
+
+function deleteSection(s, count) {
+  const section = state.outline[s];
+  const intents = [{ op: "deleteSection", section: section.id, force: count > 0 }];
+  if (count === 0) {
+    call("POST", "/intents", { intents })
+      .then(({ status, answer }) => {
+        if (status !== 200) showNotice((answer && answer.error) || "The section could not be deleted (" + status + ").");
+        announce("Deleted the section " + escaped(section.title) + ".");
+        return refresh();
+      })
+      .catch(fail);
+    return;
+  }
+  // A section with rows goes only when asked twice: its rows go with it.
+  const rows = count === 1 ? "its row" : "its " + count.toLocaleString("en") + " rows";
+  openEditor("Delete the section " + escaped(section.title) + " and " + rows + "?", {}, "Delete", () => intents);
+}
+
+function addRow(s) {
+  const section = state.outline[s];
+  openEditor("Add a row at the end of " + escaped(section.title), { kind: "text", title: "" }, "Add", ({ kind, title, value }) => {
+    const count = countOf(s);
+    const content = { kind, title };
+    if (kind === "field" && value !== "") content.value = value;
+    return [{ op: "addRow", content, at: { section: section.id, before: neighbours(s, count, -1), after: [], index: count } }];
+  });
+}
+
+function renameRow(row) {
+  const fields = { title: row.title };
+  if (row.kind === "field") fields.value = row.value ?? "";
+  openEditor("Rename " + escaped(row.title), fields, "Rename", ({ title, value }) => {
+    const intent = { op: "updateRow", row: row.id, title };
+    if (row.kind === "field") intent.value = value === "" ? null : value;
+    return [intent];
+  });
 }
 
 // MARK: - Live updates
@@ -782,13 +972,22 @@ function fail(error) {
 }
 
 $("login").addEventListener("submit", (event) => { login(event).catch(fail); });
-$("edit").addEventListener("click", startEditing);
+$("edit").addEventListener("click", () => { closeEditor(); startEditing(); });
+$("add-section").addEventListener("click", addSection);
+$("editor").addEventListener("submit", (event) => { submitEditor(event).catch(fail); });
+$("editor-cancel").addEventListener("click", closeEditor);
+$("editor-kind").addEventListener("change", () => showValueField(false));
+$("editor").addEventListener("keydown", (event) => { if (event.key === "Escape") closeEditor(); });
 $("cancel").addEventListener("click", cancelEditing);
 $("save").addEventListener("click", () => { save(false).catch(fail); });
 $("rebase").addEventListener("click", () => { save(true).catch(fail); });
 $("reload").addEventListener("click", () => { stopEditing(); refresh().catch(fail); });
 $("undo").addEventListener("click", () => { undoDelete().catch(fail); });
 $("table").addEventListener("keydown", onKey);
+$("table").addEventListener("pointerdown", onPointerDown);
+window.addEventListener("pointermove", onPointerMove);
+window.addEventListener("pointerup", onPointerUp);
+window.addEventListener("pointercancel", onPointerUp);
 window.addEventListener("scroll", onScroll, { passive: true });
 window.addEventListener("resize", onScroll);
 start().catch(fail);

@@ -115,7 +115,8 @@ class PageTest(unittest.TestCase):
         token = self.wait(lambda d: d.find_element(By.ID, "token"))
         self.wait(lambda d: token.is_displayed())
         self.shot("form")
-        token.send_keys(self.served.token(role))
+        self.token = self.served.token(role)
+        token.send_keys(self.token)
         token.send_keys(Keys.ENTER)
         self.wait_ready()
         self.shot("opened")
@@ -284,6 +285,128 @@ class PageTests(PageTest):
         self.assertEqual(self.page(), self.expected())
         self.assertFalse(self.driver.find_element(By.ID, "edit").is_displayed())
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, ".delete"), [])
+        self.assertEqual(self.console_errors(), [])
+
+    def edit_in_form(self, button_label, title=None, value=None, kind=None):
+        """Presses the button labelled `button_label`, fills the form it opens and submits it."""
+        self.driver.find_element(By.XPATH, f"//button[@aria-label='{button_label}' or (not(@aria-label) and text()='{button_label}')]").click()
+        self.wait(lambda d: d.find_element(By.ID, "editor").is_displayed())
+        if kind is not None:
+            self.driver.find_element(By.CSS_SELECTOR, f"#editor-kind option[value='{kind}']").click()
+        if title is not None:
+            field = self.driver.find_element(By.ID, "editor-title")
+            field.clear()
+            field.send_keys(title)
+        if value is not None:
+            field = self.driver.find_element(By.ID, "editor-value")
+            field.clear()
+            field.send_keys(value)
+        self.driver.find_element(By.ID, "editor-ok").click()
+        self.wait(lambda d: not d.find_element(By.ID, "editor").is_displayed(), "the form closes once the change is written")
+
+    def test_sections_and_rows_are_added_renamed_and_deleted(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.edit_in_form("Add section", title="Errands")
+        self.wait(lambda d: [t for t, _ in self.served.shown()][-1] == "Errands", "sectionctl show has the new section, last")
+        self.wait(lambda d: self.page() == self.expected())
+        self.edit_in_form("Add row to section Errands", title="Post a letter")
+        self.edit_in_form("Add row to section Errands", kind="field", title="Due", value="Friday")
+        self.wait(lambda d: self.served.shown()[4][1] == [("text", "Post a letter", None), ("field", "Due", "Friday")])
+        self.wait(lambda d: self.page() == self.expected())
+        self.shot("added")
+        self.edit_in_form("Rename Post a letter", title="Post two letters")
+        self.edit_in_form("Rename Due", value="")
+        self.edit_in_form("Rename section Errands", title="Chores")
+        self.wait(lambda d: self.served.shown()[4] == ("Chores", [("text", "Post two letters", None), ("field", "Due", None)]))
+        self.wait(lambda d: self.page() == self.expected())
+        self.assertEqual(self.page()[4][1][1], ["field", "Due", "-"], "a field without its value shows -")
+        self.shot("renamed")
+        # An empty section goes at once; one with rows asks first, and its rows go with it.
+        self.driver.find_element(By.XPATH, "//button[@aria-label='Delete section Done']").click()
+        self.wait(lambda d: "Done" not in [t for t, _ in self.served.shown()])
+        self.driver.find_element(By.XPATH, "//button[@aria-label='Delete section Chores']").click()
+        self.wait(lambda d: "and its 2 rows?" in d.find_element(By.ID, "editor-heading").text)
+        self.assertIn("Chores", [t for t, _ in self.served.shown()], "nothing is deleted before it is asked twice")
+        self.driver.find_element(By.ID, "editor-ok").click()
+        self.wait(lambda d: [t for t, _ in self.served.shown()] == ["Groceries", "Contact", "Later"])
+        self.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Stamps']]/button[@class='delete']").click()
+        self.wait(lambda d: self.served.shown()[2] == ("Later", []))
+        self.wait(lambda d: self.page() == self.expected())
+        self.shot("deleted")
+        self.assertEqual(self.console_errors(), [])
+
+    def test_a_refused_change_says_why_and_writes_nothing(self):
+        self.build(self.PICTURE)
+        self.open()
+        before = self.served.shown()
+        self.served.run("token", "revoke", self.token.split("_")[1])  # the token is revoked meanwhile
+        self.driver.find_element(By.XPATH, "//button[@aria-label='Rename section Groceries']").click()
+        self.driver.find_element(By.ID, "editor-title").clear()
+        self.driver.find_element(By.ID, "editor-title").send_keys("Shopping")
+        self.driver.find_element(By.ID, "editor-ok").click()
+        self.wait(lambda d: "valid token" in d.find_element(By.ID, "editor-error").text, "the form says why")
+        self.shot("refused")
+        self.assertEqual(self.served.shown(), before, "nothing was written")
+        self.driver.find_element(By.ID, "editor-cancel").click()
+        self.assertFalse(self.driver.find_element(By.ID, "editor").is_displayed())
+
+    def centre(self, xpath, dx=0):
+        """The point (CSS pixels in the window) at the middle of the element `xpath` finds, moved `dx` across."""
+        box = self.driver.execute_script(
+            "const b = document.evaluate(arguments[0], document, null, 9, null).singleNodeValue.getBoundingClientRect();"
+            "return [b.left + b.width / 2, b.top + b.height / 2];", xpath)
+        return box[0] + dx, box[1]
+
+    def touch_drag(self, start, end, steps=12):
+        """A finger put down at `start`, moved to `end` in `steps`, and lifted: Chromium's touch
+        input (CDP Input.dispatchTouchEvent), with touch emulated, so the page gets pointer
+        events of type touch."""
+        self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+        send = lambda kind, points: self.driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+        send("touchStart", [{"x": start[0], "y": start[1]}])
+        for i in range(1, steps + 1):
+            x = start[0] + (end[0] - start[0]) * i / steps
+            y = start[1] + (end[1] - start[1]) * i / steps
+            send("touchMove", [{"x": x, "y": y}])
+            time.sleep(0.02)
+        send("touchEnd", [])
+
+    def test_a_swipe_left_on_touch_deletes_a_row_and_undo_brings_it_back(self):
+        self.build(self.PICTURE)
+        self.open()
+        row = "//li[span[@class='title' and text()='Bread']]"
+        start = self.centre(row + "/span[@class='title']", dx=-150)
+        self.touch_drag(start, (start[0] - 40, start[1]), steps=4)  # too short: the row springs back
+        self.wait(lambda d: d.execute_script(
+            "return document.evaluate(arguments[0], document, null, 9, null).singleNodeValue.style.transform === '';", row))
+        self.assertIn("Bread", [r[1] for r in self.served.shown()[0][1]])
+        self.touch_drag(start, (start[0] - 400, start[1]))
+        self.wait(lambda d: "Bread" not in [r[1] for r in self.served.shown()[0][1]], "a long swipe deletes the row")
+        self.wait(lambda d: d.find_element(By.ID, "undo-bar").is_displayed())
+        self.wait(lambda d: self.page() == self.expected())
+        self.shot("swiped")
+        self.driver.find_element(By.ID, "undo").click()
+        self.wait(lambda d: [r[1] for r in self.served.shown()[0][1]] == ["Oat milk", "Bread"], "undo puts it back where it was")
+        self.wait(lambda d: self.page() == self.expected())
+        # Swiping up and down scrolls; it deletes nothing.
+        start = self.centre("//li[span[@class='title' and text()='Stamps']]/span[@class='title']")
+        self.touch_drag(start, (start[0] - 5, start[1] - 200))
+        self.assertIn("Stamps", [r[1] for r in self.served.shown()[2][1]])
+        self.assertEqual(self.console_errors(), [])
+
+    def test_a_row_dragged_by_touch_lands_in_an_empty_section(self):
+        self.build(self.PICTURE)
+        self.open()
+        self.driver.find_element(By.ID, "edit").click()
+        handle = self.centre("//li[span[@class='title' and text()='Stamps']]/span[@class='handle']")
+        target = self.centre("(//ul[contains(@class, 'rows')])[4]")
+        self.touch_drag(handle, target, steps=20)
+        self.wait(lambda d: self.footers() == [False, False, True, False], "the footers follow the row as it lands")
+        self.shot("landed-by-touch")
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: [r[1] for r in self.served.shown()[3][1]] == ["Stamps"])
+        self.wait(lambda d: self.page() == self.expected())
         self.assertEqual(self.console_errors(), [])
 
     def test_hostile_titles_render_as_text(self):
