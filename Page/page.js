@@ -87,6 +87,11 @@ async function call(method, path, body) {
   });
   let answer = null;
   try { answer = await response.json(); } catch (_) { answer = null; }
+  if (response.status === 401 && path !== "/session" && $("editor").hidden) {
+    // The session ended (its token revoked or expired, or the server started again): ask again.
+    $("login").hidden = false;
+    $("login-error").textContent = (answer && answer.error) || "The session ended; type the token again.";
+  }
   return { status: response.status, answer };
 }
 

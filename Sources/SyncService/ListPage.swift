@@ -26,9 +26,9 @@ public struct PageAssets: Sendable {
 /// session that turns a token typed once into a cookie, a window of rows, and a batch of intents
 /// written as one change.
 extension SyncService {
-    /// The cookie that holds a page's token: `HttpOnly` (no script reads it), `SameSite=Strict`,
-    /// scoped to its list's path.
-    static let cookieName = "sectionctl_token"
+    /// The cookie that holds a page's session id (never the token): `HttpOnly` (no script reads
+    /// it), `SameSite=Strict`, scoped to its list's path.
+    static let cookieName = "sectionctl_session"
     /// The header a write authenticated by the cookie must carry, with the session's CSRF value.
     static let csrfHeader = "X-Sectionctl-CSRF"
     /// The most rows one window read returns.
@@ -79,10 +79,12 @@ extension SyncService {
         HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-store")], body: .bytes(bytes))
     }
 
-    /// `/lists/NAME/session`: `POST` `{"token": "…"}` checks the token and sets the cookie;
-    /// `GET` says what the cookie allows (`{"role": null}` without a cookie: the page then asks
-    /// for a token); `DELETE` clears it.
+    /// `/lists/NAME/session`: `POST` `{"token": "…"}` checks the token, opens a session of it
+    /// (`PageSessions`) and sets the cookie to the session's id; `GET` says what the cookie's
+    /// session allows (`{"role": null}` without a cookie: the page then asks for a token);
+    /// `DELETE` ends the session and clears the cookie.
     func session(_ request: HTTPRequest, list: String) throws -> HTTPResponse {
+        let secure = request.isTLS ? "; Secure" : ""
         switch request.method {
         case "POST":
             // A form of another site cannot send JSON without asking first (and is never let).
@@ -91,15 +93,18 @@ extension SyncService {
             }
             let body = try decode(SessionRequest.self, named: "a session request ({\"token\": \"…\"})", from: request)
             let token = try authenticate(authorization: "Bearer " + body.token, list: list, needs: .read)
-            let secure = request.isTLS ? "; Secure" : ""
-            let cookie = "\(Self.cookieName)=\(body.token); Path=\(Self.cookiePath(list)); HttpOnly; SameSite=Strict\(secure)"
-            return HTTPResponse.json(200, Self.sessionAnswer(token, text: body.token), headers: [("Set-Cookie", cookie)])
+            let id = try pageSessions.open(tokenID: token.id, list: list)
+            let lifetime = pageSessions.lifetime.components.seconds
+            let cookie = "\(Self.cookieName)=\(id); Path=\(Self.cookiePath(list)); Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure)"
+            return HTTPResponse.json(200, Self.sessionAnswer(token, session: id), headers: [("Set-Cookie", cookie)])
         case "GET":
-            guard let text = Self.cookieToken(request) else { return HTTPResponse.json(200, "{\"role\":null}") }
-            let token = try authenticate(authorization: "Bearer " + text, list: list, needs: .read)
-            return HTTPResponse.json(200, Self.sessionAnswer(token, text: text))
+            guard let id = Self.cookieSession(request) else { return HTTPResponse.json(200, "{\"role\":null}") }
+            let token = try authenticate(session: id, list: list, needs: .read)
+            return HTTPResponse.json(200, Self.sessionAnswer(token, session: id))
         case "DELETE":
-            let secure = request.isTLS ? "; Secure" : ""
+            if let id = Self.cookieSession(request), let session = pageSessions.session(id), session.list == list {
+                pageSessions.end(id)
+            }
             let cookie = "\(Self.cookieName)=; Path=\(Self.cookiePath(list)); Max-Age=0; HttpOnly; SameSite=Strict\(secure)"
             return HTTPResponse(status: 204, headers: [("Set-Cookie", cookie)])
         default:
@@ -116,16 +121,16 @@ extension SyncService {
 
     /// A session's answer: the list, the token's role, and the value writes carry in
     /// `X-Sectionctl-CSRF`.
-    private static func sessionAnswer(_ token: TokenRecord, text: String) -> String {
+    private static func sessionAnswer(_ token: TokenRecord, session: String) -> String {
         let list = String(decoding: (try? JSONEncoder().encode(token.list)) ?? Data(), as: UTF8.self)
-        return "{\"csrf\":\"\(csrf(for: text))\",\"list\":\(list),\"role\":\"\(token.role.rawValue)\"}"
+        return "{\"csrf\":\"\(csrf(for: session))\",\"list\":\(list),\"role\":\"\(token.role.rawValue)\"}"
     }
 
-    /// The CSRF value of a token: the SHA-256 of a fixed prefix and the token, in hex. A page
-    /// of the same origin reads it from its session; no other site can, and it tells nothing of
-    /// the token.
-    static func csrf(for token: String) -> String {
-        Tokens.hex(Crypto.sha256(Array(("sectionctl csrf " + token).utf8)))
+    /// The CSRF value of a session: the SHA-256 of a fixed prefix and the session's id, in hex.
+    /// A page of the same origin reads it from its session; no other site can, and it tells
+    /// nothing of the id.
+    static func csrf(for session: String) -> String {
+        Tokens.hex(Crypto.sha256(Array(("sectionctl csrf " + session).utf8)))
     }
 
     /// The cookie's `Path`: the list's own, its name percent-encoded with nothing but unreserved
@@ -135,8 +140,8 @@ extension SyncService {
         return "/lists/" + (list.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
     }
 
-    /// The token the request's cookie holds, if it has one.
-    static func cookieToken(_ request: HTTPRequest) -> String? {
+    /// The session id the request's cookie holds, if it has one.
+    static func cookieSession(_ request: HTTPRequest) -> String? {
         guard let header = request.header("cookie") else { return nil }
         for pair in header.split(whereSeparator: { $0 == ";" || $0 == "," }) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -21,6 +21,10 @@ public struct SyncServiceLimits: Sendable {
     public var requestsPerSecond = 50.0
     /// Requests a token may make at once before its average counts (a client's burst).
     public var requestBurst = 500.0
+    /// The page's sessions open at once; past them, opening one ends the least recently used.
+    public var pageSessions = 10_000
+    /// How long a page's session lasts from its opening (its token typed again after).
+    public var pageSessionLifetime = Duration.seconds(12 * 3_600)
 
     public init() {}
 }
@@ -41,6 +45,8 @@ public final class SyncService: Sendable {
     /// Each token's allowance of requests: a bucket of `requestBurst`, refilled at
     /// `requestsPerSecond`, by token id.
     private let allowances = Mutex<[Int64: (left: Double, at: ContinuousClock.Instant)]>([:])
+    /// The page's sessions: what its cookie names.
+    let pageSessions: PageSessions
 
     public init(store: SectionStore, limits: SyncServiceLimits = SyncServiceLimits(), assets: PageAssets = PageAssets()) {
         self.store = store
@@ -48,6 +54,7 @@ public final class SyncService: Sendable {
         self.assets = assets
         self.tokens = Tokens(store: store)
         self.events = ListEvents(store: store)
+        self.pageSessions = PageSessions(maximum: limits.pageSessions, lifetime: limits.pageSessionLifetime)
     }
 
     /// Answers one request. Never throws: every failure becomes its status. Every answer carries
@@ -178,17 +185,34 @@ public final class SyncService: Sendable {
         if let header = request.header("authorization") {
             return try authenticate(authorization: header, list: list, needs: needs)
         }
-        guard let cookie = Self.cookieToken(request) else {
+        guard let id = Self.cookieSession(request) else {
             throw SyncRefusal(status: 401, "a valid token is needed: Authorization: Bearer TOKEN")
         }
-        let token = try authenticate(authorization: "Bearer " + cookie, list: list, needs: needs)
+        let token = try authenticate(session: id, list: list, needs: needs)
         if request.method != "GET" {
             let sent = Array((request.header(Self.csrfHeader) ?? "").utf8)
-            let expected = Array(Self.csrf(for: cookie).utf8)
+            let expected = Array(Self.csrf(for: id).utf8)
             guard sent.count == expected.count, Crypto.constantTimeEqual(sent, expected) else {
                 throw SyncRefusal.forbidden("a write from the page carries the session's \(Self.csrfHeader) header")
             }
         }
+        return token
+    }
+
+    /// The token of the page's session `id`, read again, if the session is open, of list
+    /// `list`, and its token still accepted with a role of at least `needs`. A session whose
+    /// token was revoked or expired ends here.
+    func authenticate(session id: String, list: String, needs: TokenRole) throws -> TokenRecord {
+        guard let session = pageSessions.session(id) else {
+            throw SyncRefusal(status: 401, "a valid token is needed: the page's session ended; type the token again")
+        }
+        guard session.list == list else { throw SyncRefusal.forbidden("the session is for another list") }
+        guard let token = try tokens.record(id: session.tokenID), token.list == list, token.state() == .active else {
+            pageSessions.end(id)
+            throw SyncRefusal(status: 401, "a valid token is needed: the session's token was revoked or expired; type a token again")
+        }
+        guard token.role.allows(needs) else { throw SyncRefusal.forbidden("the token's role (\(token.role.rawValue)) does not allow this") }
+        try spend(token)
         return token
     }
 

@@ -182,6 +182,12 @@ public struct Tokens: Sendable {
         return record
     }
 
+    /// The token with this id, revoked and expired ones too; `nil` when there is none (its list
+    /// was deleted, with its tokens).
+    public func record(id: Int64) throws -> TokenRecord? {
+        try store.read { db in try Self.record(id: id, in: db) }
+    }
+
     /// Checks a request's whole `Authorization` header value (`Bearer sct_…`) at `now`: whether
     /// it names a token that is accepted, or why it is refused. The secret is hashed and compared
     /// with the stored hash in constant time; the token's state is told only to a bearer of the

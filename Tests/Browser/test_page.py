@@ -22,7 +22,7 @@ import time
 import unittest
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -249,7 +249,7 @@ class PageTests(PageTest):
     def test_delete_and_undo(self):
         self.build(self.PICTURE)
         self.open()
-        self.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Bread']]/button[@class='delete']").click()
+        self.click("//li[span[@class='title' and text()='Bread']]/button[@class='delete']")
         self.wait(lambda d: "Bread" not in [r[1] for r in self.page()[0][1]])
         self.assertNotIn("Bread", [r[1] for r in self.served.shown()[0][1]])
         self.wait(lambda d: d.find_element(By.ID, "undo-bar").is_displayed())
@@ -287,9 +287,20 @@ class PageTests(PageTest):
         self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, ".delete"), [])
         self.assertEqual(self.console_errors(), [])
 
+    def click(self, xpath):
+        """Clicks what `xpath` finds, finding it again when the page drew its rows anew meanwhile
+        (a change arriving from the event stream)."""
+        def clicked(driver):
+            try:
+                driver.find_element(By.XPATH, xpath).click()
+                return True
+            except StaleElementReferenceException:
+                return False
+        self.wait(clicked)
+
     def edit_in_form(self, button_label, title=None, value=None, kind=None):
         """Presses the button labelled `button_label`, fills the form it opens and submits it."""
-        self.driver.find_element(By.XPATH, f"//button[@aria-label='{button_label}' or (not(@aria-label) and text()='{button_label}')]").click()
+        self.click(f"//button[@aria-label='{button_label}' or (not(@aria-label) and text()='{button_label}')]")
         self.wait(lambda d: d.find_element(By.ID, "editor").is_displayed())
         if kind is not None:
             self.driver.find_element(By.CSS_SELECTOR, f"#editor-kind option[value='{kind}']").click()
@@ -323,14 +334,14 @@ class PageTests(PageTest):
         self.assertEqual(self.page()[4][1][1], ["field", "Due", "-"], "a field without its value shows -")
         self.shot("renamed")
         # An empty section goes at once; one with rows asks first, and its rows go with it.
-        self.driver.find_element(By.XPATH, "//button[@aria-label='Delete section Done']").click()
+        self.click("//button[@aria-label='Delete section Done']")
         self.wait(lambda d: "Done" not in [t for t, _ in self.served.shown()])
-        self.driver.find_element(By.XPATH, "//button[@aria-label='Delete section Chores']").click()
+        self.click("//button[@aria-label='Delete section Chores']")
         self.wait(lambda d: "and its 2 rows?" in d.find_element(By.ID, "editor-heading").text)
         self.assertIn("Chores", [t for t, _ in self.served.shown()], "nothing is deleted before it is asked twice")
         self.driver.find_element(By.ID, "editor-ok").click()
         self.wait(lambda d: [t for t, _ in self.served.shown()] == ["Groceries", "Contact", "Later"])
-        self.driver.find_element(By.XPATH, "//li[span[@class='title' and text()='Stamps']]/button[@class='delete']").click()
+        self.click("//li[span[@class='title' and text()='Stamps']]/button[@class='delete']")
         self.wait(lambda d: self.served.shown()[2] == ("Later", []))
         self.wait(lambda d: self.page() == self.expected())
         self.shot("deleted")
@@ -341,7 +352,7 @@ class PageTests(PageTest):
         self.open()
         before = self.served.shown()
         self.served.run("token", "revoke", self.token.split("_")[1])  # the token is revoked meanwhile
-        self.driver.find_element(By.XPATH, "//button[@aria-label='Rename section Groceries']").click()
+        self.click("//button[@aria-label='Rename section Groceries']")
         self.driver.find_element(By.ID, "editor-title").clear()
         self.driver.find_element(By.ID, "editor-title").send_keys("Shopping")
         self.driver.find_element(By.ID, "editor-ok").click()
@@ -350,6 +361,10 @@ class PageTests(PageTest):
         self.assertEqual(self.served.shown(), before, "nothing was written")
         self.driver.find_element(By.ID, "editor-cancel").click()
         self.assertFalse(self.driver.find_element(By.ID, "editor").is_displayed())
+        # The session ended with its token: the page asks for a token again.
+        self.driver.refresh()
+        self.wait(lambda d: d.find_element(By.ID, "token").is_displayed())
+        self.shot("asked-again")
 
     def centre(self, xpath, dx=0):
         """The point (CSS pixels in the window) at the middle of the element `xpath` finds, moved `dx` across."""
@@ -409,30 +424,74 @@ class PageTests(PageTest):
         self.wait(lambda d: self.page() == self.expected())
         self.assertEqual(self.console_errors(), [])
 
+    HOSTILE = [
+        # markup and script
+        "<img src=x onerror=\"window.__pwned=1\">",
+        "<script>window.__pwned=2</script>",
+        "\"><svg onload=window.__pwned=4>",
+        "</style><style>*{display:none}</style>",
+        "<a href=\"javascript:window.__pwned=5\">click</a>",
+        "&lt;b&gt;entities&lt;/b&gt; &amp;amp;",
+        "{{constructor.constructor('window.__pwned=6')()}}",
+        # javascript: URLs, however spelt
+        "javascript:window.__pwned=3",
+        "JaVaScRiPt:window.__pwned=7",
+        " javascript\t:window.__pwned=8",
+        "data:text/html,<script>window.__pwned=9</script>",
+        # bidi overrides, isolates and marks
+        "\u202eevil\u202c right-to-left",
+        "\u2066isolated\u2069 \u2067rtl\u2069 \u2068first\u2069",
+        "mark\u200eleft\u200fright\u061carabic",
+        "txt.exe\u202egpj.",
+        # invisible characters
+        "zero\u200bwidth\u2060joined",
+        "\ufeffbom and soft\u00adhyphen",
+        "hangul\u3164filler\u115fchoseong",
+        "lonely\u200djoiner and \U000e0041tag",
+        "word\u2062invisible\u2063times",
+        # controls, NUL apart
+        "bell\x07 and \x1b[31mred",
+        "".join(chr(c) for c in range(1, 32)) + "\x7f",
+        "c1\x85next\x9bcsi",
+        "line\u2028separator\u2029paragraph",
+        # combining marks, emoji sequences, long titles
+        "Z\u0351\u0352\u0353a\u0300\u0301\u0302\u0303\u0304\u0305\u0306l\u0489g\u0334o",
+        "e\u0301 n\u0303 \u1100\u1161\u11a8",
+        "👩\u200d💻 ❤\ufe0f 🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f 👍🏽",
+        "long " * 2000,
+        "\u202e" * 300 + "x",
+    ]
+
     def test_hostile_titles_render_as_text(self):
-        hostile = [
-            "<img src=x onerror=\"window.__pwned=1\">",
-            "<script>window.__pwned=2</script>",
-            "javascript:window.__pwned=3",
-            "\u202eevil\u202c right-to-left",
-            "zero\u200bwidth\u2060joined",
-            "bell\x07 and \x1b[31mred",
-            "👩\u200d💻 ❤\ufe0f",
-        ]
-        self.build([("<b>bold</b>", [("text", t, None) for t in hostile])])
+        self.build([("<b>bold</b>\u202e", [("text", t, None) for t in self.HOSTILE]),
+                    ("fields", [("field", "<i>label</i>", "\u202evalue<script>window.__pwned=10</script>")])])
         self.open()
         shown = self.served.run("show")
-        lines = [l for l in shown.splitlines() if re.match(r"^  0:\d+  ", l)]
-        expected = [re.sub(r"^  0:\d+  (.*)  #\d+$", r"\1", l) for l in lines]
+        lines = [l for l in shown.splitlines() if re.match(r"^  0:\d+ ", l)]
+        width = len(f"0:{len(lines) - 1}")  # show pads the paths to the widest
+        expected = [re.sub(r"  #\d+$", "", l[2 + width + 2:]) for l in lines]
+        self.assertEqual(len(expected), len(self.HOSTILE))
         self.assertEqual([r[1] for r in self.page()[0][1]], expected, "titles escaped as sectionctl show escapes them")
-        self.assertEqual(self.page()[0][0], "<b>bold</b>")
-        self.assertIn("\\u{202E}", self.page()[0][1][3][1])
-        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#table img, #table script, #table b"), [])
+        self.assertEqual(self.page()[0][0], "<b>bold</b>\\u{202E}")
+        self.assertIn("\\u{202E}", self.page()[0][1][11][1])
+        self.assertEqual(self.page()[1][1], [["field", "<i>label</i>", "\\u{202E}value<script>window.__pwned=10</script>"]])
+        # Every row keeps its height: a long title ends in an ellipsis rather than growing its row.
+        heights = self.driver.execute_script("return [...document.querySelectorAll('.row')].map((r) => r.getBoundingClientRect().height);")
+        self.assertEqual(set(heights), {44})
+        self.assertEqual(self.driver.find_elements(By.CSS_SELECTOR, "#table img, #table script, #table b, #table svg, #table a, #table style, #table i"), [])
         self.assertIsNone(self.driver.execute_script("return window.__pwned;"))
         with self.assertRaises(NoAlertPresentException):
             self.driver.switch_to.alert.text
         self.assertEqual(self.console_errors(), [])
         self.shot("hostile")
+        # Edit mode, the form and the announcements show the same text, as text.
+        self.driver.find_element(By.ID, "edit").click()
+        self.assertEqual([r[1] for r in self.page()[0][1]], expected)
+        self.driver.find_element(By.ID, "cancel").click()
+        self.click("(//li[contains(@class, 'row')]/button[@class='rename'])[1]")
+        self.assertEqual(self.driver.find_element(By.ID, "editor-heading").text, "Rename " + expected[0])
+        self.assertIsNone(self.driver.execute_script("return window.__pwned;"))
+        self.assertEqual(self.console_errors(), [])
 
 
 class BigList:

@@ -58,6 +58,8 @@ struct PageRouteTests {
         #expect(answer.status == 200)
         let cookie = try #require(answer.headers["set-cookie"])
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/lists/default"))
+        #expect(cookie.hasPrefix("sectionctl_session=scs_") && !cookie.contains(fixture.edit), "the cookie names a session, never the token")
+        #expect(cookie.contains("Max-Age=43200"), "the session lasts 12 hours")
         #expect(!cookie.contains("Secure"), "plain HTTP on loopback: a Secure cookie would never be sent back")
         #expect(!answer.text.contains(fixture.edit), "the answer's body holds no token")
         #expect(answer.text.contains(#""role":"edit""#))
@@ -89,16 +91,96 @@ struct PageRouteTests {
                 "POST", "/lists/default/session", port: fixture.port, headers: [("Content-Type", "application/json")],
                 body: Array(#"{"token":["a"]}"#.utf8))
         }
-        // A cookie smuggling attributes or another list's token is no session of this list.
+        // A cookie smuggling attributes, or holding a token (this list's or another's) rather than a
+        // session, is no session.
+        for cookie in [
+            "sectionctl_session=x; Path=/", "sectionctl_session=\(fixture.edit)", "sectionctl_session=\(fixture.otherEdit)",
+            "sectionctl_session=scs_\(String(repeating: "A", count: 43))",
+        ] {
+            HostileClientTests.expectError(
+                try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", cookie)]), 401, saying: "valid token")
+        }
+        // A token in a cookie of any other name is no session either: the page asks for a token.
+        let tokenCookie = try RawHTTP.request(
+            "GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", "sectionctl_token=\(fixture.edit)")])
+        #expect(tokenCookie.status == 200 && tokenCookie.text == #"{"role":null}"#)
+        // Another list's session is refused as such.
+        let (otherJar, _) = try Self.session(fixture, token: fixture.otherEdit, list: "other")
         HostileClientTests.expectError(
-            try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", "sectionctl_token=\(fixture.otherEdit)")]),
-            403, saying: "another list")
-        HostileClientTests.expectError(
-            try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", "sectionctl_token=x; Path=/")]),
-            401, saying: "valid token")
-        // Leaving clears the cookie.
+            try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", otherJar)]), 403, saying: "another list")
+        // Leaving ends the session and clears the cookie: the old cookie opens nothing after.
         let left = try RawHTTP.request("DELETE", "/lists/default/session", port: fixture.port, headers: [("Cookie", jar)])
         #expect(left.status == 204 && left.headers["set-cookie"]?.contains("Max-Age=0") == true)
+        HostileClientTests.expectError(
+            try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar)]), 401, saying: "session ended")
+    }
+
+    @Test func aSessionIsRandomKeptHashedAndEndsWithItsToken() throws {
+        let fixture = try Fixture(.sqlite)
+        let sessions = fixture.served.service.pageSessions
+        let (first, firstCSRF) = try Self.session(fixture, token: fixture.edit)
+        let (second, secondCSRF) = try Self.session(fixture, token: fixture.edit)
+        #expect(first != second && firstCSRF != secondCSRF, "each session is new and random, with a CSRF value of its own")
+        // The server keeps the SHA-256 of each id, never the id.
+        let id = String(first.split(separator: "=", maxSplits: 1)[1])
+        #expect(sessions.keys.contains(PageSessions.key(id)) && !sessions.keys.contains(id))
+        #expect(PageSessions.key(id) == Tokens.hex(Crypto.sha256(Array(id.utf8))))
+        // A session takes the CSRF value of its own, not another session's.
+        let delete = Array(#"{"intents":[{"op":"deleteRow","row":999999}]}"#.utf8)
+        try fixture.refuses(403, saying: "X-Sectionctl-CSRF") {
+            try RawHTTP.request(
+                "POST", "/lists/default/intents", port: fixture.port, headers: [("Cookie", first), ("X-Sectionctl-CSRF", secondCSRF)], body: delete)
+        }
+        // Revoking the token ends its sessions at their next request; another token's session stays.
+        let (readJar, _) = try Self.session(fixture, token: fixture.read)
+        _ = try Tokens(store: fixture.store).revoke(String(fixture.edit.split(separator: "_")[1]))
+        for jar in [first, second] {
+            HostileClientTests.expectError(
+                try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar)]), 401, saying: "revoked or expired"
+            )
+            HostileClientTests.expectError(
+                try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", jar)]), 401, saying: "session ended")
+        }
+        #expect(sessions.count == 1)
+        let still = try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", readJar)])
+        #expect(still.status == 200, "\(still.text)")
+    }
+
+    @Test func aSessionEndsWhenItsTokenExpires() throws {
+        let fixture = try Fixture(.sqlite)
+        let token = fixture.made(try Tokens(store: fixture.store).create(list: "default", role: .edit, expiresAfter: .seconds(2)).token)
+        let (jar, _) = try Self.session(fixture, token: token)
+        #expect(try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar)]).status == 200)
+        // The token's expiry is a time: wait for it (a deadline guards against a hang).
+        let deadline = Date().addingTimeInterval(30)
+        var answer = try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar)])
+        while answer.status == 200, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            answer = try RawHTTP.request("GET", "/lists/default/window", port: fixture.port, headers: [("Cookie", jar)])
+        }
+        HostileClientTests.expectError(answer, 401, saying: "revoked or expired")
+    }
+
+    @Test func sessionsAreBoundedInNumberAndInTime() throws {
+        var limits = SyncServiceLimits()
+        limits.pageSessions = 3
+        let fixture = try Fixture(.sqlite, limits: limits)
+        let jars = try (0..<3).map { _ in try Self.session(fixture, token: fixture.edit).cookie }
+        // The first is used again: the second is now the least recently used, and the fourth ends it.
+        #expect(try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", jars[0])]).status == 200)
+        _ = try Self.session(fixture, token: fixture.read)
+        #expect(fixture.served.service.pageSessions.count == 3)
+        HostileClientTests.expectError(
+            try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", jars[1])]), 401, saying: "session ended")
+        for jar in [jars[0], jars[2]] {
+            #expect(try RawHTTP.request("GET", "/lists/default/session", port: fixture.port, headers: [("Cookie", jar)]).status == 200)
+        }
+        // A session outlives nothing of its lifetime.
+        let sessions = PageSessions(maximum: 10, lifetime: .seconds(60))
+        let opened = ContinuousClock.now
+        let id = try sessions.open(tokenID: 1, list: "default", now: opened)
+        #expect(sessions.session(id, now: opened + .seconds(59))?.tokenID == 1)
+        #expect(sessions.session(id, now: opened + .seconds(60)) == nil && sessions.count == 0)
     }
 
     @Test func theEventStreamTakesTheCookieOfItsListAlone() throws {
@@ -126,7 +208,7 @@ struct PageRouteTests {
         let delete = Array(#"{"intents":[{"op":"deleteRow","row":1}]}"#.utf8)
         for (headers, words) in [
             ([("Cookie", jar)], "X-Sectionctl-CSRF"),
-            ([("Cookie", jar), ("X-Sectionctl-CSRF", "0" + csrf.dropFirst())], "X-Sectionctl-CSRF"),
+            ([("Cookie", jar), ("X-Sectionctl-CSRF", (csrf.first == "0" ? "1" : "0") + csrf.dropFirst())], "X-Sectionctl-CSRF"),
             ([("Cookie", jar), ("X-Sectionctl-CSRF", "")], "X-Sectionctl-CSRF"),
         ] {
             try fixture.refuses(403, saying: words) {
