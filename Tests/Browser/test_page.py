@@ -605,6 +605,29 @@ class BigListTests(PageTest):
                   "the move shows without a reload")
         self.expect_screen_as_show_has_it("moved-elsewhere")
 
+    def test_a_row_dragged_in_the_middle_of_a_million_rows_saves_one_move(self):
+        self.open()
+        self.scroll_to(0.375)
+        seen = self.on_screen()
+        (section, row, title), (_, _, target) = seen[2], seen[6]
+        version = json.loads(self.served.run("--json", "show", "--from", "0:0", "--limit", "1"))["version"]
+        self.driver.find_element(By.ID, "edit").click()
+        handle = self.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{title}']]/span[@class='handle']")
+        onto = self.driver.find_element(By.XPATH, f"//li[span[@class='title' and text()='{target}']]")
+        actions = ActionChains(self.driver, duration=50)
+        actions.click_and_hold(handle).move_by_offset(0, 5).move_by_offset(0, 5)
+        actions.move_to_element(onto).move_by_offset(0, 8).move_to_element(onto).move_by_offset(0, 10).release().perform()
+        self.wait(lambda d: [r[2] for r in self.on_screen()].index(title) > 2, "the row lands lower")
+        landed = [r for r in self.on_screen() if r[2] == title][0]
+        self.shot("landed")
+        self.driver.find_element(By.ID, "save").click()
+        self.wait(lambda d: not d.find_element(By.ID, "save").is_displayed())
+        self.wait(lambda d: self.shown_from(landed[0], landed[1], 1)[0][2] == title, "sectionctl show has the row where it landed")
+        after = json.loads(self.served.run("--json", "show", "--from", "0:0", "--limit", "1"))["version"]
+        self.assertEqual(after, version + 1, "one drag saved, one version")
+        self.assertEqual(landed[:2], (section, row + 4))
+        self.expect_screen_as_show_has_it("saved")
+
     def test_keyboard_reordering_in_the_middle_of_a_million_rows_saves_one_move(self):
         self.open()
         self.scroll_to(0.375)  # the middle of section 1
