@@ -358,7 +358,7 @@ function render(force) {
     element.append(head, rows, footer);
     nodes.push(element);
     drawn += HEAD + (end - first) * ROW + (count === 0 && state.editing ? EMPTY + FOOT : 0);
-    if (state.editing && dragAvailable && !state.stale) {
+    if (state.editing && dragAvailable) {
       state.sortables.push(window.Sortable.create(rows, {
         group: "rows", animation: 150, handle: ".handle", draggable: ".row", filter: ".placeholder",
         forceFallback: true, fallbackTolerance: 3,
