@@ -380,7 +380,6 @@ function render(force) {
   const above = Math.max(0, Math.round(view.p + firstY - view.v));
   const below = Math.max(0, Math.round(view.physical - above - drawn));
   table.replaceChildren(spacer(above), ...nodes, spacer(below));
-  table.setAttribute("aria-rowcount", String(state.starts[state.starts.length - 1]));
   $("version").textContent = "version " + state.version;
   $("edit").hidden = !canEdit() || state.editing;
   $("add-section").hidden = !canEdit() || state.editing;
