@@ -10,8 +10,8 @@ struct CancellationTests {
     @Test(arguments: Backend.all) func anImportCancelledThroughItsTaskWritesNothing(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.list("default").apply(.addSection(title: "Kept"))
-        let before = try await store.list("default").snapshot()
+        try await store.list("default").async.apply(.addSection(title: "Kept"))
+        let before = try await store.list("default").async.snapshot()
         let records = "[" + (0..<20_000).map { #"{"name":"record \#($0)","n":\#($0)}"# }.joined(separator: ",") + "]"
         let started = AsyncStream<Void>.makeStream()
         let cancelled = DispatchSemaphore(value: 0)
@@ -30,7 +30,7 @@ struct CancellationTests {
         importing.cancel()
         cancelled.signal()
         await #expect(throws: CancellationError.self) { try await importing.value }
-        #expect(try await store.list("default").snapshot() == before, "nothing of the import was written")
+        #expect(try await store.list("default").async.snapshot() == before, "nothing of the import was written")
         // The store works on: the same import, not cancelled, writes every record.
         let change = try await store.perform { try $0.importRecords(Data(records.utf8), options: RecordsImportOptions(list: "default")) }
         #expect(change.changeset.insertedSections.count == 20_000)

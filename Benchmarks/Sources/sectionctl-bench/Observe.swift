@@ -74,7 +74,7 @@ extension Benchmark {
                 for try await update in stream {
                     let arrived = wallClockNanoseconds()
                     guard let changeset = update.changeset, let index = changeset.insertedSections.first else { continue }
-                    let title = try await store.list("default").outline().sections[index].title
+                    let title = try await store.list("default").async.outline().sections[index].title
                     if let committed = UInt64(title) { latencies.append(Double(arrived &- committed) / 1e9) }
                     if latencies.count == count { break }
                 }

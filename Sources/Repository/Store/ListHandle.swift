@@ -7,11 +7,17 @@
 /// ```swift
 /// try store.createList(named: "work")
 /// let work = store.list("work")
-/// try await work.apply(.addSection(title: "To do"))
-/// try await work.apply(.addRow(.text("Buy milk"), to: .at(0, 0)))
-/// let cell = try await work.row(at: RowPath(section: 0, row: 0))  // cell.row.title == "Buy milk"
+/// try work.apply(.addSection(title: "To do"))  // blocks until written, in async code too
+/// try await work.async.apply(.addRow(.text("Buy milk"), to: .at(0, 0)))  // off the cooperative pool
+/// let cell = try await work.async.row(at: RowPath(section: 0, row: 0))  // cell.row.title == "Buy milk"
 /// let feed = work.updates()  // the versions committed from now on, as they happen
 /// ```
+///
+/// Its calls block the thread they run on until the database answers; `async` (an
+/// `AsyncListHandle`) has the same edits and reads in `async` form, which run off Swift's
+/// cooperative pool. They have other names on purpose: inside an `async` function,
+/// `try list.snapshot()` is the blocking read and `try await list.async.snapshot()` the async
+/// one, and neither hides the other.
 ///
 /// A handle is a name and a store: making one reads nothing, and a list that does not exist is
 /// refused by the first call (`RepositoryError.listNotFound`). After `rename(to:)`, use the
@@ -59,92 +65,6 @@ public struct ListHandle: Sendable, Hashable {
     ///   title).
     public func section(_ ref: SectionRef, atVersion expected: ListVersion? = nil) throws -> SectionInfo {
         try versionedSection(ref, atVersion: expected).value
-    }
-
-    // MARK: - Async forms (off the cooperative pool; see `SectionStore.perform(_:)`)
-
-    /// `apply(_:)`, off the cooperative pool; a cancelled task's edit writes nothing.
-    @discardableResult
-    public func apply(_ edit: Edit) async throws -> Change { try await perform { try $0.apply(edit) } }
-
-    /// `undo()`, off the cooperative pool.
-    @discardableResult
-    public func undo() async throws -> Change { try await perform { try $0.undo() } }
-
-    /// `redo()`, off the cooperative pool.
-    @discardableResult
-    public func redo() async throws -> Change { try await perform { try $0.redo() } }
-
-    /// `header(editing:atVersion:)`, off the cooperative pool.
-    public func header(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListHeader {
-        try await perform { try $0.header(editing: editing, atVersion: expected) }
-    }
-
-    /// `outline(editing:atVersion:)`, off the cooperative pool.
-    public func outline(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListOutline {
-        try await perform { try $0.outline(editing: editing, atVersion: expected) }
-    }
-
-    /// `outline(from:limit:editing:atVersion:)`, off the cooperative pool.
-    public func outline(from first: Int, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> OutlineWindow {
-        try await perform { try $0.outline(from: first, limit: limit, editing: editing, atVersion: expected) }
-    }
-
-    /// `snapshot(editing:atVersion:)`, off the cooperative pool.
-    public func snapshot(editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListSnapshot {
-        try await perform { try $0.snapshot(editing: editing, atVersion: expected) }
-    }
-
-    /// `row(at:atVersion:)`, off the cooperative pool: what `cellForRowAt` reads.
-    public func row(at path: RowPath, atVersion expected: ListVersion? = nil) async throws -> LocatedRow {
-        try await perform { try $0.row(at: path, atVersion: expected) }
-    }
-
-    /// `row(_:atVersion:)`, off the cooperative pool.
-    public func row(_ ref: RowRef, atVersion expected: ListVersion? = nil) async throws -> LocatedRow {
-        try await perform { try $0.row(ref, atVersion: expected) }
-    }
-
-    /// `path(ofRow:atVersion:)`, off the cooperative pool.
-    public func path(ofRow id: RowID, atVersion expected: ListVersion? = nil) async throws -> RowPath {
-        try await perform { try $0.path(ofRow: id, atVersion: expected) }
-    }
-
-    /// `versionedPath(ofRow:atVersion:)`, off the cooperative pool.
-    public func versionedPath(ofRow id: RowID, atVersion expected: ListVersion? = nil) async throws -> Versioned<RowPath> {
-        try await perform { try $0.versionedPath(ofRow: id, atVersion: expected) }
-    }
-
-    /// `rowCount(of:atVersion:)`, off the cooperative pool.
-    public func rowCount(of section: SectionRef, atVersion expected: ListVersion? = nil) async throws -> Int {
-        try await perform { try $0.rowCount(of: section, atVersion: expected) }
-    }
-
-    /// `versionedRowCount(of:atVersion:)`, off the cooperative pool.
-    public func versionedRowCount(of section: SectionRef, atVersion expected: ListVersion? = nil) async throws -> Versioned<Int> {
-        try await perform { try $0.versionedRowCount(of: section, atVersion: expected) }
-    }
-
-    /// `window(from:limit:editing:atVersion:)`, off the cooperative pool.
-    public func window(from start: RowPath, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil) async throws -> ListWindow {
-        try await perform { try $0.window(from: start, limit: limit, editing: editing, atVersion: expected) }
-    }
-
-    /// `window(startingAt:limit:editing:atVersion:)`, off the cooperative pool.
-    public func window(
-        startingAt start: RowRef, limit: Int, editing: Bool = false, atVersion expected: ListVersion? = nil
-    ) async throws -> ListWindow {
-        try await perform { try $0.window(startingAt: start, limit: limit, editing: editing, atVersion: expected) }
-    }
-
-    /// `changes(since:)`, off the cooperative pool.
-    public func changes(since version: ListVersion) async throws -> ListChanges { try await perform { try $0.changes(since: version) } }
-
-    /// Runs `work` on this handle off the cooperative pool, as `SectionStore.perform(_:)` runs
-    /// work on the store: cancelling the task cancels a long write inside it.
-    private func perform<T: Sendable>(_ work: @escaping @Sendable (ListHandle) throws -> T) async throws -> T {
-        let handle = self
-        return try await store.perform { _ in try work(handle) }
     }
 }
 

@@ -140,13 +140,13 @@ struct LiveRecipeTests {
         let store = try SectionStore(path: path, create: true)
         let list = store.list(SectionStore.defaultList)
         for section in 0..<3 {
-            try await list.apply(.addSection(title: "S\(section)"))
-            for row in 0..<3 { try await list.apply(.addRow(.text("r\(section).\(row)"), to: .at(section, row))) }
+            try await list.async.apply(.addSection(title: "S\(section)"))
+            for row in 0..<3 { try await list.async.apply(.addRow(.text("r\(section).\(row)"), to: .at(section, row))) }
         }
 
         // The three views, each at the list's version now.
         let batchView = UITableView()
-        let batchSource = ListDataSource(try await list.snapshot(editing: true))
+        let batchSource = ListDataSource(try await list.async.snapshot(editing: true))
         batchView.dataSource = batchSource
         batchView.reloadData()
 
@@ -198,7 +198,7 @@ struct LiveRecipeTests {
         let closer = Task {
             var status: Int32 = -1
             for await code in finished.stream { status = code }
-            try await store.list(SectionStore.defaultList).apply(.addSection(title: last))
+            try await store.list(SectionStore.defaultList).async.apply(.addSection(title: last))
             return status
         }
 
@@ -237,10 +237,10 @@ struct LiveRecipeTests {
             }
             try #require(refusals().isEmpty, "seed \(seed), update \(update.from)→\(update.version): \(refusals())")
             // Each view shows the list at the version it is at, unless the list moved on since.
-            if let current = try? await list.snapshot(editing: true, atVersion: batchSource.snapshot.version) {
+            if let current = try? await list.async.snapshot(editing: true, atVersion: batchSource.snapshot.version) {
                 try #require(batchSource.snapshot == current, "seed \(seed): the batch view at version \(current.version)")
             }
-            if let current = try? await list.snapshot(atVersion: diffableVersion) {
+            if let current = try? await list.async.snapshot(atVersion: diffableVersion) {
                 try #require(diffable.snapshot().sectionIdentifiers == current.sections.map(\.id), "seed \(seed): diffable sections")
             }
             let done = [batchSource.snapshot.sections.last?.title, versioned.outline.sections.last?.title]
@@ -253,7 +253,7 @@ struct LiveRecipeTests {
         #expect(try await closer.value == 0, "seed \(seed): the writer ran to its end")
 
         // Each view shows exactly the list, and nothing was refused on the way.
-        let final = try await list.snapshot(editing: true)
+        let final = try await list.async.snapshot(editing: true)
         let context = "seed \(seed)"
         #expect(refusals().isEmpty, "\(context): \(refusals())")
         #expect(batchSource.snapshot == final, "\(context): the batch view's list")
@@ -263,7 +263,7 @@ struct LiveRecipeTests {
         for section in final.sections {
             #expect(diffable.snapshot().itemIdentifiers(inSection: section.id) == section.rows.map(\.id), "\(context): rows of #\(section.id)")
         }
-        #expect(versioned.outline == (try await list.outline()), "\(context): the versioned view's outline")
+        #expect(versioned.outline == (try await list.async.outline()), "\(context): the versioned view's outline")
         #expect(versionedView.shown == versionedView.askDataSource(), "\(context): the versioned view shows its data source")
         #expect(
             versionedView.shown.sections.map { $0.cells.map(\.text) } == final.sections.map { $0.rows.map(\.title) },

@@ -37,22 +37,37 @@ struct DocExampleTests {
         // doc example: ListHandle begins
         try store.createList(named: "work")
         let work = store.list("work")
-        try await work.apply(.addSection(title: "To do"))
-        try await work.apply(.addRow(.text("Buy milk"), to: .at(0, 0)))
-        let cell = try await work.row(at: RowPath(section: 0, row: 0))  // cell.row.title == "Buy milk"
+        try work.apply(.addSection(title: "To do"))  // blocks until written, in async code too
+        try await work.async.apply(.addRow(.text("Buy milk"), to: .at(0, 0)))  // off the cooperative pool
+        let cell = try await work.async.row(at: RowPath(section: 0, row: 0))  // cell.row.title == "Buy milk"
         let feed = work.updates()  // the versions committed from now on, as they happen
         // doc example: ListHandle ends
 
         #expect(cell.row.title == "Buy milk")
         #expect(cell.version == 2)
         #expect(feed.bufferLimit == ListFeed.defaultBufferLimit)
-        #expect(try await store.list(SectionStore.defaultList).snapshot().sections.isEmpty, "the edits went to \"work\" only")
+        #expect(try await store.list(SectionStore.defaultList).async.snapshot().sections.isEmpty, "the edits went to \"work\" only")
+    }
+
+    @Test func asyncListHandle() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store
+
+        // doc example: AsyncListHandle begins
+        let list = store.list("default")
+        try await list.async.apply(.addSection(title: "To do"))
+        let outline = try await list.async.outline()
+        let now = try list.snapshot()  // the blocking read, in async code too
+        // doc example: AsyncListHandle ends
+
+        #expect(outline.sections.map(\.title) == ["To do"])
+        #expect(now.version == outline.version)
     }
 
     @Test func perform() async throws {
         let fixture = try StoreFixture()
         let store = fixture.store
-        try await fixture.list.apply(.addSection(title: "To do"))
+        try await fixture.list.async.apply(.addSection(title: "To do"))
 
         // doc example: perform begins
         let problems = try await store.perform { store in try store.check() }
@@ -105,7 +120,7 @@ struct DocExampleTests {
 
     @Test func theExamplesAreTheOnesInTheDocComments() throws {
         let marked = try markedExamples()
-        #expect(Set(marked.map(\.name)) == ["SectionStore", "ListHandle", "perform", "ServerSupport", "updates", "ListFeed"])
+        #expect(Set(marked.map(\.name)) == ["SectionStore", "ListHandle", "AsyncListHandle", "perform", "ServerSupport", "updates", "ListFeed"])
         let documented = try docExamples(under: packageRoot.appending(path: "Sources/Repository"))
         for example in marked {
             let places = documented.filter { $0.code == example.code }
@@ -144,7 +159,7 @@ struct DocExampleTests {
         // The feed starts at the version the list is at when the consumer asks for it: add
         // sections until it has seen one.
         for _ in 0..<400 where recorder.got.changesets.isEmpty {
-            try await fixture.list.apply(.addSection(title: "New", at: 0))
+            try await fixture.list.async.apply(.addSection(title: "New", at: 0))
             try await Task.sleep(for: .milliseconds(25))
         }
         try fixture.list.delete(force: true)

@@ -50,7 +50,7 @@ struct ObservationTests {
     func aTableViewFollowsEveryVersion(backend: Backend, seed: UInt64) async throws {
         let fixture = try StoreFixture(backend)
         let viewStore = fixture.store
-        let start = try await viewStore.list("default").snapshot()
+        let start = try await viewStore.list("default").async.snapshot()
         // Every version, however many the loop reads before the view takes the first.
         let stream = viewStore.list("default").updates(from: start.version, bufferLimit: .max)
         // Another connection (as another process would) makes the changes.
@@ -81,7 +81,7 @@ struct ObservationTests {
         let writer = try fixture.reopen()
         // Each commit after the observer has taken the one before: an update for each, in order.
         for index in 0..<5 {
-            try await writer.list("default").apply(.addSection(title: "\(index)"))
+            try await writer.list("default").async.apply(.addSection(title: "\(index)"))
             let update = try #require(try await updates.next())
             #expect(update.version == ListVersion(Int64(index + 1)) && update.from == ListVersion(Int64(index)))
             #expect(update.changeset?.insertedSections == [index])
@@ -93,16 +93,16 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func aConsumerThatFallsBehindGetsOneComposedUpdate(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.list("default").apply(.addSection(title: "A"))
-        try await store.list("default").apply(.addSection(title: "B"))
-        let start = try await store.list("default").snapshot()
+        try await store.list("default").async.apply(.addSection(title: "A"))
+        try await store.list("default").async.apply(.addSection(title: "B"))
+        let start = try await store.list("default").async.snapshot()
         let feed = store.list("default").updates(from: start.version, bufferLimit: 1)
         let writer = try fixture.reopen()
         var generator = SeededGenerator(seed: 7)
         var last = start.version
         for step in 0..<30 {
-            let edit = await randomEdit(try writer.list("default").outline(), step: step, using: &generator)
-            if let change = try? await writer.list("default").apply(edit), !change.changeset.isEmpty { last = change.version }
+            let edit = randomEdit(try await writer.list("default").async.outline(), step: step, using: &generator)
+            if let change = try? await writer.list("default").async.apply(edit), !change.changeset.isEmpty { last = change.version }
             #expect(feed.waiting.count <= 1, "the feed holds no more than its limit")
         }
         #expect(try await eventually { feed.waiting.last?.version == last }, "the feed read every version")
@@ -110,12 +110,12 @@ struct ObservationTests {
         var updates = feed.makeAsyncIterator()
         let composed = try #require(try await updates.next())
         #expect(composed.from == start.version && composed.version == last)
-        let end = try await store.list("default").snapshot()
+        let end = try await store.list("default").async.snapshot()
         var view = try applying(try #require(composed.changeset), to: start, contentFrom: end)
         view.version = composed.version
         #expect(view == end, "the composed changeset turns the view's state into the list's")
         // Caught up, it gets the next version on its own.
-        let next = try await writer.list("default").apply(.addSection(title: "C"))
+        let next = try await writer.list("default").async.apply(.addSection(title: "C"))
         let single = try #require(try await updates.next())
         #expect(single.from == last && single.version == next.version && single.changeset?.insertedSections == [end.sections.count])
     }
@@ -137,7 +137,7 @@ struct ObservationTests {
             return received
         }
         feed = nil
-        try await store.list("default").apply(.addSection(title: "A"))
+        try await store.list("default").async.apply(.addSection(title: "A"))
         var signals = first.stream.makeAsyncIterator()
         _ = await signals.next()  // the task got the update, and waits for the next
         iterating.cancel()
@@ -151,7 +151,7 @@ struct ObservationTests {
     @Test(arguments: Backend.all) func aPlainSQLChangeArrivesAsAReloadAndADeletionEndsTheSequence(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.list("default").apply(.addSection(title: "A"))
+        try await store.list("default").async.apply(.addSection(title: "A"))
         let watcher = try ListWatcher(location: fixture.location, server: .postgres, list: "default")
         // (On a server, `poll(waitingUpTo:)` waits for the notification a commit sends.)
         #expect(try watcher.poll().isEmpty)
@@ -163,10 +163,10 @@ struct ObservationTests {
         try fixture.plainSQL("UPDATE sections SET title = 'B2'")
         let second = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(second.map(\.version) == [3] && second.first?.isReload == true, "a second plain change is reported too")
-        try await store.list("default").apply(.addSection(title: "C"))
+        try await store.list("default").async.apply(.addSection(title: "C"))
         let next = try watcher.poll(waitingUpTo: hangGuardSeconds)
         #expect(next.map(\.version) == [4] && next.first?.changeset?.insertedSections == [1], "the change after plain SQL has its changeset")
-        try await store.list("default").apply(.addSection(title: "D"))
+        try await store.list("default").async.apply(.addSection(title: "D"))
         #expect(try watcher.poll(waitingUpTo: hangGuardSeconds).first?.changeset?.insertedSections == [2])
         try store.deleteList("default", force: true)
         let deleted = try watcher.poll(waitingUpTo: hangGuardSeconds)

@@ -115,27 +115,27 @@ struct SectionRankTests {
         let fixture = try StoreFixture(backend)
         let list = fixture.store.list(SectionStore.defaultList)
         for section in 0..<5 {
-            try await list.apply(.addSection(title: "s\(section)"))
-            for _ in 0..<section { try await list.apply(.addRow(.text("r"), to: .init(section: .index(section), index: .end))) }
+            try await list.async.apply(.addSection(title: "s\(section)"))
+            for _ in 0..<section { try await list.async.apply(.addRow(.text("r"), to: .init(section: .index(section), index: .end))) }
         }
-        let whole = try await list.outline(editing: true)
-        let window = try await list.outline(from: 1, limit: 3, editing: true, atVersion: whole.version)
+        let whole = try await list.async.outline(editing: true)
+        let window = try await list.async.outline(from: 1, limit: 3, editing: true, atVersion: whole.version)
         #expect(window.sections == Array(whole.sections[1..<4]))
         #expect(window.sectionCount == 5 && window.first == 1 && window.end == 4 && window.version == whole.version && window.isEditing)
         #expect(!window.isWhole && window[0] == nil && window[1]?.rowCount == 1 && window[3]?.title == "s3" && window[4] == nil)
         #expect(OutlineWindow(whole).isWhole && OutlineWindow(whole)[4] == whole.sections[4])
-        let tail = try await list.outline(from: 3, limit: 10)
+        let tail = try await list.async.outline(from: 3, limit: 10)
         #expect(tail.sections.map(\.title) == ["s3", "s4"], "a limit past the end gives what there is")
-        #expect(try await list.outline(from: 5, limit: 10).sections.isEmpty, "from the count: none")
+        #expect(try await list.async.outline(from: 5, limit: 10).sections.isEmpty, "from the count: none")
         await #expect(throws: RepositoryError.sectionIndexOutOfRange(6, valid: 0...5, version: whole.version)) {
-            try await list.outline(from: 6, limit: 1)
+            try await list.async.outline(from: 6, limit: 1)
         }
         await #expect(throws: RepositoryError.sectionIndexOutOfRange(-1, valid: 0...5, version: whole.version)) {
-            try await list.outline(from: -1, limit: 1)
+            try await list.async.outline(from: -1, limit: 1)
         }
-        await #expect(throws: RepositoryError.negativeWindowLimit(-1)) { try await list.outline(from: 0, limit: -1) }
+        await #expect(throws: RepositoryError.negativeWindowLimit(-1)) { try await list.async.outline(from: 0, limit: -1) }
         await #expect(throws: RepositoryError.listMovedOn(list: list.name, expected: whole.version.previous, current: whole.version)) {
-            try await list.outline(from: 0, limit: 1, atVersion: whole.version.previous)
+            try await list.async.outline(from: 0, limit: 1, atVersion: whole.version.previous)
         }
         // An edit session's draft, the same way.
         let session = try list.beginEditing()

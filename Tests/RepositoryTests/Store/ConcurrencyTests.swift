@@ -9,7 +9,7 @@ struct ConcurrencyTests {
     @Test(arguments: Backend.all) func threadsSharingOneStoreLoseNothing(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.list("default").apply(.addSection(title: "A"))
+        try await store.list("default").async.apply(.addSection(title: "A"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
@@ -20,7 +20,7 @@ struct ConcurrencyTests {
             }
             try await group.waitForAll()
         }
-        let rows = try await store.list("default").snapshot().sections[0].rows.map(\.title)
+        let rows = try await store.list("default").async.snapshot().sections[0].rows.map(\.title)
         #expect(rows.count == 320)
         #expect(Set(rows).count == 320)
         // Each worker's rows keep their own order.
@@ -28,13 +28,13 @@ struct ConcurrencyTests {
             let own = rows.filter { $0.hasPrefix("\(worker)-") }
             #expect(own == (0..<40).map { "\(worker)-\($0)" })
         }
-        #expect(try await store.list("default").snapshot().version == 321)
+        #expect(try await store.list("default").async.snapshot().version == 321)
     }
 
     @Test(arguments: Backend.all) func separateConnectionsWritingOneFileLoseNothing(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
-        try await fixture.list.apply(.addSection(title: "A"))
-        try await fixture.list.apply(.addSection(title: "B"))
+        try await fixture.list.async.apply(.addSection(title: "A"))
+        try await fixture.list.async.apply(.addSection(title: "B"))
         let stores = try (0..<4).map { _ in try fixture.reopen() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (worker, store) in stores.enumerated() {
@@ -49,7 +49,7 @@ struct ConcurrencyTests {
             }
             try await group.waitForAll()
         }
-        let snapshot = try await fixture.list.snapshot()
+        let snapshot = try await fixture.list.async.snapshot()
         #expect(snapshot.rowCount == 120)
         #expect(Set(snapshot.sections.flatMap { $0.rows.map(\.id) }).count == 120)
         #expect(snapshot.version == ListVersion(2 + 120 + 40))
@@ -57,7 +57,7 @@ struct ConcurrencyTests {
 
     @Test(arguments: Backend.all) func aSessionSavedWhileAnotherWriterWorksIsAConflictNotALoss(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
-        try await fixture.list.apply(.addSection(title: "A"))
+        try await fixture.list.async.apply(.addSection(title: "A"))
         let session = try fixture.list.beginEditing()
         try session.apply(.addRow(.text("mine"), to: .at(0, 0)))
         let other = try fixture.reopen()
@@ -66,6 +66,6 @@ struct ConcurrencyTests {
         }.value
         // A conflict, naming both versions: not `.busy`, which would mean the save only waited.
         #expect(throws: RepositoryError.conflict(list: "default", sessionVersion: 1, currentVersion: 11)) { try session.save() }
-        #expect(try await fixture.list.snapshot().rowCount == 10)
+        #expect(try await fixture.list.async.snapshot().rowCount == 10)
     }
 }

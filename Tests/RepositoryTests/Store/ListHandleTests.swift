@@ -97,18 +97,18 @@ struct ListHandleTests {
     @Test(arguments: Backend.all) func aHandlesAsyncReadsTakeTheVersionToo(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let list = fixture.store.list(SectionStore.defaultList)
-        try await list.apply(.addSection(title: "A"))
-        let row = try #require(try await list.apply(.addRow(.text("a"), to: .at(0, 0))).createdID?.rowID)
-        #expect(try await list.header(atVersion: 2).version == 2)
-        #expect(try await list.window(startingAt: .id(row), limit: 1, atVersion: 2).rowCount == 1)
-        #expect(try await list.versionedRowCount(of: .index(0), atVersion: 2) == Versioned(1, version: 2))
-        #expect(try await list.versionedPath(ofRow: row, atVersion: 2) == Versioned(RowPath(section: 0, row: 0), version: 2))
-        try await fixture.reopen().list(SectionStore.defaultList).apply(.addSection(title: "B"))
+        try await list.async.apply(.addSection(title: "A"))
+        let row = try #require(try await list.async.apply(.addRow(.text("a"), to: .at(0, 0))).createdID?.rowID)
+        #expect(try await list.async.header(atVersion: 2).version == 2)
+        #expect(try await list.async.window(startingAt: .id(row), limit: 1, atVersion: 2).rowCount == 1)
+        #expect(try await list.async.versionedRowCount(of: .index(0), atVersion: 2) == Versioned(1, version: 2))
+        #expect(try await list.async.versionedPath(ofRow: row, atVersion: 2) == Versioned(RowPath(section: 0, row: 0), version: 2))
+        try await fixture.reopen().list(SectionStore.defaultList).async.apply(.addSection(title: "B"))
         let movedOn = RepositoryError.listMovedOn(list: "default", expected: 2, current: 3)
-        await #expect(throws: movedOn) { try await list.row(at: RowPath(section: 0, row: 0), atVersion: 2) }
-        await #expect(throws: movedOn) { try await list.snapshot(atVersion: 2) }
-        await #expect(throws: movedOn) { try await list.header(atVersion: 2) }
-        await #expect(throws: movedOn) { try await list.outline(atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.async.row(at: RowPath(section: 0, row: 0), atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.async.snapshot(atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.async.header(atVersion: 2) }
+        await #expect(throws: movedOn) { try await list.async.outline(atVersion: 2) }
     }
 
     @Test func aHandleOnAMissingListIsRefusedByItsFirstCall() throws {
@@ -126,18 +126,18 @@ struct ListHandleTests {
         try store.createList(named: "work")
         let work = store.list("work")
         var updates = work.updates().makeAsyncIterator()
-        let change = try await work.apply(.addSection(title: "A"))
+        let change = try await work.async.apply(.addSection(title: "A"))
         let update = try #require(try await updates.next())
         #expect(update.list == "work" && update.version == change.version && update.changeset?.insertedSections == [0])
-        try await work.apply(.addRow(.text("x"), to: .init(section: .index(0), index: .end)))
-        #expect(try await work.row(at: RowPath(section: 0, row: 0)).row.title == "x")
-        #expect(try await work.outline().rowCount == 1)
-        #expect(try await work.snapshot().sections.count == 1)
-        #expect(try await work.window(from: RowPath(section: 0, row: 0), limit: 1).located.count == 1)
-        try await work.undo()
-        #expect(try await work.rowCount(of: .index(0)) == 0)
-        try await work.redo()
-        #expect(try await work.changes(since: 0).changeset != nil)
-        #expect(try await store.list("default").snapshot().sections.isEmpty, "the default list was never touched")
+        try await work.async.apply(.addRow(.text("x"), to: .init(section: .index(0), index: .end)))
+        #expect(try await work.async.row(at: RowPath(section: 0, row: 0)).row.title == "x")
+        #expect(try await work.async.outline().rowCount == 1)
+        #expect(try await work.async.snapshot().sections.count == 1)
+        #expect(try await work.async.window(from: RowPath(section: 0, row: 0), limit: 1).located.count == 1)
+        try await work.async.undo()
+        #expect(try await work.async.rowCount(of: .index(0)) == 0)
+        try await work.async.redo()
+        #expect(try await work.async.changes(since: 0).changeset != nil)
+        #expect(try await store.list("default").async.snapshot().sections.isEmpty, "the default list was never touched")
     }
 }

@@ -54,7 +54,7 @@ struct ReaderTests {
     @Test(arguments: Backend.all) func readsSeeEveryWriteTheStoreCommitted(backend: Backend) async throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
-        try await store.list("default").apply(.addSection(title: "A"))
+        try await store.list("default").async.apply(.addSection(title: "A"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
                 group.addTask {
@@ -70,7 +70,7 @@ struct ReaderTests {
             }
             try await group.waitForAll()
         }
-        #expect(try await store.list("default").snapshot().sections[0].rows.count == 100)
+        #expect(try await store.list("default").async.snapshot().sections[0].rows.count == 100)
     }
 
     /// A file not in WAL mode (a read-only store leaves a file's journal mode alone) is read on

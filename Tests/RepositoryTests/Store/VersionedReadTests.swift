@@ -187,19 +187,19 @@ struct VersionedReadTests {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
         try await store.perform { try self.twoSections($0) }
-        let located = try await store.list("default").row(at: RowPath(section: 0, row: 0), atVersion: 5)
+        let located = try await store.list("default").async.row(at: RowPath(section: 0, row: 0), atVersion: 5)
         #expect(located.version == 5)
-        #expect(try await store.list("default").versionedPath(ofRow: located.row.id) == Versioned(RowPath(section: 0, row: 0), version: 5))
-        #expect(try await store.list("default").versionedRowCount(of: .index(1), atVersion: 5) == Versioned(1, version: 5))
-        try await fixture.reopen().list("default").apply(.addSection(title: "C"))
+        #expect(try await store.list("default").async.versionedPath(ofRow: located.row.id) == Versioned(RowPath(section: 0, row: 0), version: 5))
+        #expect(try await store.list("default").async.versionedRowCount(of: .index(1), atVersion: 5) == Versioned(1, version: 5))
+        try await fixture.reopen().list("default").async.apply(.addSection(title: "C"))
         let movedOn = RepositoryError.listMovedOn(list: "default", expected: 5, current: 6)
-        await #expect(throws: movedOn) { try await store.list("default").row(.id(located.row.id), atVersion: 5) }
-        await #expect(throws: movedOn) { try await store.list("default").path(ofRow: located.row.id, atVersion: 5) }
-        await #expect(throws: movedOn) { try await store.list("default").rowCount(of: .index(0), atVersion: 5) }
-        await #expect(throws: movedOn) { try await store.list("default").outline(atVersion: 5) }
-        await #expect(throws: movedOn) { try await store.list("default").window(from: RowPath(section: 0, row: 0), limit: 1, atVersion: 5) }
-        await #expect(throws: movedOn) { try await store.list("default").snapshot(atVersion: 5) }
-        #expect(try await store.list("default").outline(atVersion: 6).sections.count == 3)
+        await #expect(throws: movedOn) { try await store.list("default").async.row(.id(located.row.id), atVersion: 5) }
+        await #expect(throws: movedOn) { try await store.list("default").async.path(ofRow: located.row.id, atVersion: 5) }
+        await #expect(throws: movedOn) { try await store.list("default").async.rowCount(of: .index(0), atVersion: 5) }
+        await #expect(throws: movedOn) { try await store.list("default").async.outline(atVersion: 5) }
+        await #expect(throws: movedOn) { try await store.list("default").async.window(from: RowPath(section: 0, row: 0), limit: 1, atVersion: 5) }
+        await #expect(throws: movedOn) { try await store.list("default").async.snapshot(atVersion: 5) }
+        #expect(try await store.list("default").async.outline(atVersion: 6).sections.count == 3)
     }
 
     @Test(arguments: Backend.all) func theReadmesViewReadsAtItsVersionAndCatchesUp(backend: Backend) throws {
