@@ -94,7 +94,8 @@ enum JSONShapes {
         .object([
             ("list", .string(snapshot.name)),
             ("list_id", .int(snapshot.listID)),
-            ("version", .int(snapshot.version)),
+            // A session's draft shows the version it starts from, as the session's header does.
+            ("version", .int(snapshot.draftOf ?? snapshot.version)),
             ("editing", .bool(snapshot.isEditing)),
             (
                 "sections",

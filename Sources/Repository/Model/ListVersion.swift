@@ -41,6 +41,13 @@ public struct ListVersion: RawRepresentable, Hashable, Sendable, Codable, Stride
         try container.encode(rawValue)
     }
 
+    /// Whether this is the version of an edit session's draft (`EditSession.draftVersion`),
+    /// which is negative, rather than one a list was committed at, which is 0 or more. A
+    /// draft's snapshot carries it so that it cannot be mistaken for the list at a version:
+    /// `ListHandle.changes(since:)` answers it with no changeset, and a read `atVersion:` it
+    /// throws `RepositoryError.listMovedOn`. The arithmetic below is for committed versions.
+    public var isDraft: Bool { rawValue < 0 }
+
     /// The version the list's next commit gives it.
     public var next: ListVersion { ListVersion(rawValue: rawValue + 1) }
 

@@ -117,20 +117,29 @@ public struct ListSnapshot: Hashable, Sendable {
     public var listID: ListID
     /// The list's name.
     public var name: String
-    /// The list's version: grows by one with every committed change.
+    /// The list's version: grows by one with every committed change. An edit session's draft
+    /// (`EditSession.snapshot()`) has a negative version of its own (`ListVersion.isDraft`),
+    /// which no committed state of the list has.
     public var version: ListVersion
     /// Whether this is an editing view, in which empty sections show their footer.
     public var isEditing: Bool
     /// The sections, in order.
     public var sections: [Section]
+    /// For an edit session's draft, the list's committed version that the draft starts from
+    /// (the session's `baseVersion`); `nil` for the list as committed.
+    public var draftOf: ListVersion?
 
-    /// Creates a snapshot.
-    public init(name: String, version: ListVersion, isEditing: Bool = false, sections: [Section] = [], listID: ListID = 0) {
+    /// Creates a snapshot (`draftOf`: the committed version a session's draft starts from).
+    public init(
+        name: String, version: ListVersion, isEditing: Bool = false, sections: [Section] = [], listID: ListID = 0,
+        draftOf: ListVersion? = nil
+    ) {
         self.listID = listID
         self.name = name
         self.version = version
         self.isEditing = isEditing
         self.sections = sections
+        self.draftOf = draftOf
     }
 
     /// The footer of the section at `index` in this view (see `Section.footer(editing:)`).

@@ -43,6 +43,14 @@ public final class EditSession {
     public private(set) var baseVersion: ListVersion
     /// Whether the session can still take edits (it has not been saved or cancelled).
     public private(set) var isOpen = true
+    /// The version of the draft, as `snapshot()` carries it: negative, so that it cannot be
+    /// mistaken for a version the list was committed at (those are 0 or more;
+    /// `ListVersion.isDraft`). It is -1 as the session begins and goes down by one with each
+    /// edit and undo that changes the draft and each rebase onto a newer version — an undo too,
+    /// though it gives back an earlier draft — so that two snapshots of the draft with different
+    /// content never carry the same version. The committed version the draft starts from is
+    /// `baseVersion`.
+    public private(set) var draftVersion: ListVersion = -1
 
     private var overlay: SessionDraft
     /// The edits that succeeded, in order: what `undoLastEdit` and `rebase` apply again, and
@@ -82,7 +90,10 @@ public final class EditSession {
         guard isOpen else { throw RepositoryError.sessionClosed }
         let (outcome, step) = try reading { try overlay.apply(edit, nextID: &nextDraftID) }
         applied.append(AppliedEdit(edit: edit, changeset: outcome.changeset, step: step, createdID: outcome.createdID?.rawValue))
-        if !outcome.changeset.isEmpty { composer.append(outcome.changeset) }
+        if !outcome.changeset.isEmpty {
+            composer.append(outcome.changeset)
+            draftVersion = draftVersion.previous
+        }
         return Change(list: name, version: baseVersion, createdID: outcome.createdID, changeset: outcome.changeset)
     }
 
@@ -121,6 +132,7 @@ public final class EditSession {
         // The draft id of what the undone edit created is given out again.
         if let created = last.createdID { nextDraftID = created }
         applied.removeLast()
+        if !last.changeset.isEmpty { draftVersion = draftVersion.previous }
         return Change(list: name, version: baseVersion, changeset: last.changeset.inverted())
     }
 
@@ -274,6 +286,7 @@ public final class EditSession {
         overlay = draft
         self.applied = kept
         composer = keptComposer
+        if draft.list.version != self.baseVersion { draftVersion = draftVersion.previous }
         self.baseVersion = draft.list.version
         self.name = draft.list.name
         return report
@@ -422,8 +435,12 @@ public final class EditSession {
         }
     }
 
-    /// The whole draft: an editing view, at the session's base version. Rows and sections
-    /// created in the session have negative ids until it is saved.
+    /// The whole draft: an editing view. Its `version` is the draft's (`draftVersion`,
+    /// negative, like the ids of the rows and sections created in the session until it is
+    /// saved), never a version the list was committed at, and its `draftOf` is the session's
+    /// `baseVersion`: a view that catches up from it with `ListHandle.changes(since:)` gets no
+    /// changeset (as for a version the journal does not hold) rather than changes the draft
+    /// may already show, and a read `atVersion:` it throws `RepositoryError.listMovedOn`.
     /// - Complexity: O(n): it reads every row of the list.
     public func snapshot() throws -> ListSnapshot {
         try reading {
@@ -433,7 +450,8 @@ public final class EditSession {
                 sections.append(
                     Section(id: section.id, title: section.title, emptyText: section.emptyText, rows: try overlay.allRows(ofSection: index)))
             }
-            return ListSnapshot(name: name, version: baseVersion, isEditing: true, sections: sections, listID: listID)
+            return ListSnapshot(
+                name: name, version: draftVersion, isEditing: true, sections: sections, listID: listID, draftOf: baseVersion)
         }
     }
 

@@ -25,6 +25,11 @@ struct ListVersionTests {
         #expect(version.debugDescription == "ListVersion(12)" && String(reflecting: [ListVersion(3)]) == "[ListVersion(3)]")
     }
 
+    @Test func draftVersionsAreNegative() {
+        #expect(ListVersion(-1).isDraft && ListVersion(Int64.min).isDraft)
+        #expect(!ListVersion(0).isDraft && !ListVersion(7).isDraft)
+    }
+
     @Test func versionsOrderAndHashByTheirNumbers() {
         #expect(ListVersion(1) < ListVersion(2) && !(ListVersion(2) < ListVersion(2)))
         #expect([ListVersion(5), 1, 3].sorted() == [1, 3, 5])

@@ -18,6 +18,44 @@ struct SessionTests {
         return fixture
     }
 
+    /// A draft's snapshot carries a version no committed state has: negative, new with each
+    /// change to the draft, with the committed version it starts from beside it. Catching up from
+    /// it gives no changeset (never the saved changes again, which the draft shows already), and
+    /// a read at it refuses.
+    @Test(arguments: Backend.all) func aDraftHasAVersionOfItsOwn(backend: Backend) throws {
+        let fixture = try makeList(backend)
+        let committed = try fixture.list.snapshot(editing: true)
+        #expect(committed.draftOf == nil && !committed.version.isDraft)
+        let session = try fixture.list.beginEditing()
+        let begun = try session.snapshot()
+        #expect(begun.version == -1 && begun.version == session.draftVersion && begun.draftOf == committed.version)
+        #expect(begun.sections == committed.sections && begun != committed)
+
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        let moved = try session.snapshot()
+        #expect(moved.version == -2 && moved.draftOf == committed.version)
+        try session.apply(.renameSection(.index(0), title: "To do"))  // changes nothing
+        #expect(try session.snapshot() == moved, "an edit that changes nothing keeps the version")
+        try session.undoLastEdit()
+        try session.undoLastEdit()
+        let undone = try session.snapshot()
+        #expect(undone.sections == begun.sections && undone.version == -3, "an earlier draft, under a new version")
+
+        try session.apply(.moveRow(.at(0, 0), to: .at(1, 0)))
+        try fixture.reopen().list(SectionStore.defaultList).apply(.renameSection(.index(1), title: "Finished"))
+        let report = try session.rebase()
+        let rebased = try session.snapshot()
+        #expect(rebased.version == -5 && rebased.draftOf == report.version && report.version == committed.version.next)
+
+        #expect(try fixture.list.changes(since: rebased.version).changeset == nil, "no changes lead from a draft")
+        #expect(throws: RepositoryError.listMovedOn(list: "default", expected: rebased.version, current: report.version)) {
+            try fixture.list.snapshot(atVersion: rebased.version)
+        }
+        let saved = try session.save()
+        let after = try fixture.list.changes(since: rebased.version)
+        #expect(after.version == saved.version && after.changeset == nil, "catching up from the draft never repeats the save")
+    }
+
     @Test(arguments: Backend.all) func cancelWritesNothing(backend: Backend) throws {
         let fixture = try makeList(backend)
         let before = try fixture.list.snapshot()
