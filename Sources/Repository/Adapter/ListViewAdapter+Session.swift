@@ -105,10 +105,10 @@ extension ListViewAdapter {
         return report
     }
 
-    /// Rebases the open session when the list has moved past its base version.
-    func rebaseIfListMovedOn() throws {
-        guard let session else { return }
-        if try list.changes(since: session.baseVersion).version != session.baseVersion { try rebase() }
+    /// Rebases the open session when the list has moved past `base`, the version the draft
+    /// shown starts from.
+    func rebaseIfListMoved(pastBase base: ListVersion) throws {
+        if try list.changes(since: base).version != base { try rebase() }
     }
 
     /// Saves the session (`EditSession.save()`) and shows the list at the saved version: what
@@ -125,8 +125,10 @@ extension ListViewAdapter {
         let change = try rebasingOnConflict { try session.save() }
         self.session = nil
         var rekeyed = snapshot.mappingIDs(rows: session.savedRowIDs, sections: session.savedSectionIDs)
+        // No longer a draft: the list as saved (or as it was, when the session changed nothing).
         rekeyed.version = change.committed ? change.version : session.baseVersion
-        show(nil, leadingTo: rekeyed, .alreadyShown)
+        rekeyed.draftOf = nil
+        show(nil, leadingTo: rekeyed, .rekeyed)
         if let saved = try? list.snapshot(editing: isEditing, atVersion: rekeyed.version) { show(Changeset(), leadingTo: saved) }
         try catchUp()
         return change

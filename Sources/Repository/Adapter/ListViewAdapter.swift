@@ -1,6 +1,7 @@
 /// Keeps a table view showing a list: it holds the list the view's data source answers from,
 /// follows the list through its update feed, and animates each change the way the view takes
-/// it — batches (`ListTableView`) or diffable snapshots (`DiffableListTableView`).
+/// it — batches (`ListTableView`), diffable snapshots (`DiffableListTableView`), or, for a view
+/// without sections, blocks of updates on one run of rows (`FlatListTableView`).
 ///
 /// It owns the catch-up that every view needs, in one place:
 /// - it reads the changes since the version it shows and the list at exactly the version they
@@ -30,6 +31,7 @@ public final class ListViewAdapter {
     private enum Target {
         case batches(any ListTableView)
         case diffable(any DiffableListTableView)
+        case flat(any FlatListTableView)
     }
 
     /// What the adapter has done, counted: for a view's diagnostics and for tests.
@@ -53,9 +55,14 @@ public final class ListViewAdapter {
     /// Whether the view shows footers as an editing view does ("No Data" under an empty section).
     public let isEditing: Bool
     /// What the view shows: the list its data source answers from. Inside a batch it is the
-    /// list after that batch, as `performBatchUpdates` asks.
+    /// list after that batch, as `performBatchUpdates` asks. While an edit session is open it
+    /// is the session's draft, whose version is the draft's (`ListVersion.isDraft`) and whose
+    /// `draftOf` is the committed version the draft starts from.
     public private(set) var snapshot: ListSnapshot {
-        didSet { rowsByID = nil }
+        didSet {
+            rowsByID = nil
+            flatLayoutCache = nil
+        }
     }
     /// The edit session the view shows the draft of, between `beginEditing()` and `save()` or
     /// `cancel()`.
@@ -65,6 +72,7 @@ public final class ListViewAdapter {
 
     private let target: Target
     private var rowsByID: [RowID: RowPath]?
+    private var flatLayoutCache: FlatListLayout?
 
     /// Holds `list` at its current version for a table view that takes batches. The view's
     /// data source answers from this adapter (`snapshot`, `row(at:)`…): give it the adapter,
@@ -87,6 +95,18 @@ public final class ListViewAdapter {
         snapshot = try list.snapshot(editing: editing)
         view.apply(snapshot, reconfiguring: [], reloadingSections: [], animated: false)
         counts.reloads += 1
+    }
+
+    /// Holds `list` at its current version for a table view without sections (AppKit's
+    /// `NSTableView`), which shows each section's header, rows and footer as one run of rows:
+    /// its data source answers from this adapter (`flatRowCount`, `flatRow(at:)`), and each
+    /// change is one block of updates on the run.
+    /// - Throws: what reading the list throws (`RepositoryError.listNotFound`).
+    public init(list: ListHandle, flatView view: any FlatListTableView, editing: Bool = false) throws {
+        self.list = list
+        isEditing = editing
+        target = .flat(view)
+        snapshot = try list.snapshot(editing: editing)
     }
 
     // MARK: - What a data source asks
@@ -123,6 +143,25 @@ public final class ListViewAdapter {
     /// The section shown with id `id` (a diffable view's header and footer), or `nil`.
     public func section(withID id: SectionID) -> Section? { snapshot.sections.first { $0.id == id } }
 
+    /// What is shown laid out as one run of rows, for a view without sections: each section's
+    /// header, its rows, and its footer when it shows one.
+    /// - Complexity: O(1), after O(s) once per change.
+    public var flatLayout: FlatListLayout {
+        if let layout = flatLayoutCache { return layout }
+        let layout = FlatListLayout(snapshot)
+        flatLayoutCache = layout
+        return layout
+    }
+
+    /// The number of rows a view without sections shows (`numberOfRows(in:)`): headers, rows
+    /// and footers.
+    public var flatRowCount: Int { flatLayout.count }
+
+    /// What the row at `index` of a view without sections shows: a header (a group row), a row
+    /// of the list, or a footer.
+    /// - Complexity: O(log s).
+    public func flatRow(at index: Int) -> FlatRow { flatLayout.row(at: index) }
+
     // MARK: - Following the list
 
     /// Brings the view to the list's current version: the changes since the version shown,
@@ -131,8 +170,8 @@ public final class ListViewAdapter {
     /// onto the list as it now is instead (`rebase()`), when the list has moved on.
     /// - Throws: what the reads throw (`RepositoryError.listNotFound` once the list is deleted).
     public func catchUp() throws {
-        if session != nil {
-            try rebaseIfListMovedOn()
+        if let base = snapshot.draftOf {
+            try rebaseIfListMoved(pastBase: base)
             return
         }
         while true {
@@ -180,26 +219,37 @@ public final class ListViewAdapter {
     enum Presentation {
         /// Animated from what is shown.
         case animated
-        /// Already on screen (a user's drag), or the same list under other ids (a save's
-        /// re-keying): no batch and no animation; only the footers that changed are set, and a
-        /// diffable view is given the ids unanimated.
+        /// Already on screen (a user's drag): no batch and no animation; only the footers that
+        /// changed are set, and a diffable view is given the ids unanimated. A view without
+        /// sections moves nothing on a drop, so it is animated there.
         case alreadyShown
+        /// The same list under other ids (a save's re-keying): shown as `alreadyShown`; a view
+        /// without sections redraws the rows whose ids changed in place, outside any block of
+        /// updates (its data source may hand out ids), and moves nothing.
+        case rekeyed
     }
 
     /// Shows `new`, which `given` (if any) leads to from what is shown, as `presentation` says:
     /// silently when nothing visible changed.
     func show(_ given: Changeset?, leadingTo new: ListSnapshot, _ presentation: Presentation = .animated) {
         let old = snapshot
-        if presentation == .alreadyShown {
+        switch (presentation, target) {
+        case (.animated, _), (.alreadyShown, .flat):
+            break
+        case (.rekeyed, .flat(let view)):
+            snapshot = new
+            let rows = FlatChange.rekeyedRows(from: old, to: new)
+            if !rows.isEmpty { view.reloadRows(rows) }
+            return
+        case (_, .batches(let view)):
+            snapshot = new
+            setFooters(Self.changedFooters(from: old, to: new, except: Changeset()), of: new, on: view)
+            return
+        case (_, .diffable(let view)):
             snapshot = new
             let footers = Self.changedFooters(from: old, to: new, except: Changeset())
-            switch target {
-            case .batches(let view):
-                setFooters(footers, of: new, on: view)
-            case .diffable(let view):
-                if !footers.isEmpty || !Self.haveSameIDs(old, new) {
-                    view.apply(new, reconfiguring: [], reloadingSections: footers, animated: false)
-                }
+            if !footers.isEmpty || !Self.haveSameIDs(old, new) {
+                view.apply(new, reconfiguring: [], reloadingSections: footers, animated: false)
             }
             return
         }
@@ -238,6 +288,17 @@ public final class ListViewAdapter {
             let (rows, sections) = Self.changedContent(from: old, to: new)
             counts.animated += 1
             view.apply(new, reconfiguring: rows, reloadingSections: sections + footers.filter { !sections.contains($0) }, animated: true)
+        case .flat(let view):
+            // One run of rows, followed by id as a diffable view follows them: the changeset's
+            // sections and stages mean nothing to it.
+            let change = FlatChange(from: old, to: new)
+            guard !change.isEmpty else {
+                counts.silent += 1
+                return
+            }
+            counts.animated += 1
+            counts.batches += 1
+            change.perform(on: view)
         }
     }
 

@@ -5,9 +5,10 @@ import Testing
 
 /// Seeded random runs of the adapter: another connection writes at random (edits, undo, and
 /// `sqlite3`-style plain SQL, which journals no changeset) while a classic and a diffable view
-/// follow, one of them editing in a session (drags, edits, rebases, saves, cancels). After
-/// every catch-up neither view may break a rule of UIKit's, show a stale cell, header or
-/// footer, animate nothing, or reload. Each step waits for nothing but its own calls.
+/// and a view without sections (AppKit's) follow, one of them editing in a session (drags,
+/// edits, rebases, saves, cancels). After every catch-up no view may break a rule of UIKit's or
+/// AppKit's, show a stale cell, header or footer, animate nothing, or reload. Each step waits
+/// for nothing but its own calls.
 @MainActor
 @Suite("The table view adapter, with other writers at random")
 struct AdapterRandomRunTests {
@@ -20,8 +21,9 @@ struct AdapterRandomRunTests {
         let fixture = try await threeByThree()
         let other = try fixture.reopen().list(SectionStore.defaultList)
         let views = try AdaptedViews(fixture.list)
-        // The view that edits in sessions: the classic one for even seeds, the diffable one for odd.
-        let editor = seed % 2 == 0 ? views.classic : views.diffable
+        // The view that edits in sessions: the classic one, the diffable one or the one without
+        // sections, by seed.
+        let editor = [views.classic, views.diffable, views.flat][Int(seed % 3)]
         var commits = 0
         var sessionEdits = 0
         var saves = 0
@@ -55,9 +57,9 @@ struct AdapterRandomRunTests {
                     }
                     commits += 1
                 case 2:
-                    if (try? await other.undo())?.committed == true { commits += 1 }
+                    if (try? await other.async.undo())?.committed == true { commits += 1 }
                 default:
-                    let outline = try await other.outline()
+                    let outline = try await other.async.outline()
                     let edit: Edit
                     if outline.sections.count > 6, Bool.random(using: &generator) {
                         edit = .deleteSection(.index(0), force: true)
@@ -66,7 +68,7 @@ struct AdapterRandomRunTests {
                     } else {
                         edit = randomEdit(outline, step: nextLabel(), using: &generator)
                     }
-                    if (try? await other.apply(edit))?.committed == true { commits += 1 }
+                    if (try? await other.async.apply(edit))?.committed == true { commits += 1 }
                 }
             }
             // The editing view: a session opens now and then; while open, one to three drags
@@ -93,6 +95,13 @@ struct AdapterRandomRunTests {
                             let destination = RowPath(section: to, row: Int.random(in: 0...limit, using: &generator))
                             if editor === views.classic {
                                 views.table.userMovesRow(from: IndexPath(source), to: IndexPath(destination))
+                            } else if editor === views.flat {
+                                // A drop above a row of the run, as AppKit reports it.
+                                let layout = editor.flatLayout
+                                let drop = Int.random(in: 1...layout.count, using: &generator)
+                                if let destination = layout.destination(ofDropAbove: drop, from: source) {
+                                    try editor.userMovedRow(from: source, to: destination)
+                                }
                             } else {
                                 try editor.userMovedRow(from: source, to: destination)
                             }
@@ -124,8 +133,8 @@ struct AdapterRandomRunTests {
             try views.catchUp()
             let problems = views.problems()
             try #require(problems.isEmpty, "\(context()): \(problems)")
-            let list = try await fixture.list.snapshot(editing: true)
-            for adapter in [views.classic, views.diffable] where adapter.session == nil {
+            let list = try await fixture.list.async.snapshot(editing: true)
+            for adapter in [views.classic, views.diffable, views.flat] where adapter.session == nil {
                 if list.version == adapter.snapshot.version {
                     try #require(adapter.snapshot == list, "\(context()): the adapter shows the list at its version")
                 }
@@ -133,14 +142,16 @@ struct AdapterRandomRunTests {
         }
         if editor.session != nil { try editor.cancel() }
         try views.catchUp()
-        let final = try await fixture.list.snapshot(editing: true)
-        #expect(views.classic.snapshot == final && views.diffable.snapshot == final, "\(context())")
+        let final = try await fixture.list.async.snapshot(editing: true)
+        #expect(views.classic.snapshot == final && views.diffable.snapshot == final && views.flat.snapshot == final, "\(context())")
         #expect(views.problems().isEmpty, "\(context()): \(views.problems())")
-        #expect(views.table.reloads == 1 && views.diffable.counts.reloads == 1, "\(context()): no reload but the first")
+        #expect(
+            views.table.reloads == 1 && views.diffable.counts.reloads == 1 && views.flatTable.reloads == 1 && views.flat.counts.reloads == 0,
+            "\(context()): no reload but the first")
         #expect(commits >= Self.commitsPerSeed)
         #expect(sessionEdits >= 250, "\(context()): \(sessionEdits) session edits")
         print(
             "seed \(seed): \(commits) commits in \(step) steps; \(sessionEdits) session edits, \(saves) saves, \(rebases) conflicts;",
-            "classic \(views.classic.counts), diffable \(views.diffable.counts)")
+            "classic \(views.classic.counts), diffable \(views.diffable.counts), flat \(views.flat.counts)")
     }
 }

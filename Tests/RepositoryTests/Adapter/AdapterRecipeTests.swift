@@ -31,6 +31,23 @@ final class ListTableDataSource: NSObject, UITableViewDataSource {
 }
 // recipe data source ends
 
+// recipe flat data source begins
+/// AppKit's table view has no sections: the adapter lays each section's header, rows and
+/// footer out as one run of rows, and the data source answers for each row of the run.
+final class ListFlatDataSource: NSObject, NSTableViewDataSource {
+    var adapter: ListViewAdapter!
+
+    func numberOfRows(in tableView: NSTableView) -> Int { adapter.flatRowCount }
+    func tableView(_ tableView: NSTableView, objectValueFor tableColumn: NSTableColumn?, row: Int) -> Any? {
+        switch adapter.flatRow(at: row) {
+        case .header(let section): return adapter.title(ofSection: section)
+        case .row(let path): return adapter.row(at: path).title
+        case .footer(let section): return adapter.footer(ofSection: section)
+        }
+    }
+}
+// recipe flat data source ends
+
 @MainActor
 @Suite("The table view recipes on the adapter")
 struct AdapterRecipeTests {
@@ -61,16 +78,28 @@ struct AdapterRecipeTests {
         let followingDiffable = Task { try await adapter?.follow() }
         // recipe diffable ends
 
+        let nsTableView = NSTableView()
+        // recipe flat begins
+        let flatSource = ListFlatDataSource()
+        nsTableView.dataSource = flatSource
+        flatSource.adapter = try ListViewAdapter(list: store.list("default"), flatView: nsTableView, editing: true)
+        nsTableView.reloadData()
+        let followingFlat = Task { try await flatSource.adapter.follow() }
+        // recipe flat ends
+
         func problems() -> [String] {
             tableView.refusals + tableView.mismatches() + tableView.noOpAnimations + diffableSource.view.refusals
                 + diffableSource.view.mismatches(against: adapter!.snapshot)
                 + (diffableSource.view.noOpAnimations > 0 ? ["diffable no-op animations"] : [])
+                + nsTableView.refusals + nsTableView.mismatches() + nsTableView.noOpAnimations
         }
         func caughtUp() async throws -> Bool {
-            let version = try await fixture.list.outline().version
+            let version = try await fixture.list.async.outline().version
             // The views' feeds deliver the commits on this actor; look between deliveries.
             let deadline = Date().addingTimeInterval(hangGuardSeconds)
-            while dataSource.adapter.snapshot.version != version || adapter!.snapshot.version != version {
+            while dataSource.adapter.snapshot.version != version || adapter!.snapshot.version != version
+                || flatSource.adapter.snapshot.version != version
+            {
                 if Date() >= deadline { return false }
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -79,8 +108,8 @@ struct AdapterRecipeTests {
 
         // Other writers: another connection, a `sectionctl` process, plain SQL.
         let other = try fixture.reopen().list(SectionStore.defaultList)
-        try await other.apply(.moveRow(.at(0, 0), to: .at(2, 1)))
-        try await other.apply(.addSection(title: "theirs", at: 1))
+        try await other.async.apply(.moveRow(.at(0, 0), to: .at(2, 1)))
+        try await other.async.apply(.addSection(title: "theirs", at: 1))
         let cli = Process()
         cli.executableURL = builtProduct("sectionctl")
         cli.arguments = ["--db", fixture.path, "row", "add", "0", "from the command line"]
@@ -88,11 +117,12 @@ struct AdapterRecipeTests {
         cli.waitUntilExit()
         #expect(cli.terminationStatus == 0)
         try fixture.plainSQL("UPDATE rows SET title = 'by sqlite3' WHERE id = (SELECT min(id) FROM rows)")
-        try await other.apply(.deleteRow(.at(2, 0)))
-        try await other.undo()
+        try await other.async.apply(.deleteRow(.at(2, 0)))
+        try await other.async.undo()
         #expect(try await caughtUp(), "the views follow the list")
         #expect(problems().isEmpty, "\(problems())")
         #expect(tableView.reloads == 1 && dataSource.adapter.counts.reloads == 0)
+        #expect(nsTableView.reloads == 1 && nsTableView.blocks > 0)
 
         // recipe reorder begins
         try dataSource.adapter.beginEditing()  // Edit: the view shows a draft of the list
@@ -112,7 +142,7 @@ struct AdapterRecipeTests {
             let sections = dataSource.adapter.snapshot.sections
             let from = try #require(sections.firstIndex { !$0.rows.isEmpty })
             tableView.userMovesRow(from: IndexPath(row: 0, section: from), to: IndexPath(row: 0, section: sections.count - 1))
-            if drag == 1 { try await other.apply(.renameSection(.index(0), title: "renamed meanwhile")) }
+            if drag == 1 { try await other.async.apply(.renameSection(.index(0), title: "renamed meanwhile")) }
         }
         do {
             try dataSource.adapter.save()
@@ -121,19 +151,21 @@ struct AdapterRecipeTests {
         }
         #expect(try await caughtUp())
         #expect(problems().isEmpty, "\(problems())")
-        let final = try await fixture.list.snapshot(editing: true)
+        let final = try await fixture.list.async.snapshot(editing: true)
         #expect(dataSource.adapter.snapshot == final)
-        #expect(adapter!.snapshot.sections == (try await fixture.list.snapshot()).sections)
+        #expect(adapter!.snapshot.sections == (try await fixture.list.async.snapshot()).sections)
         #expect(final.sections[0].title == "renamed meanwhile")
+        #expect(flatSource.adapter.snapshot == final)
         following.cancel()
         followingDiffable.cancel()
+        followingFlat.cancel()
     }
 
     @Test("TableViewRecipes.md shows these recipes")
     func theArticleShowsTheRecipes() throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let article = try DiffableRecipeTests.recipesArticle()
-        for (name, indent) in [("data source", 0), ("classic", 8), ("diffable", 8), ("reorder", 8)] {
+        for (name, indent) in [("data source", 0), ("classic", 8), ("diffable", 8), ("reorder", 8), ("flat data source", 0), ("flat", 8)] {
             let block = source.components(separatedBy: "// recipe \(name) begins\n")[1]
                 .components(separatedBy: String(repeating: " ", count: indent) + "// recipe \(name) ends")[0]
                 .split(separator: "\n", omittingEmptySubsequences: false)
@@ -153,5 +185,23 @@ struct AdapterRecipeTests {
         let face = try body("Sources/Repository/Adapter/UITableView+ListTableView.swift", after: "extension UITableView: ListTableView {")
         let fake = try body("Tests/TestSupport/Fakes/FakeTableView.swift", after: "extension UITableView: ListTableView {")
         #expect(face == fake)
+        #expect(face.count == 9)
+    }
+
+    @Test("the AppKit conformance forwards exactly as the stand-in NSTableView's does")
+    func theAppKitFaceIsTheTestedOne() throws {
+        func body(_ path: String, after marker: String) throws -> [String] {
+            let text = try String(contentsOf: packageRoot.appending(path: path), encoding: .utf8)
+            let lines = text.components(separatedBy: marker)[1].split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            return lines.prefix { $0 != "}" }.map { $0.replacingOccurrences(of: "package func", with: "public func") }
+        }
+        let face = try body("Sources/Repository/Adapter/NSTableView+ListTableView.swift", after: "extension NSTableView: FlatListTableView {")
+        let fake = try body("Tests/TestSupport/Fakes/FakeNSTableView.swift", after: "extension NSTableView: FlatListTableView {")
+        #expect(face == fake)
+        #expect(face.count == 3)
+        // The diffable faces of UIKit and AppKit build the same snapshot from the same list.
+        let uiKit = try body("Sources/Repository/Adapter/UITableView+ListTableView.swift", after: "animated: Bool) {")
+        let appKit = try body("Sources/Repository/Adapter/NSTableView+ListTableView.swift", after: "animated: Bool) {")
+        #expect(uiKit == appKit && appKit.count == 6)
     }
 }

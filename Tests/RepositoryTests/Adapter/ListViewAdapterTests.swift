@@ -28,15 +28,38 @@ import Testing
     }
 }
 
-/// A classic view and a diffable one, each on an adapter of `list`.
+/// A view without sections' data source on the adapter: each row says what it is and its id,
+/// so that a row shown in another's place is a mismatch even where the titles agree.
+@MainActor final class AdapterFlatDataSource: NSTableViewDataSource {
+    var adapter: ListViewAdapter!
+
+    func numberOfRows(in tableView: NSTableView) -> Int { adapter.flatRowCount }
+    func tableView(_ tableView: NSTableView, objectValueFor tableColumn: NSTableColumn?, row: Int) -> Any? {
+        switch adapter.flatRow(at: row) {
+        case .header(let section): "header #\(adapter.snapshot.sections[section].id): \(adapter.title(ofSection: section))"
+        case .row(let path): "#\(adapter.row(at: path).id): \(adapter.row(at: path).title)=\(adapter.row(at: path).value ?? "-")"
+        case .footer(let section): "footer #\(adapter.snapshot.sections[section].id): \(adapter.footer(ofSection: section) ?? "-")"
+        }
+    }
+}
+
+/// A classic view, a diffable one and one without sections (AppKit's), each on an adapter of
+/// `list`.
 @MainActor struct AdaptedViews {
     let table = UITableView()
     let source = AdapterDataSource()
     let classic: ListViewAdapter
     let diffableTable = FakeDiffableTableView()
     let diffable: ListViewAdapter
+    let flatTable = NSTableView()
+    let flatSource = AdapterFlatDataSource()
+    let flat: ListViewAdapter
 
     init(_ list: ListHandle, editing: Bool = true) throws {
+        flatTable.dataSource = flatSource
+        flat = try ListViewAdapter(list: list, flatView: flatTable, editing: editing)
+        flatSource.adapter = flat
+        flatTable.reloadData()  // the view's first layout
         table.dataSource = source
         classic = try ListViewAdapter(list: list, view: table, editing: editing)
         source.adapter = classic
@@ -67,6 +90,7 @@ import Testing
     func catchUp() throws {
         try classic.catchUp()
         try diffable.catchUp()
+        try flat.catchUp()
     }
 
     /// Everything either view does wrong: refusals, stale or missing cells, headers and
@@ -75,6 +99,7 @@ import Testing
         table.refusals + table.mismatches() + table.noOpAnimations + diffableTable.refusals
             + diffableTable.mismatches(against: diffable.snapshot)
             + (diffableTable.noOpAnimations > 0 ? ["\(diffableTable.noOpAnimations) diffable no-op animations"] : [])
+            + flatTable.refusals + flatTable.mismatches() + flatTable.noOpAnimations
     }
 }
 
@@ -82,8 +107,8 @@ import Testing
 func threeByThree() async throws -> StoreFixture {
     let fixture = try StoreFixture()
     for section in 0..<3 {
-        try await fixture.list.apply(.addSection(title: "S\(section)"))
-        for row in 0..<3 { try await fixture.list.apply(.addRow(.text("r\(section).\(row)"), to: .at(section, row))) }
+        try await fixture.list.async.apply(.addSection(title: "S\(section)"))
+        for row in 0..<3 { try await fixture.list.async.apply(.addRow(.text("r\(section).\(row)"), to: .at(section, row))) }
     }
     return fixture
 }
@@ -96,7 +121,7 @@ struct ListViewAdapterTests {
         let fixture = try await threeByThree()
         let list = fixture.list
         let diffable = DiffableDataSource()
-        let before = try await list.snapshot()
+        let before = try await list.async.snapshot()
         var version = try catchUp(diffable, from: 0, of: list)
         let views = try AdaptedViews(list)
         let renamed = before.sections[1].rows[1].id
@@ -104,7 +129,7 @@ struct ListViewAdapterTests {
         try fixture.plainSQL("UPDATE sections SET title = 'T' WHERE id = \(before.sections[2].id.rawValue)")
 
         version = try catchUp(diffable, from: version, of: list)
-        let after = try await list.snapshot()
+        let after = try await list.async.snapshot()
         #expect(version == after.version)
         // The recipe: ids and order right, but the renamed row and section are neither
         // reconfigured nor reloaded: their cells keep the old text.
@@ -124,14 +149,14 @@ struct ListViewAdapterTests {
         let fixture = try await threeByThree()
         let list = fixture.list
         let table = UITableView()
-        let recipe = ListDataSource(try await list.snapshot(editing: true))
+        let recipe = ListDataSource(try await list.async.snapshot(editing: true))
         table.dataSource = recipe
         table.reloadData()
         let views = try AdaptedViews(list)
         let start = recipe.snapshot.version
-        try await list.apply(.moveRow(.at(0, 0), to: .at(0, 2)))
-        try await list.apply(.moveRow(.at(0, 2), to: .at(0, 0)))
-        #expect(try await list.changes(since: start).changeset?.isEmpty == true)
+        try await list.async.apply(.moveRow(.at(0, 0), to: .at(0, 2)))
+        try await list.async.apply(.moveRow(.at(0, 2), to: .at(0, 0)))
+        #expect(try await list.async.changes(since: start).changeset?.isEmpty == true)
 
         try catchUp(recipe, in: table, from: list)
         #expect(recipe.snapshot.version == start, "the recipe stays at the old version")
@@ -147,11 +172,11 @@ struct ListViewAdapterTests {
         let fixture = try await threeByThree()
         let list = fixture.list
         let table = UITableView()
-        let recipe = ListDataSource(try await list.snapshot(editing: true))
+        let recipe = ListDataSource(try await list.async.snapshot(editing: true))
         table.dataSource = recipe
         table.reloadData()
         let views = try AdaptedViews(list)
-        let ids = try await list.snapshot().sections.map { $0.rows.map(\.id.rawValue) }
+        let ids = try await list.async.snapshot().sections.map { $0.rows.map(\.id.rawValue) }
         try fixture.plainSQL("DELETE FROM rows WHERE id = \(ids[0][1])")
         try fixture.plainSQL("UPDATE rows SET title = 'x' WHERE id = \(ids[2][0])")
 
@@ -169,14 +194,14 @@ struct ListViewAdapterTests {
         let fixture = try await threeByThree()
         let list = fixture.list
         let table = UITableView()
-        let recipe = ListDataSource(try await list.snapshot(editing: true))
+        let recipe = ListDataSource(try await list.async.snapshot(editing: true))
         table.dataSource = recipe
         table.reloadData()
         let views = try AdaptedViews(list)
-        try await list.apply(.deleteRow(.at(1, 1)))
-        try await list.undo()
-        try await list.apply(.updateRow(.at(2, 0), title: "x"))
-        try await list.apply(.updateRow(.at(2, 0), title: "r2.0"))
+        try await list.async.apply(.deleteRow(.at(1, 1)))
+        try await list.async.undo()
+        try await list.async.apply(.updateRow(.at(2, 0), title: "x"))
+        try await list.async.apply(.updateRow(.at(2, 0), title: "r2.0"))
 
         try catchUp(recipe, in: table, from: list)
         #expect(!table.noOpAnimations.isEmpty, "the recipe animates nothing")
@@ -191,7 +216,7 @@ struct ListViewAdapterTests {
     func userDragsAreNotAnimated() async throws {
         let fixture = try await threeByThree()
         let list = fixture.list
-        try await list.apply(.addSection(title: "empty"))
+        try await list.async.apply(.addSection(title: "empty"))
         let views = try AdaptedViews(list)
         try views.classic.beginEditing()
         try views.diffable.beginEditing()
@@ -210,27 +235,35 @@ struct ListViewAdapterTests {
     func programmaticEditsAndSave() async throws {
         let fixture = try await threeByThree()
         let views = try AdaptedViews(fixture.list)
-        for adapter in [views.classic, views.diffable] {
+        for adapter in [views.classic, views.diffable, views.flat] {
             try adapter.beginEditing()
             try adapter.apply(.addRow(.text("new"), to: .at(1, 0)))
             try adapter.apply(.moveSection(.index(2), to: 0))
             try adapter.apply(.updateRow(.at(0, 0), title: "renamed"))
+            #expect(adapter.snapshot.version.isDraft && adapter.snapshot.draftOf == adapter.session?.baseVersion, "a draft's version")
         }
-        #expect(views.table.batches.count >= 3 && views.diffableTable.animatedApplies == 3)
+        #expect(views.table.batches.count >= 3 && views.diffableTable.animatedApplies == 3 && views.flatTable.blocks == 3)
         #expect(views.diffable.snapshot.sections[2].rows[0].id.rawValue < 0, "a draft id")
         #expect(views.problems().isEmpty, "\(views.problems())")
 
         let animatedBefore = views.diffableTable.animatedApplies
         try views.classic.save()
+        let saved = try fixture.list.snapshot(editing: true)
+        #expect(views.classic.snapshot.draftOf == nil && views.classic.snapshot == saved)
         try views.diffable.catchUp()  // the other view's session rebases onto the saved list
         views.diffable.session!.cancel()
+        #expect(throws: RepositoryError.self) { try views.flat.save() }  // rebased onto the saved list
+        try views.flat.save()
+        let savedAgain = try fixture.list.snapshot(editing: true)
+        #expect(views.flat.snapshot == savedAgain)
+        #expect(views.flatTable.mismatches().isEmpty && views.flatTable.refusals.isEmpty, "\(views.flatTable.mismatches())")
         let diffableViews = try AdaptedViews(fixture.list)
         try diffableViews.diffable.beginEditing()
         try diffableViews.diffable.apply(.addRow(.text("newer"), to: .at(0, 0)))
         let applied = diffableViews.diffableTable.animatedApplies
         try diffableViews.diffable.save()
         #expect(diffableViews.diffableTable.animatedApplies == applied, "no delete and insert of the re-keyed row")
-        #expect(diffableViews.diffable.snapshot == (try await fixture.list.snapshot(editing: true)))
+        #expect(diffableViews.diffable.snapshot == (try await fixture.list.async.snapshot(editing: true)))
         #expect(diffableViews.problems().isEmpty, "\(diffableViews.problems())")
         _ = animatedBefore
     }
@@ -243,19 +276,19 @@ struct ListViewAdapterTests {
         try views.diffable.beginEditing()
         for adapter in [views.classic, views.diffable] { try adapter.apply(.moveRow(.at(0, 0), to: .at(2, 3))) }
         let other = try fixture.reopen().list(SectionStore.defaultList)
-        try await other.apply(.deleteRow(.at(1, 0)))
-        try await other.apply(.addSection(title: "theirs", at: 0))
+        try await other.async.apply(.deleteRow(.at(1, 0)))
+        try await other.async.apply(.addSection(title: "theirs", at: 0))
         try views.catchUp()
         #expect(views.problems().isEmpty, "\(views.problems())")
         #expect(views.classic.snapshot.sections[0].title == "theirs")
-        #expect(views.classic.session?.baseVersion == (try await fixture.list.snapshot().version))
+        #expect(views.classic.session?.baseVersion == (try await fixture.list.async.snapshot().version))
 
-        try await other.apply(.renameSection(.index(0), title: "theirs again"))
+        try await other.async.apply(.renameSection(.index(0), title: "theirs again"))
         #expect(throws: RepositoryError.self) { try views.classic.save() }
         #expect(views.classic.snapshot.sections[0].title == "theirs again")
         try views.classic.save()
         try views.diffable.cancel()
-        let final = try await fixture.list.snapshot(editing: true)
+        let final = try await fixture.list.async.snapshot(editing: true)
         #expect(views.classic.snapshot == final && views.diffable.snapshot == final)
         #expect(views.problems().isEmpty, "\(views.problems())")
         #expect(views.table.reloads == 1 && views.diffable.counts.reloads == 1)
@@ -265,10 +298,10 @@ struct ListViewAdapterTests {
     func rowIDsOfASection() async throws {
         let fixture = try await threeByThree()
         let list = fixture.list
-        let snapshot = try await list.snapshot()
+        let snapshot = try await list.async.snapshot()
         #expect(try list.rowIDs(of: .index(1)) == snapshot.sections[1].rows.map(\.id))
         #expect(try list.rowIDs(of: .id(snapshot.sections[2].id), atVersion: snapshot.version) == snapshot.sections[2].rows.map(\.id))
-        try await list.apply(.deleteRow(.at(0, 0)))
+        try await list.async.apply(.deleteRow(.at(0, 0)))
         #expect(throws: RepositoryError.self) { try list.rowIDs(of: .index(0), atVersion: snapshot.version) }
     }
 }
