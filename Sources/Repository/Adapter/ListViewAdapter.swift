@@ -285,9 +285,12 @@ public final class ListViewAdapter {
         case .diffable(let view):
             // A diffable view follows ids across the whole list (a row out of a deleted section
             // keeps its cell), so what changed in place is found by id, not by the changeset.
+            // Footers likewise: every section whose footer text differs, even one the changeset
+            // lists as updated (a composed rename and rename back, whose content is as it was).
             let (rows, sections) = Self.changedContent(from: old, to: new)
+            let footers = Self.changedFooters(from: old, to: new, except: Changeset()).filter { !sections.contains($0) }
             counts.animated += 1
-            view.apply(new, reconfiguring: rows, reloadingSections: sections + footers.filter { !sections.contains($0) }, animated: true)
+            view.apply(new, reconfiguring: rows, reloadingSections: sections + footers, animated: true)
         case .flat(let view):
             // One run of rows, followed by id as a diffable view follows them: the changeset's
             // sections and stages mean nothing to it.
