@@ -53,7 +53,7 @@ import Testing
         changeset.movedSectionIDs = [2]
         #expect(
             JSONShapes.change(Change(list: "default", version: 4, changeset: changeset)).rendered.hasSuffix(
-                #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
+                #""moved":[{"from":[0,1],"to":[1,0]}],"updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[],"footers":[]},"#
                     + #""rows":{"deleted":[7],"inserted":[],"moved":[4],"updated":[]}}}}"#))
     }
 }

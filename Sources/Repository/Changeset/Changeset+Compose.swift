@@ -52,6 +52,8 @@ struct ChangesetComposer {
     /// footer that appeared and disappeared again (an even count) is back as it was, unless its
     /// text changed too, which shows as an update of the section.
     private var footers: [Int: Int] = [:]
+    /// The ids of the sections in `footers`, by the same latest indexes.
+    private var footerIDs: [Int: SectionID] = [:]
 
     /// Whether every changeset appended so far had its ids; if one did not, the composed one has
     /// none.
@@ -257,11 +259,18 @@ struct ChangesetComposer {
         // and dropped with the section.
         let sectionMap = SectionIndexMap(change)
         var carried: [Int: Int] = [:]
+        var carriedIDs: [Int: SectionID] = [:]
         for (index, count) in footers {
-            if let new = sectionMap.newIndex(ofOld: index) { carried[new] = count }
+            guard let new = sectionMap.newIndex(ofOld: index) else { continue }
+            carried[new] = count
+            carriedIDs[new] = footerIDs[index]
         }
-        for index in change.changedFooters { carried[index, default: 0] += 1 }
+        for (position, index) in change.changedFooters.enumerated() {
+            carried[index, default: 0] += 1
+            if position < change.changedFooterIDs.count { carriedIDs[index] = change.changedFooterIDs[position] }
+        }
         footers = carried
+        footerIDs = carriedIDs
 
         // The ids of the change's entries (0 where it has none: the result will have none).
         if !change.hasIDs { hasIDs = false }
@@ -442,6 +451,7 @@ struct ChangesetComposer {
         result.changedFooters = footers.filter { index, count in
             !inserted.contains(index) && (count % 2 == 1 || updated.contains(index))
         }.map(\.key).sorted()
+        if hasIDs { result.changedFooterIDs = result.changedFooters.map { footerIDs[$0] ?? 0 } }
         return result
     }
 }

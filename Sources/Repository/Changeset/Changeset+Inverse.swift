@@ -28,6 +28,7 @@ extension Changeset {
             inverse.insertedRowIDs = deletedRowIDs
             inverse.movedRowIDs = movedRowIDs
             inverse.updatedRowIDs = updatedRowIDs
+            inverse.changedFooterIDs = changedFooterIDs
         }
         inverse.sortEntries()
         return inverse

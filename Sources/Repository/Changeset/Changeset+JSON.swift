@@ -12,14 +12,15 @@ import Foundation
 /// (on one line), then, last, the ids (`Changeset`'s id fields):
 ///
 /// ```json
-/// "ids":{"sections":{"deleted":[7],"inserted":[],"moved":[4],"updated":[]},
+/// "ids":{"sections":{"deleted":[7],"inserted":[],"moved":[4],"updated":[],"footers":[5]},
 ///        "rows":{"deleted":[12],"inserted":[],"moved":[9],"updated":[]}}
 /// ```
 ///
 /// Section entries are indexes and moves `{"from": i, "to": j}`; row entries are
 /// `[section, row]` pairs and moves `{"from": [s, r], "to": [s, r]}`; `"footers"` is
 /// `changedFooters`. Each array under `"ids"` is parallel to the entries of the same name:
-/// `ids.rows.moved[i]` is the id of the row that `rows.moved[i]` moves. The keys come in that
+/// `ids.rows.moved[i]` is the id of the row that `rows.moved[i]` moves, and
+/// `ids.sections.footers[i]` the id of the section whose footer `sections.footers[i]` names. The keys come in that
 /// order and nothing else is written, with no spaces. A changeset without ids (`hasIDs` false)
 /// is written without `"ids"`, as all changesets were before they had ids.
 ///
@@ -33,9 +34,9 @@ extension Changeset: Codable {
         case sections, rows, ids
     }
 
-    /// The keys of each part of `"ids"`.
+    /// The keys of each part of `"ids"` (rows have no `footers`).
     private enum IDKey: String, CodingKey {
-        case deleted, inserted, moved, updated
+        case deleted, inserted, moved, updated, footers
     }
 
     /// The keys of each part, in the order they are written; rows have no `footers`.
@@ -126,7 +127,7 @@ extension Changeset: Codable {
         text += "}"
         if hasIDs {
             func id(_ value: Int64) { text += String(value) }
-            func ids<ID: StoredID>(_ deleted: [ID], _ inserted: [ID], _ moved: [ID], _ updated: [ID]) {
+            func ids<ID: StoredID>(_ deleted: [ID], _ inserted: [ID], _ moved: [ID], _ updated: [ID], footers: [ID]? = nil) {
                 text += "{"
                 key(IDKey.deleted)
                 array(deleted) { id($0.rawValue) }
@@ -139,13 +140,18 @@ extension Changeset: Codable {
                 text += ","
                 key(IDKey.updated)
                 array(updated) { id($0.rawValue) }
+                if let footers {
+                    text += ","
+                    key(IDKey.footers)
+                    array(footers) { id($0.rawValue) }
+                }
                 text += "}"
             }
             text += ","
             key(PartKey.ids)
             text += "{"
             key(PartKey.sections)
-            ids(deletedSectionIDs, insertedSectionIDs, movedSectionIDs, updatedSectionIDs)
+            ids(deletedSectionIDs, insertedSectionIDs, movedSectionIDs, updatedSectionIDs, footers: changedFooterIDs)
             text += ","
             key(PartKey.rows)
             ids(deletedRowIDs, insertedRowIDs, movedRowIDs, updatedRowIDs)
@@ -197,6 +203,7 @@ extension Changeset: Codable {
         try sectionIDs.encode(insertedSectionIDs, forKey: .inserted)
         try sectionIDs.encode(movedSectionIDs, forKey: .moved)
         try sectionIDs.encode(updatedSectionIDs, forKey: .updated)
+        try sectionIDs.encode(changedFooterIDs, forKey: .footers)
         var rowIDs = ids.nestedContainer(keyedBy: IDKey.self, forKey: .rows)
         try rowIDs.encode(deletedRowIDs, forKey: .deleted)
         try rowIDs.encode(insertedRowIDs, forKey: .inserted)
@@ -219,9 +226,11 @@ extension Changeset: Codable {
     /// integers and `{"from", "to"}` moves as described; keys it does not know are ignored,
     /// `"footers"` may be missing (it reads as none), and so may `"ids"` (a changeset journaled
     /// before changesets had ids: it reads as one without ids, `hasIDs` false). Where `"ids"` is
-    /// there, each of its eight arrays must be there and as long as its entries. Anything else — a journal's reload entry
-    /// (`{"reload":true}`), text that is not JSON, a missing key, a pair of three — throws a
-    /// `DecodingError` whose coding path and description say where and what was wrong.
+    /// there, each of its eight arrays must be there and as long as its entries, and so must
+    /// `sections.footers` unless it is missing (journaled before footers had ids: it reads as
+    /// none, and `hasIDs` is false where a footer changed). Anything else — a journal's reload
+    /// entry (`{"reload":true}`), text that is not JSON, a missing key, a pair of three — throws
+    /// a `DecodingError` whose coding path and description say where and what was wrong.
     public init(json text: String) throws {
         self = try JSONDecoder().decode(Changeset.self, from: Data(text.utf8))
     }
@@ -275,6 +284,8 @@ extension Changeset: Codable {
         insertedSectionIDs = try read(.inserted, of: sectionIDs, entries: insertedSections.count)
         movedSectionIDs = try read(.moved, of: sectionIDs, entries: movedSections.count)
         updatedSectionIDs = try read(.updated, of: sectionIDs, entries: updatedSections.count)
+        // Journaled before footers had ids: none (and `hasIDs` false where footers changed).
+        if sectionIDs.contains(.footers) { changedFooterIDs = try read(.footers, of: sectionIDs, entries: changedFooters.count) }
         let rowIDs = try ids.nestedContainer(keyedBy: IDKey.self, forKey: .rows)
         deletedRowIDs = try read(.deleted, of: rowIDs, entries: deletedRows.count)
         insertedRowIDs = try read(.inserted, of: rowIDs, entries: insertedRows.count)

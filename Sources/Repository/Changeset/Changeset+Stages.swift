@@ -113,6 +113,7 @@ extension Changeset {
         if !changedFooters.isEmpty {
             if result.isEmpty { result.append(Changeset()) }
             result[result.count - 1].changedFooters = changedFooters
+            if hasIDs { result[result.count - 1].changedFooterIDs = changedFooterIDs }
         }
         return result
     }

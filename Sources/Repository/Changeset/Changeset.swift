@@ -16,9 +16,8 @@
 /// `movedRowIDs[i]` the id of the row that `movedRows[i]` moves, `insertedRowIDs[i]` and
 /// `updatedRowIDs[i]` the ids of the rows at `insertedRows[i]` and `updatedRows[i]` (in the new
 /// snapshot); sections likewise. The index fields keep their meaning, and a view that follows
-/// index paths ignores the ids. `changedFooters` has no ids: it names surviving sections at
-/// their new indexes, where a view that has applied the rest finds their ids. Equality
-/// compares the ids too.
+/// index paths ignores the ids. `changedFooterIDs[i]` is the id of the section whose footer
+/// `changedFooters[i]` names. Equality compares the ids too.
 ///
 /// Parallel fields rather than ids inside the entries, so that each kind of change is one
 /// array of ids a diffable snapshot takes whole (`deleteItems(changeset.deletedRowIDs)`,
@@ -84,6 +83,9 @@ public struct Changeset: Hashable, Sendable {
     public var movedRowIDs: [RowID] = []
     /// Ids of the updated rows, parallel to `updatedRows`.
     public var updatedRowIDs: [RowID] = []
+    /// Ids of the sections whose footer changed, parallel to `changedFooters`: what a diffable
+    /// view reloads (`reloadSections(changeset.changedFooterIDs)`).
+    public var changedFooterIDs: [SectionID] = []
 
     /// An empty changeset.
     public init() {}
@@ -102,6 +104,7 @@ public struct Changeset: Hashable, Sendable {
             && movedSectionIDs.count == movedSections.count && updatedSectionIDs.count == updatedSections.count
             && deletedRowIDs.count == deletedRows.count && insertedRowIDs.count == insertedRows.count
             && movedRowIDs.count == movedRows.count && updatedRowIDs.count == updatedRows.count
+            && changedFooterIDs.count == changedFooters.count
     }
 
     /// The same changeset without ids (every id field empty): to compare the places alone.
@@ -121,6 +124,7 @@ public struct Changeset: Hashable, Sendable {
         insertedRowIDs = []
         movedRowIDs = []
         updatedRowIDs = []
+        changedFooterIDs = []
     }
 
     /// The changeset with every id found in `map` replaced by the id it maps to (an edit
@@ -138,6 +142,7 @@ public struct Changeset: Hashable, Sendable {
         copy.insertedRowIDs = mapped(insertedRowIDs)
         copy.movedRowIDs = mapped(movedRowIDs)
         copy.updatedRowIDs = mapped(updatedRowIDs)
+        copy.changedFooterIDs = mapped(changedFooterIDs)
         return copy
     }
 
@@ -170,6 +175,7 @@ public struct Changeset: Hashable, Sendable {
                 }
                 if before.footer(editing: true) != section.footer(editing: true) {
                     changedFooters.append(newIndex)
+                    changedFooterIDs.append(section.id)
                 }
             } else {
                 insertedSections.append(newIndex)
@@ -244,18 +250,23 @@ public struct Changeset: Hashable, Sendable {
         sortAlong(&insertedRows, &insertedRowIDs, by: <)
         sortAlong(&movedRows, &movedRowIDs) { $0.to < $1.to }
         sortAlong(&updatedRows, &updatedRowIDs, by: <)
-        changedFooters.sort()
+        sortAlong(&changedFooters, &changedFooterIDs, by: <)
     }
 
     /// Notes the footer changes of one edit, from the sections it touched: each with its index
-    /// after the edit, its row count and empty text before and after.
-    mutating func noteFooters(_ touched: [(index: Int, countBefore: Int, countAfter: Int, textBefore: String?, textAfter: String?)]) {
+    /// after the edit, its id, its row count and empty text before and after.
+    mutating func noteFooters(
+        _ touched: [(index: Int, id: SectionID, countBefore: Int, countAfter: Int, textBefore: String?, textAfter: String?)]
+    ) {
         for section in touched {
             let before = section.countBefore == 0 ? (section.textBefore ?? Section.defaultEmptyText) : nil
             let after = section.countAfter == 0 ? (section.textAfter ?? Section.defaultEmptyText) : nil
-            if before != after && !changedFooters.contains(section.index) { changedFooters.append(section.index) }
+            if before != after && !changedFooters.contains(section.index) {
+                changedFooters.append(section.index)
+                changedFooterIDs.append(section.id)
+            }
         }
-        changedFooters.sort()
+        sortAlong(&changedFooters, &changedFooterIDs, by: <)
     }
 }
 

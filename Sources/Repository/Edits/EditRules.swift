@@ -67,7 +67,7 @@ enum EditRules {
             try list.updateSection(section, title: section.title, emptyText: text)
             outcome.changeset.updatedSections = [section.index]
             outcome.changeset.updatedSectionIDs = [section.id]
-            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount, section.emptyText, text)])
+            outcome.changeset.noteFooters([(section.index, section.id, section.rowCount, section.rowCount, section.emptyText, text)])
 
         case .moveSection(let ref, let destination):
             let section = try list.section(ref)
@@ -95,7 +95,9 @@ enum EditRules {
             outcome.createdID = .row(RowID(id))
             outcome.changeset.insertedRows = [RowPath(section: section.index, row: index)]
             outcome.changeset.insertedRowIDs = [RowID(id)]
-            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText)])
+            outcome.changeset.noteFooters([
+                (section.index, section.id, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText)
+            ])
 
         case .updateRow(let ref, let title, let value):
             let row = try list.row(ref)
@@ -111,7 +113,9 @@ enum EditRules {
             outcome.changeset.deletedRows = [row.path]
             outcome.changeset.deletedRowIDs = [row.row.id]
             let section = row.section
-            outcome.changeset.noteFooters([(section.index, section.rowCount, section.rowCount - 1, section.emptyText, section.emptyText)])
+            outcome.changeset.noteFooters([
+                (section.index, section.id, section.rowCount, section.rowCount - 1, section.emptyText, section.emptyText)
+            ])
 
         case .moveRow(let ref, let destination):
             let row = try list.row(ref)
@@ -124,8 +128,8 @@ enum EditRules {
             if !sameSection {
                 let source = row.section
                 outcome.changeset.noteFooters([
-                    (source.index, source.rowCount, source.rowCount - 1, source.emptyText, source.emptyText),
-                    (section.index, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText),
+                    (source.index, source.id, source.rowCount, source.rowCount - 1, source.emptyText, source.emptyText),
+                    (section.index, section.id, section.rowCount, section.rowCount + 1, section.emptyText, section.emptyText),
                 ])
             }
         }

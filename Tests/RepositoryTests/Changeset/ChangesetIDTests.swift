@@ -125,6 +125,8 @@ struct ChangesetIDTests {
         #expect(changeset.insertedRows == [RowPath(section: 2, row: 1)] && changeset.insertedRowIDs == [13])
         #expect(changeset.movedRows.map(\.to) == [RowPath(section: 0, row: 0)] && changeset.movedRowIDs == [12])
         #expect(changeset.updatedRows == [RowPath(section: 2, row: 0)] && changeset.updatedRowIDs == [11])
+        #expect(changeset.changedFooters == [0] && changeset.changedFooterIDs == [3], "C is no longer empty")
+        #expect(changeset.inverted().changedFooters == [2] && changeset.inverted().changedFooterIDs == [3])
         #expect(try old.applying(changeset, contentFrom: new) == new)
         #expect(try new.applying(changeset.inverted(), contentFrom: old) == old)
     }
@@ -133,13 +135,14 @@ struct ChangesetIDTests {
     static let text =
         #"{"sections":{"deleted":[1],"inserted":[1],"moved":[{"from":2,"to":0}],"updated":[2],"footers":[0]},"#
         + #""rows":{"deleted":[[0,0]],"inserted":[[2,1]],"moved":[{"from":[0,2],"to":[0,0]}],"updated":[[2,0]]},"#
-        + #""ids":{"sections":{"deleted":[2],"inserted":[4],"moved":[3],"updated":[1]},"#
+        + #""ids":{"sections":{"deleted":[2],"inserted":[4],"moved":[3],"updated":[1],"footers":[3]},"#
         + #""rows":{"deleted":[10],"inserted":[13],"moved":[12],"updated":[11]}}}"#
 
     @Test func theIDsAreWrittenLastAndReadBack() throws {
         let changeset = try Changeset(json: Self.text)
         #expect(changeset.hasIDs)
         #expect(changeset.movedSectionIDs == [3] && changeset.deletedRowIDs == [10] && changeset.updatedRowIDs == [11])
+        #expect(changeset.changedFooterIDs == [3])
         #expect(changeset.json == Self.text)
         let coded = try JSONDecoder().decode(Changeset.self, from: try JSONEncoder().encode(changeset))
         #expect(coded == changeset)
@@ -161,6 +164,20 @@ struct ChangesetIDTests {
             guard case .changesetDoesNotFit(let detail) = error as? RepositoryError else { return false }
             return detail.contains("no ids")
         }
+    }
+
+    /// Footers have had ids since after the other entries: an entry journaled in between reads
+    /// with its other ids, and, where a footer changed, as a changeset without all its ids.
+    @Test func anEntryWrittenBeforeFooterIDsReadsWithoutThem() throws {
+        let changeset = try Changeset(json: Self.text.replacingOccurrences(of: #","footers":[3]}"#, with: "}"))
+        #expect(changeset.changedFooters == [0] && changeset.changedFooterIDs.isEmpty && changeset.movedSectionIDs == [3])
+        #expect(!changeset.hasIDs)
+        var noFooters = try Changeset(json: Self.text)
+        noFooters.changedFooters = []
+        noFooters.changedFooterIDs = []
+        let written = noFooters.json
+        #expect(written.contains(#""updated":[1],"footers":[]}"#))
+        #expect(try Changeset(json: written.replacingOccurrences(of: #","footers":[]}"#, with: "}")) == noFooters)
     }
 
     @Test func idsThatDoNotMatchTheirEntriesAreRefused() {

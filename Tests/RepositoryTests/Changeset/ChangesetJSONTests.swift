@@ -35,7 +35,7 @@ struct ChangesetJSONTests {
             Changeset().json
                 == #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}"#)
         #expect(try Changeset(json: Self.everyFieldText) == Self.everyField)
     }
@@ -194,7 +194,7 @@ struct ChangesetJSONTests {
             changes[3].changeset.json
                 == #"{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[0,1]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[1,2]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}"#)
         let since = try #require(try store.list("default").changes(since: 0).changeset)
         #expect(try Changeset(json: since.json) == since)

@@ -49,14 +49,14 @@ import Testing
             try cli.ok(["--json", "section", "add", "Urgent", "--at", "0"])
                 == #"{"list":"default","version":2,"committed":true,"id":2,"changes":{"sections":{"deleted":[],"inserted":[0],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[2],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[2],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["section", "rename", "Urgent", "Today"]) == "Updated section 0; list \"default\" is at version 3.\n")
         #expect(
             try cli.ok(["--json", "section", "set", "#1", "--empty-text", "Nothing to do"])
                 == #"{"list":"default","version":4,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1],"footers":[1]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[1],"footers":[1]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["show", "--editing"]).contains("[1] To do  #1\n       (Nothing to do)\n"))
         try cli.ok(["section", "set", "1", "--no-empty-text"])
@@ -65,7 +65,7 @@ import Testing
             try cli.ok(["--json", "section", "move", "Today", "1"])
                 == #"{"list":"default","version":6,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":0,"to":1}],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["section", "move", "1", "1"]) == "Nothing changed; list \"default\" is still at version 6.\n")
         #expect(try cli.ok(["section", "delete", "0"]) == "Deleted section 0; list \"default\" is at version 7.\n")
@@ -80,13 +80,13 @@ import Testing
             try cli.ok(["--json", "row", "add", "0", "First", "--at", "0"])
                 == #"{"list":"default","version":7,"committed":true,"id":5,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[[0,0]],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[5],"moved":[],"updated":[]}}}}"# + "\n")
         #expect(
             try cli.ok(["--json", "row", "move", "0:1", "1:end"])
                 == #"{"list":"default","version":8,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[{"from":[0,1],"to":[1,1]}],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
         #expect(try cli.ok(["row", "move", "#5", "0:end"]) == "Moved row 0:0 to 0:2; list \"default\" is at version 9.\n")
         #expect(try cli.ok(["row", "move", "0:2", "0:2"]) == "Nothing changed; list \"default\" is still at version 9.\n")
@@ -94,7 +94,7 @@ import Testing
             try cli.ok(["--json", "row", "set", "0:0", "--title", "Call Mom today"])
                 == #"{"list":"default","version":10,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[[0,0]]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[2]}}}}"# + "\n")
         #expect(try cli.ok(["row", "delete", "0:end"]) == "Deleted row 0:2; list \"default\" is at version 11.\n")
         #expect(try cli.orderedOutline() == [["To do", "Call Mom today", "Write report"], ["Done", "Sleep", "Buy milk"]])
@@ -149,7 +149,7 @@ import Testing
             try cli.ok(["--json", "changes", "--since", "5"])
                 == #"{"list":"default","list_id":1,"from":5,"version":7,"changes":{"sections":{"deleted":[],"inserted":[],"#
                 + #""moved":[],"updated":[],"footers":[1]},"rows":{"deleted":[[0,2]],"inserted":[],"moved":[{"from":[0,0],"to":[1,0]}],"#
-                + #""updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""updated":[]},"ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[2]},"#
                 + #""rows":{"deleted":[3],"inserted":[],"moved":[1],"updated":[]}}}}"# + "\n")
     }
 
@@ -161,7 +161,7 @@ import Testing
             try cli.ok(["--json", "list", "add", "home"])
                 == #"{"list":"home","version":0,"committed":true,"id":3,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}}}"# + "\n")
         try cli.ok(["--list", "work", "section", "add", "Inbox"])
         #expect(

@@ -32,7 +32,7 @@ import Testing
             result.stdout
                 == #"{"list":"default","version":6,"committed":true,"changes":{"sections":{"deleted":[],"inserted":[],"moved":[{"from":1,"to":0}],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[[0,0]],"inserted":[],"moved":[{"from":[0,2],"to":[1,0]}],"updated":[]},"#
-                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[]},"#
+                + #""ids":{"sections":{"deleted":[],"inserted":[],"moved":[2],"updated":[],"footers":[]},"#
                 + #""rows":{"deleted":[1],"inserted":[],"moved":[3],"updated":[]}}}}"# + "\n")
         #expect(try cli.orderedOutline() == [["Done"], ["To do", "Write report", "Call Mom"]])
     }

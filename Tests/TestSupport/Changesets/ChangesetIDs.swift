@@ -3,8 +3,8 @@ import Testing
 
 /// Why the ids of `changeset` are wrong for `old` → `new`, or `nil`: each id field must be as
 /// long as its index field and name, entry by entry, the section or row the index names — in
-/// `old` for deletions and where moves come from, in `new` for insertions, where moves go and
-/// updates.
+/// `old` for deletions and where moves come from, in `new` for insertions, where moves go,
+/// updates and changed footers.
 package func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new: ListSnapshot) -> String? {
     guard changeset.hasIDs else { return "the changeset has no ids" }
     func section(_ snapshot: ListSnapshot, _ index: Int) -> SectionID? {
@@ -29,6 +29,7 @@ package func idProblem(_ changeset: Changeset, turns old: ListSnapshot, into new
         ?? check("inserted row", changeset.insertedRows, changeset.insertedRowIDs) { [row(new, $0)] }
         ?? check("moved row", changeset.movedRows, changeset.movedRowIDs) { [row(old, $0.from), row(new, $0.to)] }
         ?? check("updated row", changeset.updatedRows, changeset.updatedRowIDs) { [row(new, $0)] }
+        ?? check("changed footer", changeset.changedFooters, changeset.changedFooterIDs) { [section(new, $0)] }
 }
 
 /// Requires that the ids of `changeset` name exactly what its indexes refer to in `old` and
