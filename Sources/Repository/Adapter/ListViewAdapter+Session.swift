@@ -2,7 +2,8 @@
 /// while the session is open, and the adapter keeps the two together.
 ///
 /// - A user's drag (`userMovedRow(from:to:)`) is applied to the draft without animation: the
-///   table view has already moved the cell. Only the footers that changed are set.
+///   table view has already moved the cell. Only the footers that changed are set. (AppKit's
+///   table view moves nothing on a drop: there the move is animated.)
 /// - A programmatic edit (`apply(_:)`, `undoLastEdit()`) animates from what is shown.
 /// - When another writer moves the list on, `catchUp()` rebases the session onto the list as it
 ///   now is and animates from what is shown to the new draft (not from the list: the view
@@ -27,7 +28,9 @@ extension ListViewAdapter {
     /// Takes in a row the user dragged in the table view from `source` to `destination` (its
     /// path after the move, as `tableView(_:moveRowAt:to:)` gives it): the draft moves it too,
     /// and the view is not animated, since it shows the move already; the footers of the two
-    /// sections are set when their text changed (one emptied, one filled).
+    /// sections are set when their text changed (one emptied, one filled). A view without
+    /// sections (`FlatListTableView`), which moves nothing on a drop, is animated instead; its
+    /// drop's destination is `flatLayout.destination(ofDropAbove:from:)`.
     ///
     /// The move is given to the session by ids (the row, and its new neighbour), so that when
     /// another writer has moved the list on since what is shown, the session is rebased and the
