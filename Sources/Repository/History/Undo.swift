@@ -123,6 +123,22 @@ extension SectionStore {
                 sectionsPutBack = true
             }
         }
+        // An entry for a run of sections inserted together (a bulk append's): the sections from
+        // the last id down to the first, `undoLogPage` at a time, as the entries of one each
+        // would have been taken back.
+        func takeBack(sectionsOf entry: UndoLogEntry, through last: Int64) throws {
+            guard entry.target == "section", entry.action == "insert", entry.itemID > 0, last > entry.itemID else {
+                throw refuse("its history holds an entry for sections #\(entry.itemID)…#\(last) that is not a run of sections inserted")
+            }
+            var high = last
+            while true {
+                let low = max(entry.itemID, high - Int64(Self.undoLogPage) + 1)
+                try takeBack(
+                    (low...high).reversed().map { UndoLogEntry(logID: entry.logID, action: "insert", target: "section", itemID: $0) })
+                guard low > entry.itemID else { return }
+                high = low - 1
+            }
+        }
         do {
             // Nothing is noted yet in this step (a replay before, on this connection, may have).
             try db.forgetSectionsPutBack()
@@ -132,6 +148,13 @@ extension SectionStore {
             while true {
                 let page = try db.undoLog(step: step, list: list.id, before: before, limit: Self.undoLogPage)
                 for entry in page {
+                    if let last = entry.lastItemID {
+                        try takeBack(run)
+                        run.removeAll(keepingCapacity: true)
+                        inRun.removeAll(keepingCapacity: true)
+                        try takeBack(sectionsOf: entry, through: last)
+                        continue
+                    }
                     let bulk =
                         entry.target == "row" && (entry.action == "insert" || entry.action == "delete")
                         || entry.target == "section" && (entry.action == "insert" || entry.action == "delete")

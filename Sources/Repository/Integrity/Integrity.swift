@@ -61,6 +61,8 @@ struct IntegrityFindings: Sendable {
     var undoPastVersion: [VersionGroup] = []
     var redoPastVersion: [VersionGroup] = []
     var stepsFiledTwice: [(list: Int64, step: Int64, versions: [ListVersion])] = []
+    /// Undo log entries for a run of ids that are no run of sections inserted.
+    var malformedUndoRuns: [(list: Int64, step: Int64, entry: Int64, first: Int64, last: Int64)] = []
     /// The steps of undo log entries that name no list.
     var stepsOfOrphanUndoLog: [Int64] = []
     /// The lists plain SQL changed since their last version.
@@ -112,6 +114,7 @@ struct IntegrityFindings: Sendable {
         undoPastVersion = try db.historyStepsPastListVersion(.undo)
         redoPastVersion = try db.historyStepsPastListVersion(.redo)
         stepsFiledTwice = try db.historyStepsFiledTwice()
+        malformedUndoRuns = try db.malformedUndoRuns()
         stepsOfOrphanUndoLog = try db.stepsOfUndoLogEntriesOfMissingLists()
         listsChangedOutsideSectionctl = try db.listsChangedOutsideSectionctl()
         try readReplicaTables(db)
@@ -287,6 +290,12 @@ struct IntegrityFindings: Sendable {
             add(
                 .undo,
                 "\(list(twice.list)) files step \(twice.step) under versions \(twice.versions.map(String.init).joined(separator: ", ")): undoing one would replay the others' writes"
+            )
+        }
+        for run in malformedUndoRuns {
+            add(
+                .undo,
+                "\(list(run.list))'s undo log entry #\(run.entry) (step \(run.step)) stands for ids #\(run.first)…#\(run.last), which is no run of sections inserted: undoing its step would take back what it did not do"
             )
         }
         if let list = replicaListMissing {

@@ -37,8 +37,9 @@ public struct IntegrityProblem: Hashable, Sendable, Codable, CustomStringConvert
         /// changeset nor a reload, or `journal_writer` not holding its one row inactive with a
         /// step counter past every step in use. Repairable.
         case journal
-        /// The undo history: a step at a version past its list's, or one step filed under two
-        /// versions of a list. Repairable: the list's undo and redo history is dropped.
+        /// The undo history: a step at a version past its list's, one step filed under two
+        /// versions of a list, or a log entry for a run of ids that is no run of sections
+        /// inserted. Repairable: the list's undo and redo history is dropped.
         case undo
         /// A replica file's own tables (`Migrations/0010_replica.sql`): an allotted id that a row
         /// or section already has (repairable: such runs are dropped; a sync takes new ones); the

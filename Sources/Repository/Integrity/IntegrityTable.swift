@@ -184,6 +184,21 @@ extension Database {
         return result
     }
 
+    /// The undo log's entries for a run of ids (`last_id` set) that are no run of sections
+    /// inserted (`Migrations/0013_compact_bulk_history.sql`): on another kind of entry, or not
+    /// ending past a first id above 0. Undoing such a step would take back what it did not do.
+    /// Only entries of lists there are (the others are named as belonging to no list).
+    func malformedUndoRuns() throws -> [(list: Int64, step: Int64, entry: Int64, first: Int64, last: Int64)] {
+        try query(
+            """
+            SELECT e.list_id, e.step, e.id, e.item_id, e.last_id FROM undo_log AS e
+            WHERE e.last_id IS NOT NULL AND NOT (e.action = 'insert' AND e.target = 'section' AND e.item_id > 0 AND e.last_id > e.item_id)
+                AND EXISTS (SELECT 1 FROM lists AS l WHERE l.id = e.list_id)
+            ORDER BY e.list_id, e.id
+            """
+        ) { (list: $0.int64(0), step: $0.int64(1), entry: $0.int64(2), first: $0.int64(3), last: $0.int64(4)) }
+    }
+
     /// The lists whose undo or redo history files `step`.
     package func lists(filingStep step: Int64) throws -> [Int64] {
         try query(

@@ -336,6 +336,9 @@ private struct Repair {
         for twice in found.stepsFiledTwice {
             untrustedHistory[twice.list] = "it filed step \(twice.step) under \(twice.versions.count) versions"
         }
+        for run in found.malformedUndoRuns {
+            untrustedHistory[run.list] = "its undo log entry #\(run.entry) stood for ids #\(run.first)…#\(run.last), no run of sections inserted"
+        }
         for (id, reason) in untrustedHistory.sorted(by: { $0.key < $1.key }) where found.listNames[id] != nil {
             let dropped = try db.dropUndoHistory(of: id)
             changedLists.insert(id)

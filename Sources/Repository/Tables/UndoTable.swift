@@ -31,6 +31,10 @@ struct UndoLogEntry {
     package var kind: String?
     package var title: String?
     package var value: String?
+    /// The last id of a run of sections inserted together (`itemID` the first), logged as one
+    /// entry by a bulk append (`Migrations/0013_compact_bulk_history.sql`); `nil` for an entry
+    /// of one item.
+    var lastItemID: Int64?
 }
 
 extension SQLExecutor {
@@ -95,10 +99,10 @@ extension SQLExecutor {
     func undoLog(step: Int64, list: Int64, before: Int64? = nil, limit: Int = Int.max) throws -> [UndoLogEntry] {
         try query(
             """
-            SELECT id, action, target, item_id, parent_id, position, kind, title, value FROM undo_log
+            SELECT id, action, target, item_id, parent_id, position, kind, title, value, last_id FROM undo_log
             WHERE list_id = ? AND step = ? AND id < ?
             UNION ALL
-            SELECT id, action, target, item_id, parent_id, position, kind, title, value FROM undo_log
+            SELECT id, action, target, item_id, parent_id, position, kind, title, value, last_id FROM undo_log
             WHERE list_id = -1 AND step = ? AND id < ? AND parent_id IN (
                 SELECT item_id FROM undo_log WHERE list_id = ? AND step = ? AND target = 'section' AND action = 'delete')
             ORDER BY id DESC LIMIT ?
@@ -107,7 +111,8 @@ extension SQLExecutor {
             UndoLogEntry(
                 logID: statement.int64(0), action: statement.string(1), target: statement.string(2), itemID: statement.int64(3),
                 parentID: statement.optionalInt64(4), position: statement.optionalInt64(5),
-                kind: statement.optionalString(6), title: statement.optionalString(7), value: statement.optionalString(8))
+                kind: statement.optionalString(6), title: statement.optionalString(7), value: statement.optionalString(8),
+                lastItemID: statement.optionalInt64(9))
         }
     }
 }

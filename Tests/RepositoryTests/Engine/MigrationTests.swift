@@ -120,6 +120,53 @@ struct MigrationTests {
         #expect(try db.scalarInt("SELECT count(*) FROM journal WHERE list_id = 1") == 0)
     }
 
+    /// A file as schema 12 left it keeps its undo log through the migration that adds
+    /// `undo_log.last_id` (`0013_compact_bulk_history.sql`): every entry, with NULL there, and
+    /// its steps undo as before.
+    @Test func theUndoLogKeepsEveryEntryWhenItGainsRuns() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("schema12.db")
+        do {
+            // Changes made by sectionctl's own writes on a file at schema 12: a step of section
+            // inserts, each logged on its own, then a row added.
+            let db = try Connection(path: path, mode: .readWriteCreate)
+            try Migrator.migrate(db, through: 12)
+            let engine = SQLiteEngine(db)
+            for title in ["a", "b", "c"] {
+                try db.inTransaction(.immediate) {
+                    try engine.beginWriterMark()
+                    let list = try engine.listRecord(named: SectionStore.defaultList)
+                    _ = try engine.insertSection(
+                        title: title, emptyText: nil, position: Int64(title.unicodeScalars.first!.value) << 32, in: list, askingReplica: false)
+                    var changeset = Changeset()
+                    changeset.insertedSections = [try engine.sectionCount(of: list) - 1]
+                    changeset.insertedSectionIDs = [SectionID(try #require(try db.scalarInt("SELECT max(id) FROM sections")))]
+                    _ = try engine.commitChange(changeset.json, to: list, history: .change)
+                    try engine.endWriterMark()
+                }
+            }
+        }
+        func log() throws -> [String] {
+            let db = try Connection(path: path, mode: .readOnly)
+            return try db.query("SELECT id, step, list_id, action, target, item_id FROM undo_log ORDER BY id") {
+                "\($0.int64(0)) \($0.int64(1)) \($0.int64(2)) \($0.string(3)) \($0.string(4)) \($0.int64(5))"
+            }
+        }
+        let before = try log()
+        #expect(before.count == 3)
+
+        let store = try SectionStore(path: path)
+        #expect(try log() == before)
+        let db = try Connection(path: path, mode: .readOnly)
+        #expect(try db.scalarInt("SELECT count(*) FROM undo_log WHERE last_id IS NULL") == 3)
+        #expect(try store.check() == [])
+        let list = store.list(SectionStore.defaultList)
+        #expect(try list.outline().sections.map(\.title) == ["a", "b", "c"])
+        for _ in 0..<3 { try list.undo() }
+        #expect(try list.outline().sections.isEmpty)
+        #expect(try store.check() == [])
+    }
+
     @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
         let fixture = try StoreFixture()
         let newer = SectionStore.schemaVersion + 1

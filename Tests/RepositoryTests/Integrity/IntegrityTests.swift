@@ -181,6 +181,21 @@ struct IntegrityTests {
             done: [(.journal, "list #1 (\"default\"): the journal entry of version 3, neither a changeset nor a reload, now says reload")],
             reloaded: ["default"]),
         Damage(
+            name: "a journal entry in runs whose ids and indexes do not match",
+            sql: """
+                UPDATE journal SET changes = '{"runs":{"sections":{"deleted":[],"inserted":[[0,2]]},"ids":{"deleted":[],"inserted":[[1,2]]}}}'
+                WHERE list_id = 1 AND version = 3
+                """,
+            found: [(.journal, "the journal entry of version 3 of list #1 (\"default\") is neither a changeset nor a reload: {\"runs\"")],
+            done: [(.journal, "list #1 (\"default\"): the journal entry of version 3, neither a changeset nor a reload, now says reload")],
+            reloaded: ["default"]),
+        Damage(
+            name: "an undo log entry for a run of ids that is no run of sections inserted",
+            sql: "UPDATE undo_log SET last_id = item_id + 5 WHERE id = (SELECT max(id) FROM undo_log WHERE list_id = 1)",
+            found: [(.undo, "list #1 (\"default\")'s undo log entry #"), (.undo, "which is no run of sections inserted")],
+            done: [(.undo, "list #1 (\"default\"): dropped its undo history"), (.undo, "no run of sections inserted")],
+            reloaded: ["default"]),
+        Damage(
             name: "journal_writer left active, and plain SQL written then",
             sql: "UPDATE journal_writer SET active = 1; UPDATE rows SET title = 'x9' WHERE id = 105",
             found: [(.journal, "journal_writer is active (1) with no sectionctl transaction open")],

@@ -15,7 +15,8 @@ extension SQLiteEngine {
     /// The appended sections come after every other section of the list, and the appended rows
     /// after every other row of their sections: each lands in the last rank node of every level,
     /// so the counts go there, and a level-1 node past its bound is noted for `RankTree.settle`,
-    /// as the triggers would have. Undo entries go sections first, then rows, each in id order:
+    /// as the triggers would have. Undo entries go sections first (one entry for them all when
+    /// their ids run in sequence: `logSectionInserts`), then rows, each in id order:
     /// undoing deletes the rows before their sections, redoing inserts them after. Rows appended
     /// to a section appended here get no entry of their own: undoing the section's insert
     /// empties it first (`SectionStore.reverse`), so an import into a new list logs its sections
@@ -50,12 +51,7 @@ extension SQLiteEngine {
                 WHERE list_id = ? AND level = 1 AND section_count > \(maximum)
                     AND first = (SELECT max(first) FROM section_rank_nodes WHERE list_id = ? AND level = 1)
                 """, list, list)
-            try run(
-                """
-                INSERT INTO undo_log (step, list_id, action, target, item_id)
-                SELECT (SELECT step FROM journal_writer), list_id, 'insert', 'section', id FROM sections
-                WHERE id > ? AND +list_id = ? ORDER BY id
-                """, sectionsAfter, list)
+            try logSectionInserts(list: list, sectionsAfter: sectionsAfter, count: sections)
         }
         // The rows: their sections' counts, the last rank node of each level, undo. Each reads the
         // rows the append wrote by their rowid range: `+` keeps SQLite from the (section_id,
@@ -85,6 +81,28 @@ extension SQLiteEngine {
                 """, list, rowsAfter, sectionsAfter)
         }
         try run("UPDATE journal_writer SET bulk = 0 WHERE id = 1")
+    }
+
+    /// Logs the insert of the list's sections with an id after `sectionsAfter` (`count` of
+    /// them) for undo: as one entry naming the first id and the last
+    /// (`Migrations/0013_compact_bulk_history.sql`) when their ids run in sequence, as they do
+    /// when this transaction appended them one after another, so that dropping the step later
+    /// deletes one entry whatever the import's size; otherwise one entry each, in id order.
+    private func logSectionInserts(list: Int64, sectionsAfter: Int64, count: Int) throws {
+        let logged = try run(
+            """
+            INSERT INTO undo_log (step, list_id, action, target, item_id, last_id)
+            SELECT (SELECT step FROM journal_writer), ?, 'insert', 'section', low, nullif(high, low)
+            FROM (SELECT min(id) AS low, max(id) AS high, count(*) AS n FROM sections WHERE id > ? AND +list_id = ?)
+            WHERE n = ? AND high - low + 1 = n
+            """, list, sectionsAfter, list, Int64(count))
+        guard logged == 0 else { return }
+        try run(
+            """
+            INSERT INTO undo_log (step, list_id, action, target, item_id)
+            SELECT (SELECT step FROM journal_writer), list_id, 'insert', 'section', id FROM sections
+            WHERE id > ? AND +list_id = ? ORDER BY id
+            """, sectionsAfter, list)
     }
 
     /// Empties the sections that `condition` (on `sections`, with `arguments`) picks, all of
