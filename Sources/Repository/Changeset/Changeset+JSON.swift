@@ -1,8 +1,9 @@
 import Foundation
 
 /// The one JSON form of a changeset: what the journal stores (on SQLite and on a server, where
-/// `sectionctl.commit_change` reads it too), what `sectionctl --json` prints under `"changes"`,
-/// and what programs reading either parse.
+/// `sectionctl.commit_change` reads it too; a bulk change in its compact form,
+/// `Changeset+Runs.swift`), what `sectionctl --json` prints under `"changes"`, and what programs
+/// reading either parse.
 ///
 /// ```json
 /// {"sections":{"deleted":[2],"inserted":[],"moved":[{"from":0,"to":1}],"updated":[],"footers":[1]},
@@ -29,9 +30,10 @@ import Foundation
 /// `sectionctl --json` reply, say) encodes and decodes with it; but `JSONEncoder` does not
 /// promise an order of keys, so where the exact text matters use `json`.
 extension Changeset: Codable {
-    /// The top-level keys (and those of `"ids"`, which has no `ids` of its own).
+    /// The top-level keys (and those of `"ids"`, which has no `ids` of its own); `runs` is the
+    /// journal's compact form (`Changeset+Runs.swift`), the only key where it is there.
     private enum PartKey: String, CodingKey {
-        case sections, rows, ids
+        case sections, rows, ids, runs
     }
 
     /// The keys of each part of `"ids"` (rows have no `footers`).
@@ -228,9 +230,11 @@ extension Changeset: Codable {
     /// before changesets had ids: it reads as one without ids, `hasIDs` false). Where `"ids"` is
     /// there, each of its eight arrays must be there and as long as its entries, and so must
     /// `sections.footers` unless it is missing (journaled before footers had ids: it reads as
-    /// none, and `hasIDs` is false where a footer changed). Anything else — a journal's reload
-    /// entry (`{"reload":true}`), text that is not JSON, a missing key, a pair of three — throws
-    /// a `DecodingError` whose coding path and description say where and what was wrong.
+    /// none, and `hasIDs` is false where a footer changed). The journal's compact form of a bulk
+    /// change (`{"runs": …}`, `journalJSON`) reads as the changeset it stands for. Anything else
+    /// — a journal's reload entry (`{"reload":true}`), text that is not JSON, a missing key, a
+    /// pair of three — throws a `DecodingError` whose coding path and description say where and
+    /// what was wrong.
     public init(json text: String) throws {
         self = try JSONDecoder().decode(Changeset.self, from: Data(text.utf8))
     }
@@ -240,6 +244,14 @@ extension Changeset: Codable {
     public init(from decoder: any Decoder) throws {
         self.init()
         let parts = try decoder.container(keyedBy: PartKey.self)
+        if parts.contains(.runs) {
+            guard !parts.contains(.sections) && !parts.contains(.rows) && !parts.contains(.ids) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .runs, in: parts, debugDescription: "a changeset in runs has no \"sections\", \"rows\" or \"ids\" beside them")
+            }
+            self = try Changeset(runs: try parts.nestedContainer(keyedBy: RunKey.self, forKey: .runs))
+            return
+        }
         let sections = try parts.nestedContainer(keyedBy: EntryKey.self, forKey: .sections)
         deletedSections = try sections.decode([Int].self, forKey: .deleted)
         insertedSections = try sections.decode([Int].self, forKey: .inserted)

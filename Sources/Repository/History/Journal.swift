@@ -10,7 +10,8 @@ enum Journal {
     /// What a journal entry holds when no changeset can say what changed.
     static let reloadJSON = SchemaConstants.journalReload
 
-    /// Bumps the list's version and records the changeset under it — or a reload, when plain SQL
+    /// Bumps the list's version and records the changeset under it (in the compact form of a bulk
+    /// change where it applies: `Changeset.journalJSON`) — or a reload, when plain SQL
     /// changed the list since its last journaled version — then drops entries past what is kept,
     /// and files the version in the list's undo history (`Database.commitChange`). The store's
     /// commit hook runs first, where it has one (`SectionStore.commitHook(db:)`).
@@ -19,7 +20,7 @@ enum Journal {
         _ changeset: Changeset, to list: ListRecord, history: HistoryStep = .change, db: any Database, store: SectionStore
     ) throws -> ListVersion {
         try store.commitHook(db: db)?(changeset, list, db, store)
-        return try db.commitChange(changeset.json, to: list, history: history)
+        return try db.commitChange(changeset.journalJSON, to: list, history: history)
     }
 }
 

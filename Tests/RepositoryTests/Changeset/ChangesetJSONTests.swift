@@ -199,4 +199,81 @@ struct ChangesetJSONTests {
         let since = try #require(try store.list("default").changes(since: 0).changeset)
         #expect(try Changeset(json: since.json) == since)
     }
+
+    /// A changeset that only inserts and deletes sections, many of them, as an import or the undo
+    /// of one makes.
+    static let bulk: Changeset = {
+        var changeset = Changeset()
+        changeset.deletedSections = [0, 1, 2]
+        changeset.deletedSectionIDs = [SectionID(9), SectionID(4), SectionID(5)]
+        changeset.insertedSections = Array(0..<100) + Array(102..<110)
+        changeset.insertedSectionIDs = (1_000..<1_108).map { SectionID(Int64($0)) }
+        return changeset
+    }()
+
+    @Test func theJournalKeepsABulkChangeAsRunsThatReadBackWhole() throws {
+        let text = Self.bulk.journalJSON
+        #expect(
+            text
+                == #"{"runs":{"sections":{"deleted":[[0,2]],"inserted":[[0,99],[102,109]]},"#
+                + #""ids":{"deleted":[[9,9],[4,5]],"inserted":[[1000,1107]]}}}"#)
+        #expect(try Changeset(json: text) == Self.bulk)
+        #expect(try JSONDecoder().decode(Changeset.self, from: Data(text.utf8)) == Self.bulk)
+        // Anything else, or too few entries, or runs no shorter: the full form.
+        var moved = Self.bulk
+        moved.movedSections = [.init(from: 5, to: 6)]
+        moved.movedSectionIDs = [SectionID(3)]
+        #expect(moved.journalJSON == moved.json)
+        var small = Changeset()
+        small.insertedSections = Array(0..<10)
+        small.insertedSectionIDs = (1...10).map { SectionID(Int64($0)) }
+        #expect(small.journalJSON == small.json)
+        var scattered = Changeset()
+        scattered.insertedSections = Array(stride(from: 0, to: 200, by: 2))
+        scattered.insertedSectionIDs = (1...100).map { SectionID(Int64($0)) }
+        #expect(scattered.journalJSON == scattered.json)
+        #expect(Self.everyField.journalJSON == Self.everyField.json)
+    }
+
+    @Test func malformedRunsAreRefusedSayingWhat() throws {
+        func runs(deleted: String = "[]", inserted: String = "[[0,9]]", deletedIDs: String = "[]", insertedIDs: String = "[[1,10]]") -> String {
+            #"{"runs":{"sections":{"deleted":\#(deleted),"inserted":\#(inserted)},"ids":{"deleted":\#(deletedIDs),"inserted":\#(insertedIDs)}}}"#
+        }
+        #expect(try Changeset(json: runs()).insertedSections == Array(0...9))
+        func reason(_ text: String) -> String {
+            guard case .dataCorrupted(let context) = refusal(text) else { return "" }
+            return context.debugDescription
+        }
+        #expect(reason(runs(insertedIDs: "[[1,9]]")) == "9 ids for 10 entries; each entry has one id")
+        #expect(reason(runs(inserted: "[[9,0]]")) == "the run [9, 0] ends before it starts")
+        #expect(reason(runs(inserted: "[[0,4],[5,9]]")) == "the run [5, 9] does not start past the run before it, which ends at 4")
+        #expect(reason(runs(inserted: "[[-1,8]]")) == "the run [-1, 8] holds a negative index")
+        #expect(reason(runs(insertedIDs: "[[0,9]]")) == "the run [0, 9] holds an id below 1")
+        #expect(reason(runs(inserted: "[[0,9,1]]")) == "a run is a [first, last] pair of two integers, not 3")
+        #expect(
+            reason(runs(inserted: "[[0,9223372036854775806]]", insertedIDs: "[[1,9223372036854775807]]"))
+                == "the runs stand for more than 2147483647 entries")
+        #expect(path(of: refusal(#"{"runs":{"sections":{"deleted":[],"inserted":[]}}}"#)) == ["runs", "ids"])
+        #expect(reason(#"{"runs":{"sections":{"deleted":[],"inserted":[]},"ids":{"deleted":[],"inserted":[]}},"rows":{}}"#).contains("beside them"))
+    }
+
+    /// A session that adds many sections saves one change that only inserts them: the journal
+    /// keeps it as runs on both engines, and its undo too, and `changes(since:)` reads both whole.
+    @Test("the journal keeps a bulk change as runs, on both engines", arguments: Backend.all)
+    func theJournalKeepsABulkChangeAsRuns(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
+        let list = fixture.store.list("default")
+        try list.apply(.addSection(title: "first"))
+        let session = try list.beginEditing()
+        for number in 0..<80 { try session.apply(.addSection(title: "s\(number)", at: number + 1)) }
+        let saved = try session.save()
+        #expect(try list.changes(since: saved.version.previous).changeset == saved.changeset)
+        let undone = try list.undo()
+        #expect(try list.changes(since: undone.version.previous).changeset == undone.changeset)
+        let entries = try journal(fixture)
+        #expect(entries.count == 3)
+        #expect(entries[1].hasPrefix(#"{"runs":{"sections":{"deleted":[],"inserted":[[1,80]]},"#), "\(entries[1].prefix(120))")
+        #expect(entries[2].hasPrefix(#"{"runs":{"sections":{"deleted":[[1,80]],"inserted":[]},"#), "\(entries[2].prefix(120))")
+        #expect(try fixture.store.check() == [])
+    }
 }
