@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Dispatch
 import Synchronization
 
 /// A response body written while the response is open, such as Server-Sent Events.
@@ -11,8 +12,12 @@ import Synchronization
 ///
 /// The stream ends when `finish()` is called (what was sent is delivered first), when the client
 /// leaves, or when the server stops; `onClose` handlers then run once. A client that leaves is
-/// noticed at the next write to it: an event, or the comment the server sends after
+/// noticed at the next write to it: an event, or the keep-alive bytes the server sends after
 /// `HTTPLimits.streamKeepAlive` of quiet.
+///
+/// A long body made as fast as it can be read (a list's clone) is written with `write(_:)`
+/// instead of `send(_:)`: it waits while `capacity` bytes are queued, so the body is made no
+/// faster than the client reads it, and the server holds at most `capacity` of it at a time.
 public final class EventStream: Sendable {
     /// The connection a stream is the response of, and its server.
     struct Attachment: @unchecked Sendable {
@@ -35,8 +40,13 @@ public final class EventStream: Sendable {
         var closed = false
         var closeHandlers: [@Sendable () -> Void] = []
         var lastWrite = ContinuousClock.now
+        /// Whether a `write` waits for the queue to drain below the capacity.
+        var writerWaits = false
 
         var hasPending: Bool { offset < pending.count }
+
+        /// The bytes queued and not yet handed to the connection.
+        var queued: Int { pending.count - offset }
 
         /// Resumes the connection if it waits, so that it reads the stream again.
         mutating func wake() {
@@ -47,9 +57,21 @@ public final class EventStream: Sendable {
     }
 
     let state = Mutex(State())
+    /// What is sent after `HTTPLimits.streamKeepAlive` of quiet.
+    let keepAliveBytes: [UInt8]
+    /// The bytes `write(_:)` lets queue up before it waits.
+    public let capacity: Int
+    /// Signalled when a waiting `write` may go on: the queue drained below `capacity`, or the
+    /// stream closed.
+    private let drained = DispatchSemaphore(value: 0)
 
-    /// A stream with nothing sent yet.
-    public init() {}
+    /// A stream with nothing sent yet. `keepAlive` is what a quiet stream sends every
+    /// `HTTPLimits.streamKeepAlive` (a Server-Sent Events comment by default; whatever the body's
+    /// format lets a reader skip); `capacity`, how much `write(_:)` lets queue up.
+    public init(keepAlive: [UInt8] = Array(":\n\n".utf8), capacity: Int = 256 << 10) {
+        self.keepAliveBytes = keepAlive
+        self.capacity = max(1, capacity)
+    }
 
     /// Appends `bytes` to the stream; they are sent as soon as the connection can take them.
     /// Does nothing once the stream is closed.
@@ -62,6 +84,35 @@ public final class EventStream: Sendable {
         }
     }
 
+    /// Appends `bytes` to the stream once fewer than `capacity` bytes wait to be sent, waiting
+    /// until then: the body is made no faster than the client reads it. Returns false, sending
+    /// nothing, once the stream is closed (the client left, or the server stops), so that its
+    /// maker stops. One thread writes a stream at a time; it must not be a handler's own (the
+    /// handler returns the stream first).
+    public func write(_ bytes: [UInt8]) -> Bool {
+        while true {
+            let appended: Bool? = state.withLock { state in
+                guard !state.closed else { return false }
+                guard state.queued < capacity else {
+                    state.writerWaits = true
+                    return nil
+                }
+                if state.offset > 0 {
+                    state.pending.removeSubrange(0..<state.offset)
+                    state.offset = 0
+                }
+                if !bytes.isEmpty {
+                    state.pending += bytes
+                    state.lastWrite = .now
+                    state.wake()
+                }
+                return true
+            }
+            if let appended { return appended }
+            drained.wait()
+        }
+    }
+
     /// Ends the stream once what was sent before is delivered, and runs the `onClose` handlers.
     public func finish() {
         let handlers: [@Sendable () -> Void] = state.withLock { state in
@@ -69,7 +120,17 @@ public final class EventStream: Sendable {
             state.wake()
             return state.close()
         }
+        wakeWriter()
         for handler in handlers { handler() }
+    }
+
+    /// Lets a waiting `write` go on, if one waits (it looks at the state again).
+    private func wakeWriter() {
+        let waits = state.withLock { state in
+            defer { state.writerWaits = false }
+            return state.writerWaits
+        }
+        if waits { drained.signal() }
     }
 
     /// Whether the stream has ended: `finish()` was called, the client went away, or the server
@@ -112,6 +173,10 @@ public final class EventStream: Sendable {
                     state.pending.removeAll(keepingCapacity: true)
                     state.offset = 0
                 }
+                if state.writerWaits && state.queued < capacity {
+                    state.writerWaits = false
+                    drained.signal()
+                }
                 return count
             }
             guard let attachment = state.attachment, !state.finished, !state.stopping, !attachment.server.isStopping else { return -1 }
@@ -131,6 +196,7 @@ public final class EventStream: Sendable {
             state.offset = 0
             return state.close()
         }
+        wakeWriter()
         for handler in handlers { handler() }
     }
 
@@ -140,14 +206,16 @@ public final class EventStream: Sendable {
             state.stopping = true
             state.wake()
         }
+        wakeWriter()
     }
 
-    /// Sends the comment line `:\n\n` if nothing was sent for `interval`, which keeps proxies
-    /// from closing a quiet stream and finds out whether its client is still there.
+    /// Sends the keep-alive bytes (the comment line `:\n\n` by default) if nothing was sent for
+    /// `interval`, which keeps proxies from closing a quiet stream and finds out whether its
+    /// client is still there.
     func keepAlive(now: ContinuousClock.Instant, interval: Duration) {
         state.withLock { state in
             guard state.attachment != nil, !state.closed, !state.hasPending, now - state.lastWrite >= interval else { return }
-            state.pending += Array(":\n\n".utf8)
+            state.pending += keepAliveBytes
             state.lastWrite = now
             state.wake()
         }

@@ -25,6 +25,9 @@ public struct SyncServiceLimits: Sendable {
     public var pageSessions = 10_000
     /// How long a page's session lasts from its opening (its token typed again after).
     public var pageSessionLifetime = Duration.seconds(12 * 3_600)
+    /// Clones streamed at a time: each holds a read transaction (and, on PostgreSQL, a
+    /// connection) while its client reads; past this many, 503 with `Retry-After`.
+    public var concurrentClones = 4
 
     public init() {}
 }
@@ -42,6 +45,8 @@ public final class SyncService: Sendable {
     private let events: ListEvents
     /// The registrations and syncs being answered now.
     private let writing = Mutex(0)
+    /// The clones being streamed now.
+    private let cloning = Mutex(0)
     /// Each token's allowance of requests: a bucket of `requestBurst`, refilled at
     /// `requestsPerSecond`, by token id.
     private let allowances = Mutex<[Int64: (left: Double, at: ContinuousClock.Instant)]>([:])
@@ -114,6 +119,9 @@ public final class SyncService: Sendable {
             bounds.readItems = limits.readItems
             let answer = try store.serveSync(sync, list: list, tokenID: token.id, canWrite: token.role.allows(.edit), limits: bounds)
             return HTTPResponse.json(200, String(decoding: SyncMessages.encode(answer), as: UTF8.self))
+        case ("GET", "clone"):
+            _ = try authenticate(request, list: list, needs: .read)
+            return try clone(list: list)
         case ("GET", "events"):
             _ = try authenticate(request, list: list, needs: .read)
             let resume = request.header("last-event-id") ?? request.query["since"]
@@ -137,13 +145,59 @@ public final class SyncService: Sendable {
             return try window(request, list: list)
         case (_, "intents"):
             return try intents(request, list: list)
-        case (_, "events"):
+        case (_, "events"), (_, "clone"):
             return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use GET", headers: [(name: "Allow", value: "GET")])
         case (_, "replicas"), (_, "sync"):
             return Self.error(405, "\(Self.shown(request.method)) is not allowed here; use POST", headers: [(name: "Allow", value: "POST")])
         default:
             throw SyncRefusal.notFound("no such endpoint: \(Self.shown(request.path))")
         }
+    }
+
+    /// The list's clone, streamed (`SectionStore.streamClone`): read by a thread of its own in
+    /// one read transaction, and written to the connection no faster than the client reads it
+    /// (`EventStream.write`), so that the server holds a chunk of it at a time. A quiet stream
+    /// sends empty lines, which a clone's reader skips. The answer's status is known before
+    /// anything is sent: the list is looked up first (404). A failure after that ends the
+    /// stream without its end line, which the client refuses.
+    private func clone(list: String) throws -> HTTPResponse {
+        let admitted = cloning.withLock { count in
+            guard count < limits.concurrentClones else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            return Self.error(
+                503, "the service is streaming as many clones as it takes at a time; try again", headers: [(name: "Retry-After", value: "1")])
+        }
+        let stream = EventStream(keepAlive: Array("\n".utf8))
+        let opened = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        Thread.detachNewThread { [self] in
+            var started = false
+            do {
+                try store.streamClone(
+                    list: list,
+                    opened: {
+                        started = true
+                        opened.signal()
+                    }, write: { stream.write($0) })
+            } catch {
+                if started {
+                    FileHandle.standardError.write(Data("sectionctl serve: a clone of \"\(Self.shown(list))\" was cut off: \(error)\n".utf8))
+                } else {
+                    failure.withLock { $0 = error }
+                }
+            }
+            self.cloning.withLock { $0 -= 1 }
+            stream.finish()
+            if !started { opened.signal() }
+        }
+        opened.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+        return HTTPResponse(
+            status: 200, headers: [(name: "Content-Type", value: "application/x-ndjson"), (name: "Cache-Control", value: "no-store")],
+            body: .stream(stream))
     }
 
     /// A registration's body: a JSON object (`{}`), whose members are kept for later versions

@@ -95,8 +95,6 @@ extension SectionStore {
         try ReplicaCredentials.removeLeftover(at: tokenFile)
         let client = HTTPSyncClient(endpoint: endpoint, timeout: timeout)
         let registration = try client.register()
-        let answer = try client.sync(
-            SyncMessages.SyncRequest(replica: registration.replica, knownVersion: 0, intents: [], read: .init(), whole: true))
         let directory = (path as NSString).deletingLastPathComponent
         let partial = (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".clone-" + registration.replica.prefix(8)
         func removePartial() {
@@ -104,7 +102,7 @@ extension SectionStore {
         }
         removePartial()
         do {
-            try fillClone(at: partial, endpoint: endpoint, registration: registration, answer: answer)
+            try fillClone(at: partial, endpoint: endpoint, registration: registration, client: client)
             try ReplicaCredentials.write(server: endpoint.description, token: token, to: tokenFile)
             do {
                 try ReplicaCredentials.moveIntoPlace(partial, to: path)
@@ -119,23 +117,78 @@ extension SectionStore {
         return try SectionStore(path: path).replicaStatus()
     }
 
-    /// Writes a clone's file at `partial`, and closes it.
+    /// Writes a clone's file at `partial` as the list's clone arrives (`HTTPSyncClient.clone`),
+    /// item by item, through the bulk append path, in one transaction; checks the clone's end
+    /// (its counts and digest against what arrived) before it commits; and closes the file. A
+    /// clone cut off, or not what the protocol says, writes nothing.
     private static func fillClone(
-        at partial: String, endpoint: SyncEndpoint, registration: SyncMessages.Registration, answer: SyncMessages.SyncAnswer
+        at partial: String, endpoint: SyncEndpoint, registration: SyncMessages.Registration, client: HTTPSyncClient
     ) throws {
         let local = try SectionStore(path: partial, create: true)
-        let facts = answer.facts
-        try local.write { db in
-            let record = try db.listRecordIfAny(named: endpoint.list) ?? db.createListRecord(named: endpoint.list)
-            try db.insertReplicaRecord(
-                ReplicaRecord(
-                    server: endpoint.description, listID: record.id, serverListID: 0, serverList: endpoint.list,
-                    replicaID: registration.replica, serverVersion: facts.version))
-            try db.replaceAllottedIDs(rows: answer.rowIDs, sections: answer.sectionIDs, lessThoseTakenBy: [])
-            let changeset = try facts.fill(record, db: db)
-            if !changeset.isEmpty {
-                let version = try db.commitChange(changeset.json, to: record, history: .received)
-                try db.setReplicaProgress(serverVersion: facts.version, acknowledged: 0, localVersion: version)
+        try local.write(retrying: false) { db in
+            try client.clone { lines in
+                guard case .header(let name, let version) = try lines.next() else { throw lines.bad("it does not start with its header") }
+                guard name == endpoint.list else { throw lines.bad("it is of list \"\(name)\", not \"\(endpoint.list)\"") }
+                let record = try db.listRecordIfAny(named: endpoint.list) ?? db.createListRecord(named: endpoint.list)
+                try db.insertReplicaRecord(
+                    ReplicaRecord(
+                        server: endpoint.description, listID: record.id, serverListID: 0, serverList: endpoint.list,
+                        replicaID: registration.replica, serverVersion: version))
+                try db.replaceAllottedIDs(rows: registration.rowIDs, sections: registration.sectionIDs, lessThoseTakenBy: [])
+                let bulk = try db.beginBulkAppend()
+                var digest = ListDigest.Running()
+                var sectionIDs: [SectionID] = []
+                var section: Int64?
+                var rowIndex: Int64 = 0
+                var rows: Int64 = 0
+                func written<T>(_ what: String, _ write: () throws -> T) throws -> T {
+                    do {
+                        return try write()
+                    } catch  where error.isConstraintViolation {
+                        throw lines.bad("\(what) cannot be written (\(error)): is its id named twice?")
+                    }
+                }
+                reading: while true {
+                    switch try lines.next() {
+                    case .section(let id, let title, let emptyText):
+                        let position = OrderedTable.firstPosition + Int64(sectionIDs.count) * OrderedTable.step
+                        _ = try written("section \(id)") {
+                            try db.insertSection(title: title, emptyText: emptyText, position: position, in: record, id: id, askingReplica: false)
+                        }
+                        digest.add(section: id, title: title, emptyText: emptyText)
+                        sectionIDs.append(SectionID(id))
+                        section = id
+                        rowIndex = 0
+                    case .row(let id, let content):
+                        guard let section else { throw lines.bad("row \(id) comes before any section") }
+                        let position = OrderedTable.firstPosition + rowIndex * OrderedTable.step
+                        _ = try written("row \(id)") { try db.insertRow(content, section: section, position: position, id: id) }
+                        digest.add(row: id, content: content)
+                        rowIndex += 1
+                        rows += 1
+                    case .end(let sectionCount, let rowCount, let expected):
+                        guard sectionCount == sectionIDs.count, rowCount == rows else {
+                            throw lines.bad("its end counts \(sectionCount) sections and \(rowCount) rows; \(sectionIDs.count) and \(rows) came")
+                        }
+                        guard expected == digest.hex else {
+                            throw lines.bad("its digest is \(expected), and what came has the digest \(digest.hex)")
+                        }
+                        break reading
+                    case .header:
+                        throw lines.bad("line \(lines.number) is a second header")
+                    case nil:
+                        throw lines.bad("it ends before its end line (cut off?)")
+                    }
+                }
+                guard try lines.next() == nil else { throw lines.bad("line \(lines.number) comes after its end") }
+                if bulk { try db.finishBulkAppend(list: record.id, sectionsAfter: 0, rowsAfter: 0) }
+                if !sectionIDs.isEmpty {
+                    var changeset = Changeset()
+                    changeset.insertedSections = Array(sectionIDs.indices)
+                    changeset.insertedSectionIDs = sectionIDs
+                    let local = try db.commitChange(changeset.json, to: record, history: .received)
+                    try db.setReplicaProgress(serverVersion: version, acknowledged: 0, localVersion: local)
+                }
             }
         }
     }

@@ -120,26 +120,77 @@ package final class HTTPSyncClient: Sendable {
         }
         task.resume()
         done.wait()
-        let server = endpoint.description
         switch result.withLock({ $0 }) {
         case .success(let (data, response)):
             guard !(200..<300).contains(response.statusCode) else { return data }
-            let message = (try? JSONDecoder().decode(SyncMessages.ErrorBody.self, from: data))?.error ?? "HTTP status \(response.statusCode)"
-            switch response.statusCode {
-            case 401: throw RepositoryError.replica(.tokenRefused(server: server, reason: message))
-            case 403: throw RepositoryError.replica(.notAllowed(server: server, reason: message))
-            case 404: throw RepositoryError.replica(.listGoneOnServer(list: endpoint.list, server: server))
-            case 429, 503:
-                let after = response.value(forHTTPHeaderField: "Retry-After").map { "; try again in \($0) s" } ?? ""
-                throw RepositoryError.unavailable(server: server, reason: message + after)
-            default:
-                throw RepositoryError.replica(.refusedByServer(server: server, status: response.statusCode, reason: message))
-            }
+            throw refusal(response, body: data)
         case .failure(let error):
-            throw RepositoryError.unavailable(server: server, reason: Self.reason(error))
+            throw RepositoryError.unavailable(server: endpoint.description, reason: Self.reason(error))
         case nil:
-            throw RepositoryError.unavailable(server: server, reason: "no answer")
+            throw RepositoryError.unavailable(server: endpoint.description, reason: "no answer")
         }
+    }
+
+    /// The error an answer other than 2xx stands for, with the message of its JSON body.
+    private func refusal(_ response: HTTPURLResponse, body: Data) -> RepositoryError {
+        let server = endpoint.description
+        let message = (try? JSONDecoder().decode(SyncMessages.ErrorBody.self, from: body))?.error ?? "HTTP status \(response.statusCode)"
+        switch response.statusCode {
+        case 401: return .replica(.tokenRefused(server: server, reason: message))
+        case 403: return .replica(.notAllowed(server: server, reason: message))
+        case 404: return .replica(.listGoneOnServer(list: endpoint.list, server: server))
+        case 429, 503:
+            let after = response.value(forHTTPHeaderField: "Retry-After").map { "; try again in \($0) s" } ?? ""
+            return .unavailable(server: server, reason: message + after)
+        default:
+            return .replica(.refusedByServer(server: server, status: response.statusCode, reason: message))
+        }
+    }
+
+    /// Reads the list's clone (`GET /lists/NAME/clone`) as it arrives: `consume` gets its lines
+    /// one by one from `CloneLines` while the rest is on its way, and what it returns is
+    /// returned. The body is read no faster than `consume` takes it, so that a clone of any size
+    /// holds a few chunks of it at a time: URLSession hands a delegate each chunk on its delegate
+    /// queue, and this queue (`PacedDelegateQueue`) holds up the session's thread, which reads
+    /// the socket, while chunks wait; the server, whose writes then wait, makes the body no
+    /// faster either.
+    /// - Throws: what `consume` throws (the transfer is then cancelled), the error a refusal
+    ///   stands for, `RepositoryError.unavailable` when the transfer fails or is silent for the
+    ///   client's timeout.
+    package func clone<T>(_ consume: (inout CloneLines) throws -> T) throws -> T {
+        var request = URLRequest(url: endpoint.url.appendingPathComponent("clone"))
+        request.setValue("application/x-ndjson", forHTTPHeaderField: "Accept")
+        request.setValue("Bearer \(endpoint.token)", forHTTPHeaderField: "Authorization")
+        let body = StreamedBody()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = session.configuration.timeoutIntervalForRequest
+        // Silence is bounded per request; a large list's clone takes as long as it takes.
+        configuration.timeoutIntervalForResource = 7 * 24 * 3_600
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        let session = URLSession(configuration: configuration, delegate: body, delegateQueue: PacedDelegateQueue())
+        let task = session.dataTask(with: request)
+        defer {
+            body.abandon()
+            task.cancel()
+            session.invalidateAndCancel()
+        }
+        task.resume()
+        let server = endpoint.description
+        func unavailable(_ error: any Error) -> RepositoryError { .unavailable(server: server, reason: Self.reason(error)) }
+        let response: HTTPURLResponse
+        do {
+            response = try body.response()
+        } catch {
+            throw unavailable(error)
+        }
+        guard (200..<300).contains(response.statusCode) else {
+            var text = Data()
+            while text.count < 65_536, let chunk = try? body.next() { text += chunk }
+            throw refusal(response, body: text)
+        }
+        var lines = CloneLines(body: body, server: server)
+        return try consume(&lines)
     }
 
     /// Follows the list's event stream (`GET /lists/NAME/events`) from version `since`, calling
@@ -172,7 +223,7 @@ package final class HTTPSyncClient: Sendable {
     }
 
     /// What a transport failure says, in words.
-    private static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error) -> String {
         guard let error = error as? URLError else { return "\(error)" }
         switch error.code {
         case .timedOut: return "the server did not answer in time"
@@ -243,6 +294,173 @@ private final class EventReader: NSObject, URLSessionDataDelegate, Sendable {
             continuation?.resume(throwing: error)
         } else {
             continuation?.resume()
+        }
+    }
+}
+
+/// The lines of a clone as they arrive (`HTTPSyncClient.clone`), each read as a `CloneStream`
+/// item.
+package struct CloneLines {
+    fileprivate let body: StreamedBody
+    let server: String
+    private var buffer: [UInt8] = []
+    /// Where the unread bytes of `buffer` start.
+    private var start = 0
+    private var ended = false
+    /// The lines read so far (blank ones too), for errors.
+    private(set) var number = 0
+
+    fileprivate init(body: StreamedBody, server: String) {
+        self.body = body
+        self.server = server
+    }
+
+    /// The answer is not a clone as the protocol says: `reason` says why.
+    func bad(_ reason: String) -> RepositoryError {
+        .replica(.badAnswer(server: server, reason: "its clone is not what the protocol says: \(reason); nothing was written"))
+    }
+
+    /// The next item; `nil` when the body has ended (after its last line, complete or not).
+    /// - Throws: `RepositoryError.replica(.badAnswer)` for a line that is not a clone's (or longer
+    ///   than `CloneStream.maxLineBytes`), `.unavailable` when the transfer fails.
+    mutating func next() throws -> CloneStream.Item? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                number += 1
+                let lineStart = start
+                start = newline + 1
+                if newline == lineStart || (newline == lineStart + 1 && buffer[lineStart] == 0x0D) { continue }
+                do {
+                    return try buffer.withUnsafeBufferPointer { bytes in
+                        try CloneStream.item(UnsafeBufferPointer(rebasing: bytes[lineStart..<newline]))
+                    }
+                } catch let error as CloneStream.Malformed {
+                    throw bad("line \(number) is not one of a clone's: \(error.description)")
+                }
+            }
+            guard buffer.count - start <= CloneStream.maxLineBytes else {
+                throw bad("line \(number + 1) is longer than \(CloneStream.maxLineBytes) bytes")
+            }
+            guard !ended else {
+                if start < buffer.count { throw bad("it ends inside a line (cut off?)") }
+                return nil
+            }
+            let chunk: Data?
+            do {
+                chunk = try body.next()
+            } catch {
+                throw RepositoryError.unavailable(server: server, reason: "the clone was cut off: \(HTTPSyncClient.reason(error))")
+            }
+            if start > 0 {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            if let chunk { buffer.append(contentsOf: chunk) } else { ended = true }
+        }
+    }
+}
+
+/// A response body handed on as it arrives: the delegate of the session that reads it keeps
+/// at most `capacity` bytes of it, and waits for the reader (on the delegate queue) when it has
+/// more; the reader waits for the next chunk.
+private final class StreamedBody: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// The bytes kept before the delegate waits for the reader.
+    static let capacity = 1 << 20
+
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var chunks: [Data] = []
+    private var queued = 0
+    private var head: Result<HTTPURLResponse, any Error>?
+    private var ending: (any Error)??
+    private var abandoned = false
+
+    /// Waits for the answer's head.
+    func response() throws -> HTTPURLResponse {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == nil { condition.wait() }
+        return try head!.get()
+    }
+
+    /// Waits for the next chunk of the body; `nil` once the body has ended.
+    /// - Throws: the transfer's error when it failed.
+    func next() throws -> Data? {
+        condition.lock()
+        defer { condition.unlock() }
+        while chunks.isEmpty && ending == nil { condition.wait() }
+        if !chunks.isEmpty {
+            let chunk = chunks.removeFirst()
+            queued -= chunk.count
+            condition.broadcast()
+            return chunk
+        }
+        if let error = ending!, (error as? URLError)?.code != .cancelled { throw error }
+        return nil
+    }
+
+    /// The reader stops: chunks that arrive now are dropped, and no delegate call waits.
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        chunks = []
+        queued = 0
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        condition.lock()
+        if head == nil {
+            head = (response as? HTTPURLResponse).map { .success($0) } ?? .failure(URLError(.badServerResponse))
+        }
+        condition.broadcast()
+        condition.unlock()
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        condition.lock()
+        defer { condition.unlock() }
+        while queued >= Self.capacity && !abandoned { condition.wait() }
+        guard !abandoned else { return }
+        chunks.append(data)
+        queued += data.count
+        condition.broadcast()
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        condition.lock()
+        if head == nil { head = .failure(error ?? URLError(.badServerResponse)) }
+        if ending == nil { ending = .some(error) }
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// A serial delegate queue that holds up whoever adds an operation while `limit` wait to run.
+/// URLSession's thread adds one for each chunk it reads, and a blocked thread reads no more of
+/// the socket: a slow reader of the body slows the transfer (TCP tells the server) instead of
+/// letting chunks pile up in memory.
+private final class PacedDelegateQueue: OperationQueue, @unchecked Sendable {
+    /// The operations that may wait at once.
+    static let limit = 16
+    private let slots = DispatchSemaphore(value: PacedDelegateQueue.limit)
+
+    override init() {
+        super.init()
+        maxConcurrentOperationCount = 1
+    }
+
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        slots.wait()
+        let slots = slots
+        super.addOperation {
+            block()
+            slots.signal()
         }
     }
 }

@@ -14,8 +14,24 @@ enum ListDigest {
 
     /// The digest of `list` as `db` has it.
     static func of(_ list: ListRecord, db: any Database) throws -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ text: String) {
+        var digest = Running()
+        var section: Int64?
+        try db.forEachSectionAndRow(of: list) { item, row in
+            if section != item.id {
+                section = item.id
+                digest.add(section: item.id, title: item.title, emptyText: item.emptyText)
+            }
+            if let row { digest.add(row: row.id.rawValue, content: row.content) }
+        }
+        return digest.hex
+    }
+
+    /// A digest taken as the list goes by, section after section, each followed by its rows:
+    /// what a clone's two ends compute over the items they send and receive.
+    struct Running: Sendable {
+        private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        private mutating func add(_ text: String) {
             for byte in text.utf8 {
                 hash ^= UInt64(byte)
                 hash = hash &* 0x0000_0100_0000_01b3
@@ -23,22 +39,27 @@ enum ListDigest {
             hash ^= 0xFF  // a separator no UTF-8 text holds
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        var section: Int64?
-        try db.forEachSectionAndRow(of: list) { item, row in
-            if section != item.id {
-                section = item.id
-                add("S\(item.id)")
-                add(item.title)
-                add(item.emptyText.map { "+" + $0 } ?? "-")
-            }
-            guard let row else { return }
-            add("R\(row.id.rawValue)")
-            add(row.content.kind.rawValue)
-            add(row.content.title)
-            add(row.content.value.map { "+" + $0 } ?? "-")
+
+        /// Adds a section (before its rows).
+        mutating func add(section id: Int64, title: String, emptyText: String?) {
+            add("S\(id)")
+            add(title)
+            add(emptyText.map { "+" + $0 } ?? "-")
         }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+
+        /// Adds a row of the section added last.
+        mutating func add(row id: Int64, content: RowContent) {
+            add("R\(id)")
+            add(content.kind.rawValue)
+            add(content.title)
+            add(content.value.map { "+" + $0 } ?? "-")
+        }
+
+        /// The digest so far: 16 hex digits.
+        var hex: String {
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
     }
 
     /// How many sections and rows `list` has.

@@ -224,30 +224,6 @@ extension PullFacts {
         return narrowed
     }
 
-    /// Fills the empty `list` (a clone's) with every section and row of these whole facts, with
-    /// their ids, in bulk: the engine's per-row bookkeeping is done once at the end, as an
-    /// import's is (`Database.beginBulkAppend()`). Returns the change: every section inserted.
-    func fill(_ list: ListRecord, db: any Database) throws -> Changeset {
-        precondition(whole)
-        let bulk = try db.beginBulkAppend()
-        let placedSections = sections.compactMap { entry in entry.value.map { (entry.key, $0) } }.sorted { $0.1.order < $1.1.order }
-        for (index, (id, fact)) in placedSections.enumerated() {
-            let position = OrderedTable.firstPosition + Int64(index) * OrderedTable.step
-            _ = try db.insertSection(title: fact.title, emptyText: fact.emptyText, position: position, in: list, id: id.rawValue)
-        }
-        let placedRows = rows.compactMap { entry in entry.value.map { (entry.key, $0) } }
-            .sorted { ($0.1.sectionOrder, $0.1.order) < ($1.1.sectionOrder, $1.1.order) }
-        for (id, fact) in placedRows {
-            let position = OrderedTable.firstPosition + Int64(fact.index) * OrderedTable.step
-            _ = try db.insertRow(fact.content, section: fact.section.rawValue, position: position, id: id.rawValue)
-        }
-        if bulk { try db.finishBulkAppend(list: list.id, sectionsAfter: 0, rowsAfter: 0) }
-        var changeset = Changeset()
-        changeset.insertedSections = Array(placedSections.indices)
-        changeset.insertedSectionIDs = placedSections.map(\.0)
-        return changeset
-    }
-
     /// Brings `list` (the replica's copy, `db` in a write transaction) to these facts: each
     /// section and row looked at goes where the server has it, with its content, or away when the
     /// server has none. Applied in the order the server has them, each placed after its
