@@ -157,7 +157,9 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "RepositoryTests", dependencies: ["Repository", "RepositoryPostgres", "SQLite", "SyncService", "TestSupport"]),
         .testTarget(name: "TransferTests", dependencies: ["Transfer", "Repository", "SQLite", "TestSupport"]),
-        .testTarget(name: "SyncServiceTests", dependencies: ["SyncService", "HTTPServer", "Repository", "RepositoryPostgres", "TestSupport"]),
+        .testTarget(
+            name: "SyncServiceTests",
+            dependencies: ["SyncService", "HTTPServer", "Repository", "Transfer", "RepositoryPostgres", "PostgresCluster", "TestSupport"]),
         .testTarget(name: "CommandLineSupportTests", dependencies: ["CommandLineSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(

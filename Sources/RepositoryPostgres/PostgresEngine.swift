@@ -348,8 +348,8 @@ package final class PostgresEngine: Database {
 extension PostgresRow: ResultRow {}
 
 extension PostgresEngine {
-    package func makeRowAppender() throws -> any RowAppender {
-        PostgresRowAppender(db: self)
+    package func makeRowAppender(keepingIDs: Bool) throws -> any RowAppender {
+        PostgresRowAppender(db: self, keepingIDs: keepingIDs)
     }
 
     /// A server's insert triggers run once per statement (`COPY` included): nothing to turn off.
@@ -374,19 +374,23 @@ extension PostgresEngine {
 private final class PostgresRowAppender: RowAppender {
     static let batchSize = 10_000
     private let db: PostgresEngine
+    private let keepingIDs: Bool
     private var lines: [String] = []
 
-    init(db: PostgresEngine) {
+    init(db: PostgresEngine, keepingIDs: Bool) {
         self.db = db
+        self.keepingIDs = keepingIDs
         lines.reserveCapacity(Self.batchSize)
     }
 
-    func append(section: Int64, position: Int64, content: RowContent) throws {
+    func append(section: Int64, position: Int64, content: RowContent, id: Int64?) throws {
+        precondition((id != nil) == keepingIDs, "an appender that keeps ids takes one with every row, and another none")
         guard !content.title.utf8.contains(0) && !(content.value?.utf8.contains(0) ?? false) else {
             throw RepositoryError.textContainsNULOnServer
         }
         let field = PostgresConnection.copyField
-        lines.append("\(section)\t\(position)\t\(content.kind.rawValue)\t\(field(content.title))\t\(field(content.value))")
+        let line = "\(section)\t\(position)\t\(content.kind.rawValue)\t\(field(content.title))\t\(field(content.value))"
+        lines.append(id.map { "\($0)\t" + line } ?? line)
         if lines.count == Self.batchSize { try finish() }
     }
 
@@ -394,7 +398,8 @@ private final class PostgresRowAppender: RowAppender {
     func finish() throws -> Int {
         guard !lines.isEmpty else { return 0 }
         defer { lines.removeAll(keepingCapacity: true) }
-        return try db.copy("COPY rows (section_id, position, kind, title, value) FROM STDIN", lines: lines)
+        let columns = keepingIDs ? "id, section_id, position, kind, title, value" : "section_id, position, kind, title, value"
+        return try db.copy("COPY rows (\(columns)) FROM STDIN", lines: lines)
     }
 }
 

@@ -1,8 +1,9 @@
 import Foundation
-import HTTPServer
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import HTTPServer
 
 /// The server seen from outside: raw HTTP over real sockets (and curl for TLS), against handlers
 /// that record what reached them.
@@ -153,6 +154,40 @@ import Testing
         client.disconnect()
         #expect(closed.wait(), "onClose ran once the server wrote to the departed client")
         #expect(streams.all.first?.isClosed == true)
+    }
+
+    @Test func aStreamWrittenFasterThanItsClientReadsWaitsForItAndStopsWhenItLeaves() throws {
+        let streams = StreamBox()
+        let server = try HTTPServer(host: "127.0.0.1", port: 0) { _ in
+            let stream = EventStream(keepAlive: Array("\n".utf8), capacity: 16 << 10)
+            streams.add(stream)
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream(stream))
+        }
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.write("GET /clone HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(client.readHead()?.status == 200)
+        let stream = try #require(streams.all.first)
+        let total = 64 << 20
+        let accepted = Atomic(0)
+        let stopped = Signal()
+        Thread.detachNewThread {
+            let line = Array(String(repeating: "x", count: 4095).utf8) + [0x0A]
+            while accepted.load(ordering: .relaxed) < total, stream.write(line) { accepted.add(line.count, ordering: .relaxed) }
+            stopped.fire()
+        }
+        // The client reads nothing: the writer waits once the connection and the stream are full,
+        // holding far less than it had to send.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !stream.state.withLock({ $0.writerWaits }) && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(stream.state.withLock { $0.writerWaits })
+        #expect(stream.state.withLock { $0.queued } <= 20 << 10)
+        #expect(accepted.load(ordering: .relaxed) < total / 2)
+        // The client leaves: the waiting write returns false, and the writer stops.
+        client.disconnect()
+        #expect(stopped.wait())
+        #expect(stream.isClosed)
+        #expect(!stream.write([0x0A]))
     }
 
     @Test func manyIdleStreamsLeaveThePoolFreeForOtherRequestsAndStopEndsThem() throws {

@@ -64,7 +64,9 @@ package protocol StorageEngine: AnyObject {
     /// Starts a bulk append of rows inside the open write transaction, in the fastest way the
     /// backend has (batched multi-row `INSERT`s; `COPY`). Rows reach the database by
     /// `RowAppender.finish()` at the latest; nothing else may use the connection meanwhile.
-    func makeRowAppender() throws -> any RowAppender
+    /// With `keepingIDs`, every row appended carries its id (a clone's rows keep the server's);
+    /// without, the database picks them.
+    func makeRowAppender(keepingIDs: Bool) throws -> any RowAppender
 
     /// The highest section id and row id in use (0 when none): where a bulk append's items
     /// begin. Read before `beginBulkAppend()`.
@@ -223,13 +225,28 @@ package protocol CommitSignal: AnyObject {
     func wait(upTo seconds: Double) throws -> Bool
 }
 
-/// Rows appended in bulk (see `StorageEngine.makeRowAppender()`).
+extension StorageEngine {
+    /// A bulk append of rows whose ids the database picks (`makeRowAppender(keepingIDs:)`).
+    package func makeRowAppender() throws -> any RowAppender {
+        try makeRowAppender(keepingIDs: false)
+    }
+}
+
+/// Rows appended in bulk (see `StorageEngine.makeRowAppender(keepingIDs:)`).
 package protocol RowAppender: AnyObject {
-    /// Queues a row for `section` at `position`; written in batches.
-    func append(section: Int64, position: Int64, content: RowContent) throws
+    /// Queues a row for `section` at `position`, with the id `id` (an appender that keeps ids
+    /// needs one; another takes none); written in batches.
+    func append(section: Int64, position: Int64, content: RowContent, id: Int64?) throws
     /// Writes every queued row. Returns how many rows it wrote.
     @discardableResult
     func finish() throws -> Int
+}
+
+extension RowAppender {
+    /// Queues a row for `section` at `position`, whose id the database picks.
+    package func append(section: Int64, position: Int64, content: RowContent) throws {
+        try append(section: section, position: position, content: content, id: nil)
+    }
 }
 
 /// The kind of logged row write a bulk reversal takes back

@@ -118,7 +118,8 @@ extension SectionStore {
     }
 
     /// Writes a clone's file at `partial` as the list's clone arrives (`HTTPSyncClient.clone`),
-    /// item by item, through the bulk append path, in one transaction; checks the clone's end
+    /// item by item, through the bulk append path (rows in batches, with their ids), in one
+    /// transaction; checks the clone's end
     /// (its counts and digest against what arrived) before it commits; and closes the file. A
     /// clone cut off, or not what the protocol says, writes nothing.
     private static func fillClone(
@@ -136,6 +137,7 @@ extension SectionStore {
                         replicaID: registration.replica, serverVersion: version))
                 try db.replaceAllottedIDs(rows: registration.rowIDs, sections: registration.sectionIDs, lessThoseTakenBy: [])
                 let bulk = try db.beginBulkAppend()
+                let appender = try db.makeRowAppender(keepingIDs: true)
                 var digest = ListDigest.Running()
                 var sectionIDs: [SectionID] = []
                 var section: Int64?
@@ -145,7 +147,7 @@ extension SectionStore {
                     do {
                         return try write()
                     } catch  where error.isConstraintViolation {
-                        throw lines.bad("\(what) cannot be written (\(error)): is its id named twice?")
+                        throw lines.bad("\(what) cannot be written (\(error)): is an id named twice?")
                     }
                 }
                 reading: while true {
@@ -162,7 +164,7 @@ extension SectionStore {
                     case .row(let id, let content):
                         guard let section else { throw lines.bad("row \(id) comes before any section") }
                         let position = OrderedTable.firstPosition + rowIndex * OrderedTable.step
-                        _ = try written("row \(id)") { try db.insertRow(content, section: section, position: position, id: id) }
+                        try written("its rows") { try appender.append(section: section, position: position, content: content, id: id) }
                         digest.add(row: id, content: content)
                         rowIndex += 1
                         rows += 1
@@ -181,6 +183,7 @@ extension SectionStore {
                     }
                 }
                 guard try lines.next() == nil else { throw lines.bad("line \(lines.number) comes after its end") }
+                _ = try written("its rows") { try appender.finish() }
                 if bulk { try db.finishBulkAppend(list: record.id, sectionsAfter: 0, rowsAfter: 0) }
                 if !sectionIDs.isEmpty {
                     var changeset = Changeset()

@@ -193,8 +193,11 @@ extension SQLExecutor {
 extension RowRecord {
     /// The insert the bulk appender prepares once, for `rows` rows at a time: section, position,
     /// kind, title, value for each.
-    static func insertSQL(rows: Int) -> String {
-        "INSERT INTO rows (section_id, position, kind, title, value) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    static func insertSQL(rows: Int, withIDs: Bool = false) -> String {
+        withIDs
+            ? "INSERT INTO rows (id, section_id, position, kind, title, value) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            : "INSERT INTO rows (section_id, position, kind, title, value) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
     }
 }

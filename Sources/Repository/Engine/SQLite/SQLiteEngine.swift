@@ -104,8 +104,8 @@ extension SQLiteEngine {
         DataVersionSignal(connection: connection)
     }
 
-    package func makeRowAppender() throws -> any RowAppender {
-        try SQLiteRowAppender(db: self)
+    package func makeRowAppender(keepingIDs: Bool) throws -> any RowAppender {
+        try SQLiteRowAppender(db: self, keepingIDs: keepingIDs)
     }
 
     /// In a file with `auto_vacuum = INCREMENTAL` (every file created since schema 5, and any
@@ -236,32 +236,39 @@ private final class DataVersionSignal: CommitSignal {
 /// Appends rows to a SQLite database `batchSize` at a time by one multi-row `INSERT` (one
 /// statement per row costs SQLite most of its time), its statements prepared once.
 private final class SQLiteRowAppender: RowAppender {
-    /// Rows per multi-row `INSERT`: 5 parameters each, far under SQLite's limit.
+    /// Rows per multi-row `INSERT`: 5 or 6 parameters each, far under SQLite's limit.
     static let batchSize = 50
     private let insertRow: Statement
     private let insertRowBatch: Statement
+    private let keepingIDs: Bool
+    /// Parameters per row.
+    private let width: Int
     private var pending: [(any SQLiteBindable)?] = []
 
-    init(db: SQLiteEngine) throws {
-        insertRow = try db.connection.statement(RowRecord.insertSQL(rows: 1))
-        insertRowBatch = try db.connection.statement(RowRecord.insertSQL(rows: Self.batchSize))
-        pending.reserveCapacity(Self.batchSize * 5)
+    init(db: SQLiteEngine, keepingIDs: Bool) throws {
+        self.keepingIDs = keepingIDs
+        width = keepingIDs ? 6 : 5
+        insertRow = try db.connection.statement(RowRecord.insertSQL(rows: 1, withIDs: keepingIDs))
+        insertRowBatch = try db.connection.statement(RowRecord.insertSQL(rows: Self.batchSize, withIDs: keepingIDs))
+        pending.reserveCapacity(Self.batchSize * width)
     }
 
-    func append(section: Int64, position: Int64, content: RowContent) throws {
+    func append(section: Int64, position: Int64, content: RowContent, id: Int64?) throws {
+        precondition((id != nil) == keepingIDs, "an appender that keeps ids takes one with every row, and another none")
+        if let id { pending.append(id) }
         pending += [section, position, content.kind.rawValue, content.title, content.value]
-        if pending.count == Self.batchSize * 5 {
+        if pending.count == Self.batchSize * width {
             try insert(pending, with: insertRowBatch)
             pending.removeAll(keepingCapacity: true)
         }
     }
 
     func finish() throws -> Int {
-        for start in stride(from: 0, to: pending.count, by: 5) {
-            try insert(Array(pending[start..<(start + 5)]), with: insertRow)
+        for start in stride(from: 0, to: pending.count, by: width) {
+            try insert(Array(pending[start..<(start + width)]), with: insertRow)
         }
         defer { pending.removeAll(keepingCapacity: true) }
-        return pending.count / 5
+        return pending.count / width
     }
 
     private func insert(_ values: [(any SQLiteBindable)?], with statement: Statement) throws {

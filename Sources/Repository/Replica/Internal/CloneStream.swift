@@ -123,67 +123,141 @@ enum CloneStream {
         init(_ description: String) { self.description = description }
     }
 
-    /// The item a line holds (its bytes, without the newline).
-    static func item(_ line: UnsafeBufferPointer<UInt8>) throws -> Item {
-        let object = try flatObject(line)
-        func string(_ key: String) throws -> String {
-            guard case .string(let text) = object[key] else { throw Malformed("its \"\(key)\" is not a string") }
-            return text
-        }
-        func optionalString(_ key: String) throws -> String? {
-            switch object[key] {
-            case .string(let text): return text
-            case .null: return nil
-            default: throw Malformed("its \"\(key)\" is neither a string nor null")
+    /// The members a clone's lines have.
+    enum Member: Int, CaseIterable {
+        case format, list, version, section, title, emptyText, row, kind, value, end, sections, rows, digest
+
+        /// Its name in JSON.
+        var name: String {
+            switch self {
+            case .emptyText: return "empty_text"
+            default: return "\(self)"
             }
         }
-        func integer(_ key: String, least: Int64) throws -> Int64 {
-            guard case .integer(let number) = object[key], number >= least else { throw Malformed("its \"\(key)\" is not a number ≥ \(least)") }
+
+        /// The members by the bytes of their names.
+        static let byName: [(bytes: [UInt8], member: Member)] = allCases.map { (Array($0.name.utf8), $0) }
+    }
+
+    /// The members of one line, as read.
+    struct Members {
+        private var values: [Value?] = Array(repeating: nil, count: Member.allCases.count)
+
+        subscript(member: Member) -> Value? {
+            get { values[member.rawValue] }
+            set { values[member.rawValue] = newValue }
+        }
+
+        var present: [Member] { Member.allCases.filter { self[$0] != nil } }
+    }
+
+    /// The item a line holds (its bytes, without the newline).
+    static func item(_ line: UnsafeBufferPointer<UInt8>) throws -> Item {
+        let object = try members(line)
+        func string(_ member: Member) throws -> String {
+            guard case .string(let text) = object[member] else { throw Malformed("its \"\(member.name)\" is not a string") }
+            return text
+        }
+        func optionalString(_ member: Member) throws -> String? {
+            switch object[member] {
+            case .string(let text): return text
+            case .null: return nil
+            default: throw Malformed("its \"\(member.name)\" is neither a string nor null")
+            }
+        }
+        func integer(_ member: Member, least: Int64) throws -> Int64 {
+            guard case .integer(let number) = object[member], number >= least else {
+                throw Malformed("its \"\(member.name)\" is not a number ≥ \(least)")
+            }
             return number
         }
-        func only(_ keys: Set<String>) throws {
-            if let other = object.keys.first(where: { !keys.contains($0) }) { throw Malformed("it has a member \"\(other)\" no clone line has") }
+        func only(_ members: Set<Member>) throws {
+            if let other = object.present.first(where: { !members.contains($0) }) {
+                throw Malformed("it has a member \"\(other.name)\" that a line of its kind has not")
+            }
         }
-        if object["row"] != nil {
-            try only(["row", "kind", "title", "value"])
-            guard let kind = RowKind(rawValue: try string("kind")) else { throw Malformed("its \"kind\" is not text, topic or field") }
-            let value = try optionalString("value")
+        if object[.row] != nil {
+            try only([.row, .kind, .title, .value])
+            guard let kind = RowKind(rawValue: try string(.kind)) else { throw Malformed("its \"kind\" is not text, topic or field") }
+            let value = try optionalString(.value)
             guard value == nil || kind == .field else { throw Malformed("a \(kind.rawValue) row has a value") }
-            return .row(id: try integer("row", least: 1), content: RowContent(kind: kind, title: try string("title"), value: value))
+            return .row(id: try integer(.row, least: 1), content: RowContent(kind: kind, title: try string(.title), value: value))
         }
-        if object["section"] != nil {
-            try only(["section", "title", "empty_text"])
-            return .section(id: try integer("section", least: 1), title: try string("title"), emptyText: try optionalString("empty_text"))
+        if object[.section] != nil {
+            try only([.section, .title, .emptyText])
+            return .section(id: try integer(.section, least: 1), title: try string(.title), emptyText: try optionalString(.emptyText))
         }
-        if object["end"] != nil {
-            try only(["end", "sections", "rows", "digest"])
-            guard object["end"] == .boolean(true) else { throw Malformed("its \"end\" is not true") }
-            return .end(sections: try integer("sections", least: 0), rows: try integer("rows", least: 0), digest: try string("digest"))
+        if object[.end] != nil {
+            try only([.end, .sections, .rows, .digest])
+            guard object[.end] == .boolean(true) else { throw Malformed("its \"end\" is not true") }
+            return .end(sections: try integer(.sections, least: 0), rows: try integer(.rows, least: 0), digest: try string(.digest))
         }
-        if object["format"] != nil {
-            try only(["format", "list", "version"])
-            let format = try integer("format", least: 0)
+        if object[.format] != nil {
+            try only([.format, .list, .version])
+            let format = try integer(.format, least: 0)
             guard format == Self.format else { throw Malformed("it is of format \(format); this build reads format \(Self.format)") }
-            return .header(list: try string("list"), version: ListVersion(rawValue: try integer("version", least: 0)))
+            return .header(list: try string(.list), version: ListVersion(rawValue: try integer(.version, least: 0)))
         }
         throw Malformed("it is neither a header, a section, a row nor the end")
     }
 
-    /// A JSON object whose members are strings, integers, booleans or null, as a clone's lines
-    /// are; anything else (nesting, fractions, duplicate members, text that is not UTF-8, bytes
-    /// after the object) is refused.
-    static func flatObject(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [String: Value] {
+    /// The members of a JSON object whose members are strings, integers, booleans or null, as a
+    /// clone's lines are; anything else (nesting, fractions, a member no line has or one named
+    /// twice, text that is not UTF-8, bytes after the object) is refused.
+    static func members(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Members {
+        var reader = LineReader(bytes: bytes)
+        var members = Members()
+        try reader.expect(UInt8(ascii: "{"))
+        if !reader.take(UInt8(ascii: "}")) {
+            repeat {
+                let name = try reader.readName()
+                guard let member = Member.byName.first(where: { $0.bytes.elementsEqual(name) })?.member else {
+                    throw Malformed("it has a member \"\(String(decoding: name, as: UTF8.self))\" no clone line has")
+                }
+                try reader.expect(UInt8(ascii: ":"))
+                let value = try reader.readValue()
+                guard members[member] == nil else { throw Malformed("it names \"\(member.name)\" twice") }
+                members[member] = value
+            } while reader.take(UInt8(ascii: ","))
+            try reader.expect(UInt8(ascii: "}"))
+        }
+        reader.skipSpace()
+        guard reader.index == bytes.count else { throw Malformed("there is more after the object") }
+        return members
+    }
+
+    /// Reads a line's JSON, byte by byte.
+    struct LineReader {
+        let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
-        let count = bytes.count
-        func skipSpace() {
-            while index < count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+
+        mutating func skipSpace() {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
         }
-        func expect(_ byte: UInt8) throws {
+
+        /// Takes `byte` (after any space) if it is next.
+        mutating func take(_ byte: UInt8) -> Bool {
             skipSpace()
-            guard index < count, bytes[index] == byte else { throw Malformed("it is not a JSON object of strings, numbers and null") }
+            guard index < bytes.count, bytes[index] == byte else { return false }
             index += 1
+            return true
         }
-        func hexDigit(_ byte: UInt8) throws -> UInt32 {
+
+        mutating func expect(_ byte: UInt8) throws {
+            guard take(byte) else { throw Malformed("it is not a JSON object of strings, numbers and null") }
+        }
+
+        /// A member's name, as its bytes: the names of a clone's lines have no escapes.
+        mutating func readName() throws -> UnsafeBufferPointer<UInt8> {
+            try expect(UInt8(ascii: "\""))
+            let start = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Malformed("a member's name is not one of a clone's") }
+            index += 1
+            return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+        }
+
+        private func hexDigit(_ byte: UInt8) throws -> UInt32 {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
             case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
@@ -191,11 +265,21 @@ enum CloneStream {
             default: throw Malformed("it has a bad \\u escape")
             }
         }
-        func readString() throws -> String {
+
+        /// The four hex digits of a `\\u` escape.
+        private mutating func escapedUnit() throws -> UInt32 {
+            guard index + 4 <= bytes.count else { throw Malformed("it has a bad \\u escape") }
+            var value: UInt32 = 0
+            for offset in 0..<4 { value = value << 4 | (try hexDigit(bytes[index + offset])) }
+            index += 4
+            return value
+        }
+
+        mutating func readString() throws -> String {
             try expect(UInt8(ascii: "\""))
             let start = index
-            while index < count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
-            guard index < count else { throw Malformed("a string is not closed") }
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20 { index += 1 }
+            guard index < bytes.count else { throw Malformed("a string is not closed") }
             if bytes[index] == UInt8(ascii: "\"") {
                 index += 1
                 guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index - 1]), as: UTF8.self) else {
@@ -204,15 +288,8 @@ enum CloneStream {
                 return text
             }
             var decoded = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-            func escapedScalar() throws -> UInt32 {
-                guard index + 4 <= count else { throw Malformed("it has a bad \\u escape") }
-                var value: UInt32 = 0
-                for offset in 0..<4 { value = value << 4 | (try hexDigit(bytes[index + offset])) }
-                index += 4
-                return value
-            }
             while true {
-                guard index < count else { throw Malformed("a string is not closed") }
+                guard index < bytes.count else { throw Malformed("a string is not closed") }
                 let byte = bytes[index]
                 index += 1
                 switch byte {
@@ -220,7 +297,7 @@ enum CloneStream {
                     guard let text = String(validating: decoded, as: UTF8.self) else { throw Malformed("a string is not UTF-8") }
                     return text
                 case UInt8(ascii: "\\"):
-                    guard index < count else { throw Malformed("a string is not closed") }
+                    guard index < bytes.count else { throw Malformed("a string is not closed") }
                     let escape = bytes[index]
                     index += 1
                     switch escape {
@@ -231,13 +308,13 @@ enum CloneStream {
                     case UInt8(ascii: "r"): decoded.append(0x0D)
                     case UInt8(ascii: "t"): decoded.append(0x09)
                     case UInt8(ascii: "u"):
-                        var scalar = try escapedScalar()
+                        var scalar = try escapedUnit()
                         if (0xD800..<0xDC00).contains(scalar) {
-                            guard index + 1 < count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
                                 throw Malformed("a string holds half a surrogate pair")
                             }
                             index += 2
-                            let low = try escapedScalar()
+                            let low = try escapedUnit()
                             guard (0xDC00..<0xE000).contains(low) else { throw Malformed("a string holds half a surrogate pair") }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         }
@@ -253,15 +330,19 @@ enum CloneStream {
                 }
             }
         }
-        func readValue() throws -> Value {
+
+        mutating func readValue() throws -> Value {
             skipSpace()
-            guard index < count else { throw Malformed("a member has no value") }
-            func word(_ text: String, _ value: Value) throws -> Value {
-                let expected = Array(text.utf8)
-                guard index + expected.count <= count, Array(bytes[index..<index + expected.count]) == expected else {
+            guard index < bytes.count else { throw Malformed("a member has no value") }
+            func word(_ text: StaticString, _ value: Value) throws -> Value {
+                let count = text.utf8CodeUnitCount
+                guard index + count <= bytes.count,
+                    UnsafeBufferPointer(rebasing: bytes[index..<index + count]).elementsEqual(
+                        UnsafeBufferPointer(start: text.utf8Start, count: count))
+                else {
                     throw Malformed("a value is not a string, an integer, true, false or null")
                 }
-                index += expected.count
+                index += count
                 return value
             }
             switch bytes[index] {
@@ -274,16 +355,15 @@ enum CloneStream {
                 if negative { index += 1 }
                 var number: Int64 = 0
                 let start = index
-                while index < count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
-                    let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
                     let (times, overflow) = number.multipliedReportingOverflow(by: 10)
-                    let (sum, overflowAgain) = times.addingReportingOverflow(digit)
+                    let (sum, overflowAgain) = times.addingReportingOverflow(Int64(bytes[index] - UInt8(ascii: "0")))
                     guard !overflow, !overflowAgain else { throw Malformed("a number is too large") }
                     number = sum
                     index += 1
                 }
                 guard index > start, index - start == 1 || bytes[start] != UInt8(ascii: "0") else { throw Malformed("a number is malformed") }
-                if index < count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+                if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                     throw Malformed("a number is not a whole number")
                 }
                 return .integer(negative ? -number : number)
@@ -291,30 +371,6 @@ enum CloneStream {
                 throw Malformed("a value is not a string, an integer, true, false or null")
             }
         }
-        var object: [String: Value] = [:]
-        try expect(UInt8(ascii: "{"))
-        skipSpace()
-        if index < count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-        } else {
-            while true {
-                let key = try readString()
-                try expect(UInt8(ascii: ":"))
-                let value = try readValue()
-                guard object.updateValue(value, forKey: key) == nil else { throw Malformed("it names \"\(key)\" twice") }
-                skipSpace()
-                guard index < count else { throw Malformed("the object is not closed") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "}"))
-                break
-            }
-        }
-        skipSpace()
-        guard index == count else { throw Malformed("there is more after the object") }
-        return object
     }
 }
 

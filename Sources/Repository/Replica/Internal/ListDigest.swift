@@ -31,28 +31,66 @@ enum ListDigest {
     struct Running: Sendable {
         private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
-        private mutating func add(_ text: String) {
-            for byte in text.utf8 {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01b3
-            }
-            hash ^= 0xFF  // a separator no UTF-8 text holds
+        private mutating func feed(_ byte: UInt8) {
+            hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
+        }
+
+        private mutating func feed(_ text: String) {
+            for byte in text.utf8 { feed(byte) }
+        }
+
+        /// Ends a field with a separator no UTF-8 text holds.
+        private mutating func endField() {
+            feed(0xFF)
+        }
+
+        /// The field `tag` and `id` in decimal ("S12", "R7").
+        private mutating func feed(tag: UInt8, id: Int64) {
+            feed(tag)
+            if id < 0 {
+                feed(String(id))
+            } else {
+                var divisor: Int64 = 1
+                while id / divisor >= 10 { divisor *= 10 }
+                while divisor > 0 {
+                    feed(UInt8(ascii: "0") + UInt8(id / divisor % 10))
+                    divisor /= 10
+                }
+            }
+            endField()
+        }
+
+        /// A text field.
+        private mutating func field(_ text: String) {
+            feed(text)
+            endField()
+        }
+
+        /// An optional text field: `+` and the text, or `-`.
+        private mutating func field(optional text: String?) {
+            if let text {
+                feed(UInt8(ascii: "+"))
+                feed(text)
+            } else {
+                feed(UInt8(ascii: "-"))
+            }
+            endField()
         }
 
         /// Adds a section (before its rows).
         mutating func add(section id: Int64, title: String, emptyText: String?) {
-            add("S\(id)")
-            add(title)
-            add(emptyText.map { "+" + $0 } ?? "-")
+            feed(tag: UInt8(ascii: "S"), id: id)
+            field(title)
+            field(optional: emptyText)
         }
 
         /// Adds a row of the section added last.
         mutating func add(row id: Int64, content: RowContent) {
-            add("R\(id)")
-            add(content.kind.rawValue)
-            add(content.title)
-            add(content.value.map { "+" + $0 } ?? "-")
+            feed(tag: UInt8(ascii: "R"), id: id)
+            field(content.kind.rawValue)
+            field(content.title)
+            field(optional: content.value)
         }
 
         /// The digest so far: 16 hex digits.
