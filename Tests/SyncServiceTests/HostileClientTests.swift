@@ -446,15 +446,15 @@ struct HostileClientTests {
         let replica = try fixture.register(fixture.edit).replica
         let bearer = "Bearer \(fixture.edit)"
         for path in [
-            "/", "/lists", "/lists/", "/lists/default/clone", "/lists/default/sync/extra", "/assets",
+            "/", "/lists", "/lists/", "/lists/default/copy", "/lists/default/sync/extra", "/assets",
             "/lists//sync", "/lists/%ZZ/sync", "/replicas", "/lists/default/replicas/\(replica)", "/LISTS/default/sync",
         ] {
             try fixture.refuses(404, saying: "no such endpoint") {
                 try fixture.send("POST", path, authorization: bearer, body: Array(Fixture.syncBody(replica).utf8))
             }
         }
-        // The list's address is its page, which is only read.
-        for path in ["/lists/default", "/lists/default/"] {
+        // The list's address is its page, which is only read, as its clone is.
+        for path in ["/lists/default", "/lists/default/", "/lists/default/clone"] {
             try fixture.refuses(405, saying: "use GET") {
                 try fixture.send("POST", path, authorization: bearer, body: Array(Fixture.syncBody(replica).utf8))
             }

@@ -148,8 +148,7 @@ extension Benchmark {
             .atMost(
                 "20. replica: peak memory of a \(hugeLabel)-row clone, the sectionctl clone process",
                 measured: "\(Format.mebibytes(clientPeaks[huge]!)) (\(Format.mebibytes(clientPeaks[small]!)) at \(Format.shortCount(small))); "
-                    + "the serving process rose \(rise(huge)) above its resident size meanwhile (\(rise(small)) at \(Format.shortCount(small))): "
-                    + "the clone's answer is one JSON document",
+                    + "the serving process rose \(rise(huge)) above its resident size meanwhile (\(rise(small)) at \(Format.shortCount(small)))",
                 ratio: Double(clientPeaks[huge]!) / 1_048_576, limit: 64, suffix: " MiB"),
         ]
         if let exportImport {

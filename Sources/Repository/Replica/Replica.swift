@@ -133,7 +133,7 @@ extension SectionStore {
                 let record = try db.listRecordIfAny(named: endpoint.list) ?? db.createListRecord(named: endpoint.list)
                 try db.insertReplicaRecord(
                     ReplicaRecord(
-                        server: endpoint.description, listID: record.id, serverListID: 0, serverList: endpoint.list,
+                        server: endpoint.description, listID: record.id, serverList: endpoint.list,
                         replicaID: registration.replica, serverVersion: version))
                 try db.replaceAllottedIDs(rows: registration.rowIDs, sections: registration.sectionIDs, lessThoseTakenBy: [])
                 let bulk = try db.beginBulkAppend()

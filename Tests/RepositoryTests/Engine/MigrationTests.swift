@@ -167,6 +167,35 @@ struct MigrationTests {
         #expect(try store.check() == [])
     }
 
+    @Test func aReplicaFileLosesTheServersListIDAndKeepsEverythingElse() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("schema13.db")
+        let replicaID = String(repeating: "5f", count: 16)
+        do {
+            // A replica file as schema 13 left it: the server's id of the list was kept, as 0.
+            let db = try Connection(path: path, mode: .readWriteCreate)
+            try Migrator.migrate(db, through: 13)
+            try db.run(
+                """
+                INSERT INTO replica (only_row, server, list_id, server_list_id, server_list, replica_id, server_version, local_version,
+                    next_sequence, acknowledged)
+                VALUES (1, 'http://127.0.0.1:8080/lists/groceries', 1, 0, 'groceries', ?, 7, 4, 3, 2)
+                """, replicaID)
+        }
+        let status = try SectionStore(path: path).replicaStatus()
+        #expect(status.server == "http://127.0.0.1:8080/lists/groceries")
+        #expect(status.serverList == "groceries" && status.list == SectionStore.defaultList)
+        #expect(status.replicaID == replicaID && status.serverVersion == 7)
+        let db = try Connection(path: path, mode: .readOnly)
+        let columns = try db.query("SELECT name FROM pragma_table_info('replica') ORDER BY cid") { $0.string(0) }
+        #expect(
+            columns == [
+                "only_row", "server", "list_id", "server_list", "replica_id", "server_version", "local_version", "next_sequence", "acknowledged",
+                "verified_version", "diverged_version",
+            ])
+        #expect(try db.scalarInt("SELECT next_sequence * 10 + acknowledged FROM replica") == 32)
+    }
+
     @Test func aNewerSchemaIsRefusedAndLeftUntouched() throws {
         let fixture = try StoreFixture()
         let newer = SectionStore.schemaVersion + 1

@@ -61,7 +61,7 @@ struct SchemaCatalogTests {
         "table replica", "table replica_ids", "table replica_intents",
         "column replica.acknowledged integer", "column replica.list_id integer", "column replica.next_sequence integer",
         "column replica.only_row integer", "column replica.replica_id text", "column replica.server text",
-        "column replica.server_list text", "column replica.server_list_id integer", "column replica.server_version integer",
+        "column replica.server_list text", "column replica.server_version integer",
         "column replica.local_version integer", "column replica.verified_version integer", "column replica.diverged_version integer",
         "column replica_ids.first integer", "column replica_ids.kind text", "column replica_ids.last integer",
         "column replica_intents.intent text", "column replica_intents.new_id integer", "column replica_intents.sequence integer",

@@ -4,7 +4,6 @@ import Foundation
 struct ReplicaRecord: Sendable {
     var server: String
     var listID: Int64
-    var serverListID: Int64
     var serverList: String
     var replicaID: String
     var serverVersion: ListVersion
@@ -13,12 +12,11 @@ struct ReplicaRecord: Sendable {
     var nextSequence: Int64
     var acknowledged: Int64
 
-    static let columns = "server, list_id, server_list_id, server_list, replica_id, server_version, next_sequence, acknowledged, local_version"
+    static let columns = "server, list_id, server_list, replica_id, server_version, next_sequence, acknowledged, local_version"
 
-    init(server: String, listID: Int64, serverListID: Int64, serverList: String, replicaID: String, serverVersion: ListVersion) {
+    init(server: String, listID: Int64, serverList: String, replicaID: String, serverVersion: ListVersion) {
         self.server = server
         self.listID = listID
-        self.serverListID = serverListID
         self.serverList = serverList
         self.replicaID = replicaID
         self.serverVersion = serverVersion
@@ -29,13 +27,12 @@ struct ReplicaRecord: Sendable {
     init(_ row: any ResultRow) {
         server = row.string(0)
         listID = row.int64(1)
-        serverListID = row.int64(2)
-        serverList = row.string(3)
-        replicaID = row.string(4)
-        serverVersion = row.listVersion(5)
-        nextSequence = row.int64(6)
-        acknowledged = row.int64(7)
-        localVersion = row.listVersion(8)
+        serverList = row.string(2)
+        replicaID = row.string(3)
+        serverVersion = row.listVersion(4)
+        nextSequence = row.int64(5)
+        acknowledged = row.int64(6)
+        localVersion = row.listVersion(7)
     }
 }
 
@@ -59,8 +56,8 @@ extension Database {
 
     func insertReplicaRecord(_ record: ReplicaRecord) throws {
         try run(
-            "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            record.server, record.listID, record.serverListID, record.serverList, record.replicaID, record.serverVersion.rawValue,
+            "INSERT INTO replica (only_row, \(ReplicaRecord.columns)) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+            record.server, record.listID, record.serverList, record.replicaID, record.serverVersion.rawValue,
             record.nextSequence, record.acknowledged, record.localVersion.rawValue)
     }
 
