@@ -362,6 +362,72 @@ final class Tally: Sendable {
 
 /// A sync in one round trip, whatever the count of intents, with a deadline on a silent peer.
 extension ReplicaTests {
+    /// A row out of place here, before many rows a pull names, is the only row the pull moves:
+    /// the others, already in the server's order, stay (before, each was moved in front of it in
+    /// turn, halving the gap each time).
+    @Test func aPullMovesOnlyTheRowsOutOfTheServersOrder() throws {
+        let fixture = try Fixture()
+        let server = fixture.server.store.list("default")
+        try server.apply(.addSection(title: "A"))
+        for index in 0..<100 { try server.apply(.addRow(.text("r\(index)"), to: .init(section: .index(0), index: .end))) }
+        let replica = try fixture.clone("r.db")
+        let ids = try server.snapshot().sections[0].rows.map(\.id)
+        // On the server: 50 rows renamed (named by the journal, in place), and the first row moved to the end.
+        for index in 1...50 { try server.apply(.updateRow(.id(ids[index]), title: "renamed \(index)", value: .keep)) }
+        try server.apply(.moveRow(.id(ids[0]), to: .init(section: .index(0), index: .end)))
+        let writes = replica.positionWrites
+        let report = try replica.sync()
+        #expect(try Self.shape(replica) == Self.shape(fixture.server.store))
+        #expect(replica.positionWrites - writes == 1)
+        #expect(report.change.changeset.movedRowIDs == [ids[0]])
+        #expect(Set(report.change.changeset.updatedRowIDs) == Set(ids[1...50]))
+        #expect(try replica.check().isEmpty)
+    }
+
+    /// `PullFacts.longestInOrder` against a model: for random orders of a section here and on the
+    /// server (the rows no fact places in the same order on both), moving every placed row it
+    /// does not keep after its predecessor, in the server's order, gives the server's order; and
+    /// it keeps as many placed rows as the longest such run found by brute force.
+    @Test func theRowsAPullKeepsInPlaceAreTheMostThatLeaveTheServersOrder() throws {
+        for seed in UInt64(1)...300 {
+            var generator = SeededGenerator(seed: seed)
+            let count = Int.random(in: 1...40, using: &generator)
+            let rows = (1...count).map { RowID(Int64($0)) }
+            let serverOrder = rows.shuffled(using: &generator)
+            let placed = Set(rows.filter { _ in Bool.random(using: &generator) })
+            // Here: the unplaced rows in the server's relative order, the placed ones anywhere,
+            // and some placed rows new (not here yet).
+            var here = serverOrder.filter { !placed.contains($0) }
+            for id in placed.shuffled(using: &generator) where Int.random(in: 0..<5, using: &generator) > 0 {
+                here.insert(id, at: Int.random(in: 0...here.count, using: &generator))
+            }
+            let facts = serverOrder.filter { placed.contains($0) }
+            var predecessors: [RowID: RowID?] = [:]
+            for (index, id) in serverOrder.enumerated() where placed.contains(id) { predecessors[id] = index == 0 ? nil : serverOrder[index - 1] }
+            let kept = try #require(
+                PullFacts.longestInOrder(facts: facts, predecessors: predecessors, here: here, placed: placed), "seed \(seed)")
+            var model = here
+            for id in facts where !kept.contains(id) {
+                model.removeAll { $0 == id }
+                let slot = (predecessors[id] ?? nil).map { predecessor in model.firstIndex(of: predecessor)! + 1 } ?? 0
+                model.insert(id, at: slot)
+            }
+            #expect(model == serverOrder, "seed \(seed)")
+            // The most placed rows here that stand in the server's order with every unplaced row.
+            let rank = Dictionary(uniqueKeysWithValues: serverOrder.enumerated().map { ($1, $0) })
+            let sequence = here.map { (rank: rank[$0]!, weight: placed.contains($0) ? 1 : count + 1) }
+            var best = [Int](repeating: 0, count: sequence.count)
+            for index in sequence.indices {
+                best[index] = sequence[index].weight
+                for earlier in 0..<index where sequence[earlier].rank < sequence[index].rank {
+                    best[index] = max(best[index], best[earlier] + sequence[index].weight)
+                }
+            }
+            let unplacedWeight = (count + 1) * (count - placed.count)
+            #expect(kept.count == (best.max() ?? 0) - unplacedWeight, "seed \(seed)")
+        }
+    }
+
     @Test func aSyncOfManyIntentsIsOneRequest() throws {
         guard let (fixture, replica) = try Self.seededReplica() else { return }
         for index in 0..<60 { try replica.list("default").apply(.addRow(.text("run \(index)"), to: .at(0, 1 + index))) }

@@ -228,7 +228,8 @@ extension PullFacts {
     /// section and row looked at goes where the server has it, with its content, or away when the
     /// server has none. Applied in the order the server has them, each placed after its
     /// predecessor there, so that the touched items end up in the server's order among the
-    /// untouched ones. Whole facts are narrowed first (`narrowed(against:)`).
+    /// untouched ones; rows already in that order stay where they are (`rowsInPlace`). Whole
+    /// facts are narrowed first (`narrowed(against:)`).
     /// - Returns: the changesets of the writes, in order.
     func apply(to list: ListRecord, db: any Database, store: SectionStore) throws -> [Changeset] {
         var stored = StoredList(db: db, list: list, store: store)
@@ -262,10 +263,11 @@ extension PullFacts {
         // Rows, in the server's order.
         let placedRows = rows.compactMap { entry in entry.value.map { (entry.key, $0) } }
             .sorted { ($0.1.sectionOrder, $0.1.order) < ($1.1.sectionOrder, $1.1.order) }
+        let inPlace = try rowsInPlace(placedRows, db: db)
         for (id, fact) in placedRows {
             let destination = fact.predecessor.map { RowDestination.after($0) } ?? RowDestination(section: .id(fact.section), index: .index(0))
             if let here = try IntentRules.rowIfPresent(id, in: stored) {
-                try perform(.moveRow(.id(id), to: destination))
+                if !(inPlace.contains(id) && here.section.id == fact.section) { try perform(.moveRow(.id(id), to: destination)) }
                 if here.row.content != fact.content {
                     let value: ValueUpdate = fact.content.kind == .field ? (fact.content.value.map { .set($0) } ?? .remove) : .keep
                     try perform(.updateRow(.id(id), title: fact.content.title, value: value))
@@ -281,5 +283,112 @@ extension PullFacts {
             try perform(.deleteSection(.id(id), force: true))
         }
         return changesets
+    }
+
+    /// A pull of many rows into a section reads the section's order here once when the facts
+    /// name at least this many of its rows, and at least a 64th of them.
+    static let inPlaceMinimumRows = 16
+
+    /// The rows of `placed` (the placed rows' facts, in the server's order) that need not move:
+    /// the most rows of each section that stand here in the server's order already, relative to
+    /// one another and to the rows no fact places (which never move). Every other placed row is
+    /// then placed after its predecessor, in the server's order, and the section ends in the same
+    /// order as when every row is placed: each moved row lands right after its predecessor, and
+    /// the rows kept are in order among themselves and the unplaced ones. Without this, a row out
+    /// of place here (moved on both sides) would make every row after it move in front of it, each
+    /// halving the gap left: a replica that pulled thousands of changes rewrote most of its list,
+    /// spreading positions again and again, and reported every row moved.
+    ///
+    /// Sections of few placed rows, or of many more rows than are placed, are left to the row by
+    /// row placing (the section is not read); so is a section whose facts and rows here do not
+    /// fit together (a predecessor that is neither placed nor here).
+    private func rowsInPlace(_ placed: [(RowID, RowFact)], db: any Database) throws -> Set<RowID> {
+        var kept = Set<RowID>()
+        let placedIDs = Set(placed.map(\.0))
+        var bySection: [SectionID: [RowID]] = [:]
+        var predecessors: [RowID: RowID?] = [:]
+        for (id, fact) in placed {
+            bySection[fact.section, default: []].append(id)
+            predecessors[id] = fact.predecessor
+        }
+        for (section, facts) in bySection where facts.count >= Self.inPlaceMinimumRows {
+            let limit = facts.count * 64
+            let here = try db.query(
+                "SELECT id FROM rows WHERE section_id = ? ORDER BY position LIMIT ?", section.rawValue, Int64(limit + 1)
+            ) { RowID($0.int64(0)) }
+            guard here.count <= limit else { continue }
+            if let rows = Self.longestInOrder(facts: facts, predecessors: predecessors, here: here, placed: placedIDs) {
+                kept.formUnion(rows)
+            }
+        }
+        return kept
+    }
+
+    /// For one section: the placed rows (`facts`, in the server's order) that stand in the
+    /// server's order among the rows `here` (the section's rows in this file's order), as many as
+    /// can; `nil` when they do not fit together.
+    ///
+    /// The section's order to reach is each unplaced row here, in this file's order, followed by
+    /// the run of placed rows whose predecessors lead back to it (the run at the section's start
+    /// first). Of the rows here in that order, the heaviest subsequence rising in it is kept, an
+    /// unplaced row weighing more than every placed one together, so that every unplaced row is
+    /// in it (they never move).
+    static func longestInOrder(facts: [RowID], predecessors: [RowID: RowID?], here: [RowID], placed: Set<RowID>) -> Set<RowID>? {
+        let unplaced = here.filter { !placed.contains($0) }
+        let unplacedSet = Set(unplaced)
+        // The runs of placed rows, by the unplaced row they follow (nil: the section's start).
+        var runs: [RowID?: [RowID]] = [:]
+        var runOf: [RowID: RowID?] = [:]
+        for id in facts {
+            let anchor: RowID?
+            switch predecessors[id] ?? nil {
+            case nil:
+                guard runs[nil] == nil else { return nil }
+                anchor = nil
+            case let predecessor? where unplacedSet.contains(predecessor):
+                guard runs[predecessor] == nil else { return nil }
+                anchor = predecessor
+            case let predecessor?:
+                guard let run = runOf[predecessor], runs[run]?.last == predecessor else { return nil }
+                anchor = run
+            }
+            runs[anchor, default: []].append(id)
+            runOf[id] = anchor
+        }
+        var target = runs[nil] ?? []
+        for id in unplaced { target += [id] + (runs[id] ?? []) }
+        // The placed rows must come in the server's order: otherwise the unplaced rows stand
+        // otherwise here than there, and the row by row placing decides.
+        guard target.filter({ !unplacedSet.contains($0) }) == facts else { return nil }
+        let rank = Dictionary(uniqueKeysWithValues: target.enumerated().map { ($1, $0) })
+        let sequence = here.compactMap { id in rank[id].map { (id: id, rank: $0, weight: unplacedSet.contains(id) ? facts.count + 1 : 1) } }
+        // The heaviest rising subsequence, by a Fenwick tree of the best (weight, end) per rank.
+        var tree = [(weight: Int, end: Int)](repeating: (0, -1), count: target.count + 1)
+        var previous = [Int](repeating: -1, count: sequence.count)
+        var best = (weight: 0, end: -1)
+        for (index, item) in sequence.enumerated() {
+            var before = (weight: 0, end: -1)
+            var node = item.rank
+            while node > 0 {
+                if tree[node].weight > before.weight { before = tree[node] }
+                node -= node & -node
+            }
+            let total = (weight: before.weight + item.weight, end: index)
+            previous[index] = before.end
+            if total.weight > best.weight { best = total }
+            node = item.rank + 1
+            while node <= target.count {
+                if total.weight > tree[node].weight { tree[node] = total }
+                node += node & -node
+            }
+        }
+        var kept = Set<RowID>()
+        var index = best.end
+        while index >= 0 {
+            kept.insert(sequence[index].id)
+            index = previous[index]
+        }
+        guard unplacedSet.isSubset(of: kept) else { return nil }
+        return kept.subtracting(unplacedSet)
     }
 }
