@@ -1,8 +1,17 @@
+import Foundation
+
 /// Timing and statistics: wall-clock durations in seconds, medians, and readable figures.
 enum Measurement {
     /// Runs `work` once and returns how long it took, in seconds.
     static func time(_ work: () throws -> Void) rethrows -> Double {
         seconds(try ContinuousClock().measure(work))
+    }
+
+    /// The CPU time the calling thread has used, in seconds (user and system).
+    static func threadCPU() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
     }
 
     static func seconds(_ duration: Duration) -> Double {
