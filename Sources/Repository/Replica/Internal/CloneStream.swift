@@ -67,7 +67,9 @@ enum CloneStream {
         }
 
         mutating func end(sections: Int64, rows: Int64, digest: String) throws {
-            append("{\"end\":true,\"sections\":\(sections),\"rows\":\(rows),\"digest\":\"\(digest)\"}\n")
+            append("{\"end\":true,\"sections\":\(sections),\"rows\":\(rows),\"digest\":")
+            appendString(digest)
+            append("}\n")
             try flush()
         }
 
