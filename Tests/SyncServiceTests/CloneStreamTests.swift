@@ -59,6 +59,34 @@ struct CloneStreamTests {
         #expect(try Self.contents(replica) == Self.contents(server.store))
     }
 
+    /// The list's digest is the one docs/sync-protocol.md defines, so that another client can
+    /// compute it: 64-bit FNV-1a over `S` and the section's id, its title, `-` or `+` and its
+    /// empty text, then for each row `R` and its id, its kind, its title, `-` or `+` and its value,
+    /// each field followed by the byte 0xFF; computed here from that text alone.
+    @Test func theDigestIsTheProtocolsFNV1aOverTheListsFields() throws {
+        let server = try StoreFixture(.sqlite)
+        let list = server.store.list(SectionStore.defaultList)
+        try list.apply(.addSection(title: "Fruit ✓", emptyText: "none"))
+        try list.apply(.addRow(.text("Apples"), to: .at(0, 0)))
+        try list.apply(.addRow(.field("Price", "1.20"), to: .at(0, 1)))
+        try list.apply(.addRow(.field("No price", nil), to: .at(0, 2)))
+        try list.apply(.addSection(title: ""))
+        for index in 0..<12 { try list.apply(.addRow(.topic("t\(index)"), to: .at(1, index))) }
+        let snapshot = try list.snapshot()
+        var fields: [String] = []
+        for section in snapshot.sections {
+            fields += ["S\(section.id.rawValue)", section.title, section.emptyText.map { "+" + $0 } ?? "-"]
+            for row in section.rows {
+                fields += ["R\(row.id.rawValue)", row.content.kind.rawValue, row.content.title, row.content.value.map { "+" + $0 } ?? "-"]
+            }
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in fields.flatMap({ Array($0.utf8) + [UInt8(0xFF)] }) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let expected = String(hash, radix: 16)
+        let digest = try server.store.read { db in try ListDigest.of(try db.listRecord(named: SectionStore.defaultList), db: db) }
+        #expect(digest == String(repeating: "0", count: 16 - expected.count) + expected)
+    }
+
     @Test(arguments: Backend.all) func aStreamedCloneIsOneVersionAndHoldsNoLockAWriteWaitsFor(backend: Backend) throws {
         let server = try StoreFixture(backend)
         let list = server.store.list(SectionStore.defaultList)
