@@ -71,6 +71,20 @@ extension Database {
         }
     }
 
+    /// The index in the list of the section with this id, or `nil` when the list has no such
+    /// section.
+    /// - Complexity: O(log s), through the section rank structure.
+    package func sectionIndex(ofSection id: Int64, in list: ListRecord) throws -> Int? {
+        guard let position = try scalarInt("SELECT position FROM sections WHERE id = ? AND list_id = ?", id, list.id) else { return nil }
+        return try rankedSectionIndex(ofPosition: position, inList: list.id)
+    }
+
+    /// The ids of the list's sections with this title.
+    /// - Complexity: O(s): titles are not indexed.
+    package func sectionIDs(titled title: String, in list: ListRecord) throws -> [Int64] {
+        try query("SELECT id FROM sections WHERE list_id = ? AND title = ? ORDER BY position", list.id, title) { $0.int64(0) }
+    }
+
     /// The section just after `section` in the list, if any.
     package func section(after section: SectionRecord, in list: ListRecord) throws -> SectionRecord? {
         let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position > ? ORDER BY position LIMIT 1"
@@ -105,9 +119,7 @@ extension Database {
                 id: found.id, index: index, title: found.title, emptyText: found.emptyText, rowCount: found.rowCount,
                 position: found.position)
         case .title(let title):
-            let ids = try query("SELECT id FROM sections WHERE list_id = ? AND title = ? ORDER BY position", list.id, title) {
-                $0.int64(0)
-            }
+            let ids = try sectionIDs(titled: title, in: list)
             guard ids.count == 1 else {
                 if ids.isEmpty {
                     throw RepositoryError.sectionNotFound(ref, list: list.name, titles: try sectionTitles(of: list))
