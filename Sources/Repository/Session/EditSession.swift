@@ -15,16 +15,22 @@
 /// list is still at `baseVersion`; every change to a list gives it a new version, so the rows it
 /// reads then are the rows the session began on. Once someone else has changed the list, such
 /// calls throw `RepositoryError.conflict`, as `save` would: `rebase()` moves the session onto the
-/// list as it is now, `cancel()` drops it. The outline (`outline`, `outline(from:limit:)`,
-/// `rowCount(of:)`), `edits` and `pendingChanges` are held by the session and stay readable.
-/// Beginning reads the list's version and its sections with their row counts, not its rows. The
-/// draft is that stored state with the session's edits laid over it:
-/// per section, runs of stored rows and the rows the session inserted or moved, in blocks
-/// (`PieceTable`). An edit finds what it names through the stored list's O(log n) lookups and a
-/// walk over the blocks, so an edit of rows costs O(log n + e / 32) for e edits so far, in
-/// steps over small arrays of integers (an edit of the sections also O(s) in the number of
-/// sections); memory grows with the sections and the edits, not the rows. The pending changeset
-/// is composed from the edits' changesets as they come, and `save` writes O(e) rows.
+/// list as it is now, `cancel()` drops it. `edits` and `pendingChanges` are held by the session
+/// and stay readable, and so does the outline (`outline`, `outline(from:limit:)`,
+/// `rowCount(of:)`) where the session has read it: a list of up to 2,000 sections is read whole
+/// as the session begins; on a longer one, a section the session has not read yet is read when
+/// asked for, and is a conflict once the list has changed.
+///
+/// Beginning reads the list's version and how many sections it has, and the sections
+/// themselves (titles and row counts, not rows) only when there are at most 2,000; entering a
+/// reorder mode costs the same on a million sections as on ten. The draft is that stored state
+/// with the session's edits laid over it: the sections as runs of stored sections and the
+/// sections the session created or moved, and per section, runs of stored rows and the rows the
+/// session inserted or moved, in blocks (`PieceTable`). An edit finds what it names through the
+/// stored list's O(log n) lookups and a walk over the blocks, so an edit costs O(log n + e / 32)
+/// for e edits so far, in steps over small arrays of integers; memory grows with the edits and
+/// the sections read, not the rows. The pending changeset is composed from the edits'
+/// changesets as they come, and `save` writes O(e) rows.
 ///
 /// The session's reads (`outline`, `row(_:)`, `path(ofRow:)`, `window(from:limit:)`) are the
 /// store's reads on the draft, in an editing view. Only `snapshot()` reads the whole list.
@@ -83,8 +89,7 @@ public final class EditSession {
     /// - Returns: what the edit changed in the draft, as `SectionStore.apply` reports a committed
     ///   edit: the changeset, the (draft, negative) id of what it created, and — as nothing is
     ///   committed yet — `baseVersion`.
-    /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) in the number of sections
-    ///   for an edit of the sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far (a section named by title: O(s)).
     @discardableResult
     public func apply(_ edit: Edit) throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -108,8 +113,8 @@ public final class EditSession {
     /// - Throws: `RepositoryError.nothingToUndo` when no edit is left to take back,
     ///   `.conflict` when someone else has changed the list since `baseVersion`,
     ///   `.sessionClosed` after `save` or `cancel`. Nothing changes then.
-    /// - Complexity: O(e (log n + e / 32)) for the e edits that remain, plus O(s) in the number
-    ///   of sections.
+    /// - Complexity: O(e (log n + e / 32)) for the e edits that remain; the stored sections the
+    ///   session read are kept.
     @discardableResult
     public func undoLastEdit() throws -> Change {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -117,7 +122,8 @@ public final class EditSession {
         let kept = applied.dropLast()
         var keptComposer = ChangesetComposer()
         let draft = try reading {
-            var draft = try SessionDraft(db: overlay.db, list: overlay.list)
+            var draft = SessionDraft(withoutEditsOf: overlay)
+            defer { draft.detach() }
             for edit in kept {
                 // An edit that changed nothing changes nothing again.
                 if case .nothing = edit.step { continue }
@@ -239,7 +245,7 @@ public final class EditSession {
     /// - Throws: `RepositoryError.conflict` with no current version when the list was deleted
     ///   (or deleted and made anew), `.sessionClosed` after `save` or `cancel`, or a database
     ///   error. The session is then as it was.
-    /// - Complexity: O(e (log n + e / 32)) for e edits, plus O(s) in the number of sections.
+    /// - Complexity: O(e (log n + e / 32)) for e edits, plus what beginning a session costs.
     @discardableResult
     public func rebase() throws -> RebaseReport {
         guard isOpen else { throw RepositoryError.sessionClosed }
@@ -309,7 +315,8 @@ public final class EditSession {
         var result: T?
         do {
             try store.read { db -> Void in
-                overlay.db = db
+                overlay.attach(db)
+                defer { overlay.detach() }
                 let list = try db.listRecordIfAny(id: listID.rawValue)
                 guard let list, list.version == baseVersion else {
                     throw RepositoryError.conflict(list: name, sessionVersion: baseVersion, currentVersion: list?.version)
@@ -324,43 +331,56 @@ public final class EditSession {
     }
 
     /// Runs a read of what the session holds itself (the outline), mapping failures to
-    /// `RepositoryError`; it reads nothing of the database, so it answers after someone else
-    /// changed the list too.
+    /// `RepositoryError`: without the database when the session holds what it needs (then it
+    /// answers after someone else changed the list too), else as `reading` does.
     private func holding<T>(_ body: () throws -> T) throws -> T {
         guard isOpen else { throw RepositoryError.sessionClosed }
-        return try body()
+        do {
+            return try body()
+        } catch is SessionDraft.NeedsRead {
+            return try reading(body)
+        }
     }
 
     /// The draft's sections with their row counts, but no rows: an editing view, at the
-    /// session's base version.
+    /// session's base version. Prefer `outline(from:limit:)` on a long list.
+    /// - Throws: as `outline(from:limit:)` does.
     /// - Complexity: O(s) in the number of sections.
     public var outline: ListOutline {
-        ListOutline(
-            listID: listID, name: name, version: baseVersion, isEditing: true,
-            sections: overlay.sections.indices.map(overlay.info(ofSection:)))
+        get throws {
+            try holding {
+                ListOutline(
+                    listID: listID, name: name, version: baseVersion, isEditing: true,
+                    sections: try (0..<overlay.numberOfSections).map(overlay.info(ofSection:)))
+            }
+        }
     }
 
     /// Up to `limit` consecutive sections of the draft with their row counts, from the one at
     /// index `first`, and how many sections the draft has: an editing view at the session's base
-    /// version, as `ListHandle.outline(from:limit:editing:atVersion:)` gives the list's.
+    /// version, as `ListHandle.outline(from:limit:editing:atVersion:)` gives the list's. The
+    /// sections the session has read are answered from memory, and stay readable after someone
+    /// else changed the list; others are read (a few dozen at a time, then kept) in a read
+    /// transaction that first checks the list is still at `baseVersion`.
     /// - Throws: `RepositoryError.sectionIndexOutOfRange` when `first` is outside `0…count`;
-    ///   `.negativeWindowLimit` for a negative limit; `.sessionClosed`.
-    /// - Complexity: O(limit).
+    ///   `.negativeWindowLimit` for a negative limit; `.conflict` when a section not read yet is
+    ///   needed and the list has changed; `.sessionClosed`.
+    /// - Complexity: O(limit + e / 32), plus O(log s) a read.
     public func outline(from first: Int, limit: Int) throws -> OutlineWindow {
         guard limit >= 0 else { throw RepositoryError.negativeWindowLimit(limit) }
         return try holding {
-            let count = overlay.sections.count
+            let count = overlay.numberOfSections
             guard first >= 0 && first <= count else { throw RepositoryError.sectionIndexOutOfRange(first, valid: 0...count) }
             return OutlineWindow(
                 listID: listID, name: name, version: baseVersion, isEditing: true, sectionCount: count, first: first,
-                sections: (first..<min(count, first + limit)).map(overlay.info(ofSection:)))
+                sections: try (first..<min(count, first + limit)).map(overlay.info(ofSection:)))
         }
     }
 
-    /// The number of rows in a section of the draft.
-    /// - Complexity: O(1) for an index or an id, O(s) for a title.
+    /// The number of rows in a section of the draft. Read as `outline(from:limit:)` reads.
+    /// - Complexity: O(log s + e / 32) for an index or an id, O(s) for a title.
     public func rowCount(of section: SectionRef) throws -> Int {
-        try holding { overlay.sections[try overlay.sectionIndex(section)].rowCount }
+        try holding { try overlay.section(at: try overlay.sectionIndex(section)).rowCount }
     }
 
     /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
@@ -370,7 +390,7 @@ public final class EditSession {
     public func row(_ ref: RowRef) throws -> LocatedRow {
         try reading {
             let path = try overlay.rowPath(ref)
-            return LocatedRow(path: path, row: try overlay.row(at: path), section: overlay.info(ofSection: path.section))
+            return LocatedRow(path: path, row: try overlay.row(at: path), section: try overlay.info(ofSection: path.section))
         }
     }
 
@@ -408,7 +428,7 @@ public final class EditSession {
             switch start {
             case .path(let sectionRef, .index(let index)):
                 section = try overlay.sectionIndex(sectionRef)
-                let count = overlay.sections[section].rowCount
+                let count = try overlay.section(at: section).rowCount
                 guard index >= 0 && index <= count else {
                     throw RepositoryError.rowIndexOutOfRange(index, section: section, valid: 0...count)
                 }
@@ -422,12 +442,12 @@ public final class EditSession {
             var remaining = limit
             while true {
                 var rows: [Row] = []
-                if remaining > 0 && firstRow < overlay.sections[section].rowCount {
+                if try remaining > 0 && firstRow < overlay.section(at: section).rowCount {
                     rows = try overlay.rows(ofSection: section, from: firstRow, limit: remaining)
                 }
-                window.parts.append(ListWindow.Part(section: overlay.info(ofSection: section), firstRow: firstRow, rows: rows))
+                window.parts.append(ListWindow.Part(section: try overlay.info(ofSection: section), firstRow: firstRow, rows: rows))
                 remaining -= rows.count
-                guard remaining > 0, section + 1 < overlay.sections.count else { break }
+                guard remaining > 0, section + 1 < overlay.numberOfSections else { break }
                 section += 1
                 firstRow = 0
             }
@@ -445,8 +465,9 @@ public final class EditSession {
     public func snapshot() throws -> ListSnapshot {
         try reading {
             var sections: [Section] = []
-            sections.reserveCapacity(overlay.sections.count)
-            for (index, section) in overlay.sections.enumerated() {
+            sections.reserveCapacity(overlay.numberOfSections)
+            for index in 0..<overlay.numberOfSections {
+                let section = try overlay.section(at: index)
                 sections.append(
                     Section(id: section.id, title: section.title, emptyText: section.emptyText, rows: try overlay.allRows(ofSection: index)))
             }
@@ -472,8 +493,8 @@ public final class EditSession {
 extension ListHandle {
     /// Begins an edit session on the list. Takes no lock: the session reads as the store's reads do,
     /// and holds no connection and no transaction between its calls.
-    /// - Complexity: O(s) in the number of sections: it reads the list's version and its
-    ///   sections with their row counts, not its rows.
+    /// - Complexity: O(log s): it reads the list's version and how many sections it has, and,
+    ///   when there are at most 2,000, the sections with their row counts (never the rows).
     /// - Throws: `RepositoryError.listNotFound` when the list does not exist.
     public func beginEditing() throws -> EditSession {
         let name = name
@@ -491,6 +512,7 @@ extension SectionStore {
         try read { db -> Void in
             var made = try SessionDraft(db: db, list: try find(db))
             try prepare(&made)
+            made.detach()
             draft = made
         }
         guard let draft else { preconditionFailure("a read that returned ran its body") }

@@ -25,13 +25,16 @@
 /// links (to find a held row's index from its node) and rebalancing on every split; and
 /// because a block keeps its pieces as a plain array, reads of consecutive rows walk it
 /// directly.
-struct PieceTable {
-    /// A run of a section's rows.
+///
+/// The same table orders the draft's sections: runs of the stored sections by their indexes in
+/// the list, and the sections the session created or moved, held by id.
+struct PieceTable<Element: PieceElement> {
+    /// A run of a section's rows (or of the list's sections).
     enum Piece {
-        /// Stored rows of the section's base, by their indexes in the stored section.
+        /// Stored items of the base, by their indexes in it.
         case stored(Range<Int>)
-        /// Rows the session inserted or moved here.
-        case held([Row])
+        /// Items the session inserted or moved here.
+        case held([Element])
 
         var count: Int {
             switch self {
@@ -48,9 +51,9 @@ struct PieceTable {
         var offset: Int
     }
 
-    static let maximumPieces = 64
-    static let minimumPieces = 16
-    static let maximumHeldRows = 64
+    static var maximumPieces: Int { 64 }
+    static var minimumPieces: Int { 16 }
+    static var maximumHeldRows: Int { 64 }
 
     /// The pieces, block by block.
     private(set) var blocks: [[Piece]] = []
@@ -60,8 +63,8 @@ struct PieceTable {
     private var storedEnds: [Int] = []
     /// The key of each block.
     private var keys: [Int] = []
-    /// Held rows → the key of the block holding them.
-    private var blockOfRow: [RowID: Int] = [:]
+    /// Held items → the key of the block holding them.
+    private var blockOfRow: [Element.Key: Int] = [:]
     private var nextKey = 0
     /// The number of rows.
     private(set) var rowCount = 0
@@ -112,12 +115,12 @@ struct PieceTable {
         return start
     }
 
-    /// The index of the held row with this id, and the row, if this table holds it.
-    func heldRow(_ id: RowID) -> (index: Int, row: Row)? {
+    /// The index of the held item with this key, and the item, if this table holds it.
+    func heldRow(_ id: Element.Key) -> (index: Int, row: Element)? {
         guard let key = blockOfRow[id], let block = keys.firstIndex(of: key) else { return nil }
         var start = start(ofBlock: block)
         for piece in blocks[block] {
-            if case .held(let rows) = piece, let offset = rows.firstIndex(where: { $0.id == id }) {
+            if case .held(let rows) = piece, let offset = rows.firstIndex(where: { $0.pieceKey == id }) {
                 return (start + offset, rows[offset])
             }
             start += piece.count
@@ -154,11 +157,11 @@ struct PieceTable {
     // MARK: - Changing
 
     /// Inserts a held row so that its index becomes `index` (0...rowCount).
-    mutating func insert(_ row: Row, at index: Int) {
+    mutating func insert(_ row: Element, at index: Int) {
         defer { rowCount += 1 }
         guard !blocks.isEmpty else {
             appendBlock([.held([row])])
-            blockOfRow[row.id] = keys[0]
+            blockOfRow[row.pieceKey] = keys[0]
             return
         }
         let at = index < rowCount ? place(of: index) : Place(block: blocks.count - 1, piece: blocks[blocks.count - 1].count, offset: 0)
@@ -190,22 +193,22 @@ struct PieceTable {
             blocks[block].replaceSubrange(grown...grown, with: [.held(Array(rows[..<half])), .held(Array(rows[half...]))])
         }
         counts[block] += 1
-        blockOfRow[row.id] = keys[block]
+        blockOfRow[row.pieceKey] = keys[block]
         storedEnds[block] = Self.storedEnd(of: blocks[block])
         splitIfFull(block)
     }
 
     /// Removes the row at `index` (0..<rowCount); returns it when it was held.
     @discardableResult
-    mutating func remove(at index: Int) -> Row? {
+    mutating func remove(at index: Int) -> Element? {
         let at = place(of: index)
         let block = at.block
-        var removed: Row?
+        var removed: Element?
         switch blocks[block][at.piece] {
         case .held(var rows):
             blocks[block][at.piece] = .held([])
             removed = rows.remove(at: at.offset)
-            blockOfRow[removed!.id] = nil
+            blockOfRow[removed!.pieceKey] = nil
             if !rows.isEmpty {
                 blocks[block][at.piece] = .held(rows)
             } else if at.piece > 0, at.piece + 1 < blocks[block].count, case .stored(let before) = blocks[block][at.piece - 1],
@@ -233,17 +236,6 @@ struct PieceTable {
         return removed
     }
 
-    /// Gives the held row at `index` new content; returns false (changing nothing) when the row
-    /// there is a stored one.
-    mutating func setHeldContent(_ content: RowContent, at index: Int) -> Bool {
-        let at = place(of: index)
-        guard case .held(var rows) = blocks[at.block][at.piece] else { return false }
-        blocks[at.block][at.piece] = .held([])
-        rows[at.offset].content = content
-        blocks[at.block][at.piece] = .held(rows)
-        return true
-    }
-
     // MARK: - Blocks
 
     private static func storedEnd(of pieces: [Piece]) -> Int {
@@ -264,7 +256,7 @@ struct PieceTable {
         var count = 0
         for piece in pieces {
             count += piece.count
-            if case .held(let rows) = piece { for row in rows { blockOfRow[row.id] = key } }
+            if case .held(let rows) = piece { for row in rows { blockOfRow[row.pieceKey] = key } }
         }
         blocks.insert(pieces, at: index)
         counts.insert(count, at: index)
@@ -297,7 +289,7 @@ struct PieceTable {
             guard blocks[first].count + blocks[second].count <= Self.maximumPieces else { continue }
             let key = keys[first]
             for piece in blocks[second] {
-                if case .held(let rows) = piece { for row in rows { blockOfRow[row.id] = key } }
+                if case .held(let rows) = piece { for row in rows { blockOfRow[row.pieceKey] = key } }
             }
             blocks[first] += blocks[second]
             counts[first] += counts[second]
@@ -306,4 +298,31 @@ struct PieceTable {
             return
         }
     }
+}
+
+extension PieceTable where Element == Row {
+    /// Gives the held row at `index` new content; returns false (changing nothing) when the row
+    /// there is a stored one.
+    mutating func setHeldContent(_ content: RowContent, at index: Int) -> Bool {
+        let at = place(of: index)
+        guard case .held(var rows) = blocks[at.block][at.piece] else { return false }
+        blocks[at.block][at.piece] = .held([])
+        rows[at.offset].content = content
+        blocks[at.block][at.piece] = .held(rows)
+        return true
+    }
+}
+
+/// What a piece table holds: items with a key of their own.
+protocol PieceElement {
+    associatedtype Key: Hashable
+    var pieceKey: Key { get }
+}
+
+extension Row: PieceElement {
+    var pieceKey: RowID { id }
+}
+
+extension SectionID: PieceElement {
+    var pieceKey: SectionID { self }
 }

@@ -1,21 +1,29 @@
 /// The draft of an edit session: the stored list as it was when the session began (which each
 /// call of the session checks it still is), with the session's edits laid over it.
 ///
-/// It holds the sections (titles and counts: the outline) and, per section, a piece table
-/// (`PieceTable`): runs of the stored section's rows, by their index in the stored section, and
-/// the rows the session inserted or moved, held in memory. Updated stored rows left in place
-/// keep their new content in `overrides`. Finding a row at an index finds its piece through the
-/// table's blocks, then, for a stored run, asks the stored list for the row at an index
-/// (O(log n)); finding a row by id finds a held row through the table's map of held rows, and
-/// a stored one by asking the stored list for its index, then finding the run that holds it
-/// through the blocks; a section is found by id through a map. So an edit of a row costs
-/// O(log n) in the stored list plus O(e / 32 + 64) steps over the piece table after e edits
-/// (see `PieceTable`), and memory grows with the sections and the edits, never with the rows.
+/// The sections are a piece table too (`PieceTable<SectionID>`): runs of the stored sections,
+/// by their index in the list, and the sections the session created or moved, held by id. A
+/// stored section is read when something asks for it, a few dozen at a time through the section
+/// rank structure, and kept (`StoredSections`): they are the list at the session's base, which
+/// does not change while the session lasts. A list of at most 2,000 sections is
+/// read whole as the session begins, so that its outline stays readable after someone else
+/// changed the list. A section the session changed (its title, its rows) keeps its new state in
+/// `changed`, by id.
+///
+/// Each section's rows are a piece table (`PieceTable<Row>`): runs of the stored section's rows,
+/// by their index in the stored section, and the rows the session inserted or moved, held in
+/// memory. Updated stored rows left in place keep their new content in `overrides`. Finding a
+/// row at an index finds its piece through the table's blocks, then, for a stored run, asks the
+/// stored list for the row at an index (O(log n)); finding a row by id finds a held row through
+/// the table's map of held rows, and a stored one by asking the stored list for its index, then
+/// finding the run that holds it through the blocks. A section is found the same way, by index
+/// or by id. So an edit costs O(log n) in the stored list plus O(e / 32 + 64) steps over the
+/// piece tables after e edits (see `PieceTable`), and memory grows with the edits and the
+/// sections read, never with the rows: beginning a session on a million sections reads one
+/// count.
 ///
 /// Every check and error matches what `ListHandle.apply(_:)` does to the database.
 struct SessionDraft {
-    typealias Piece = PieceTable.Piece
-
     /// One section of the draft.
     struct DraftSection {
         var id: SectionID
@@ -24,21 +32,53 @@ struct SessionDraft {
         /// The stored section whose rows this one starts from, with its stored row count;
         /// `nil` for a section created in the session.
         var base: (id: Int64, rowCount: Int)?
-        var pieces: PieceTable
+        var pieces: PieceTable<Row>
         var rowCount: Int { pieces.rowCount }
+
+        /// A stored section as stored.
+        init(_ record: SectionRecord) {
+            self.init(
+                id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
+                pieces: PieceTable(storedCount: record.rowCount))
+        }
+
+        init(id: SectionID, title: String, emptyText: String?, base: (id: Int64, rowCount: Int)?, pieces: PieceTable<Row>) {
+            self.id = id
+            self.title = title
+            self.emptyText = emptyText
+            self.base = base
+            self.pieces = pieces
+        }
     }
 
+    /// Thrown by a lookup that has to read the database while the draft has no connection
+    /// (between calls): the session then answers in a read transaction of its own.
+    struct NeedsRead: Error {}
+
+    /// How a draft reads the stored sections.
+    struct SectionReads: Sendable {
+        /// Up to how many sections a list is read whole as a session begins.
+        var wholeOutlineLimit = 2_000
+        /// How many stored sections one read brings, around the one asked for.
+        var sectionsPerRead = 64
+    }
+
+    /// How drafts begun in this task read the stored sections: the tests make them read fewer.
+    @TaskLocal static var sectionReads = SectionReads()
+
     /// The connection the session's current call reads on, inside that call's read transaction;
-    /// set by each call (`EditSession.reading`), and not to be used between calls.
-    var db: any Database
+    /// set by each call (`attach(_:)`, `EditSession.reading`) and taken away after it.
+    private var connection: (any Database)?
     /// The stored list as it was when the session began.
     let list: ListRecord
-    /// The sections; after changing which sections there are, or their order, call
-    /// `indexSections()`.
-    private(set) var sections: [DraftSection]
-    /// The index of each section by its id, and by its stored section's id.
-    private var sectionsByID: [SectionID: Int] = [:]
-    private var sectionsByBase: [Int64: Int] = [:]
+    /// The order of the sections: runs of stored sections by stored index, and held sections.
+    private var order: PieceTable<SectionID>
+    /// The sections the session created, moved or changed, by id; only sections in the draft.
+    private var changed: [SectionID: DraftSection] = [:]
+    /// The stored sections read so far.
+    private let stored: StoredSections
+    /// How many stored sections one read brings.
+    private let perRead: Int
     /// New content of stored rows updated in the session that are still in a stored run.
     var overrides: [RowID: RowContent] = [:]
     /// Rows in held pieces → the id of the draft section holding them.
@@ -48,62 +88,153 @@ struct SessionDraft {
     /// How the last edit is written at save, set by the writes below.
     fileprivate var pendingStep: ReplayStep = .nothing
 
+    /// A draft of `list` with no edits, read on `db` (in a read transaction): the number of its
+    /// sections, and the sections themselves when there are at most `wholeOutlineLimit`.
     init(db: any Database, list: ListRecord) throws {
-        self.db = db
+        self.connection = db
         self.list = list
-        sections = try db.sectionRecords(of: list).map { record in
-            DraftSection(
-                id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
-                pieces: PieceTable(storedCount: record.rowCount))
-        }
-        indexSections()
-    }
-
-    /// Rebuilds the maps of sections by id: O(s), after an edit of the sections (which costs
-    /// O(s) anyway).
-    private mutating func indexSections() {
-        sectionsByID.removeAll(keepingCapacity: true)
-        sectionsByBase.removeAll(keepingCapacity: true)
-        for (index, section) in sections.enumerated() {
-            sectionsByID[section.id] = index
-            if let base = section.base { sectionsByBase[base.id] = index }
+        let count = try db.sectionCount(of: list)
+        stored = StoredSections(count: count)
+        perRead = max(1, Self.sectionReads.sectionsPerRead)
+        order = PieceTable(storedCount: count)
+        if count <= Self.sectionReads.wholeOutlineLimit {
+            let records = try db.sectionRecords(of: list)
+            guard records.count == count else {
+                throw RepositoryError.inconsistent("list #\(list.id) has \(records.count) sections but counts \(count)")
+            }
+            stored.keepAll(records)
         }
     }
 
-    /// The index of the section with this id, if the draft has it.
-    func sectionIndex(ofID id: SectionID) -> Int? { sectionsByID[id] }
+    /// A draft with no edits of the same stored list as `draft`, keeping the sections it read,
+    /// reading on `draft`'s connection.
+    init(withoutEditsOf draft: SessionDraft) {
+        connection = draft.connection
+        list = draft.list
+        stored = draft.stored
+        perRead = draft.perRead
+        order = PieceTable(storedCount: draft.stored.count)
+    }
+
+    /// The connection to read on, in the current call's read transaction.
+    var db: any Database {
+        get throws {
+            guard let connection else { throw NeedsRead() }
+            return connection
+        }
+    }
+
+    /// Reads through `db`, in a read transaction of the caller's at the draft's base, until
+    /// `detach()`.
+    mutating func attach(_ db: any Database) { connection = db }
+
+    /// Reads nothing more until the next `attach(_:)`.
+    mutating func detach() { connection = nil }
 
     var name: String { list.name }
 
-    // MARK: - Finding things
+    // MARK: - Finding sections
+
+    /// The number of sections in the draft.
+    var numberOfSections: Int { order.rowCount }
+
+    /// The stored section at an index of the stored list, read with its neighbours when it is
+    /// not read yet.
+    private func storedSection(at storedIndex: Int) throws -> SectionRecord {
+        if let record = stored.record(at: storedIndex) { return record }
+        let first = max(0, storedIndex - perRead / 4)
+        for record in try db.sectionRecords(of: list, from: first, limit: perRead) { stored.keep(record) }
+        guard let record = stored.record(at: storedIndex) else {
+            throw RepositoryError.inconsistent("list #\(list.id) counts \(stored.count) sections, but none is at index \(storedIndex)")
+        }
+        return record
+    }
+
+    /// The index in the stored list of the stored section with this id, if the list had it.
+    private func storedIndex(ofSection id: Int64) throws -> Int? {
+        if let index = stored.index(ofID: id) { return index }
+        guard id > 0, !stored.isWhole else { return nil }
+        guard let index = try db.sectionIndex(ofSection: id, in: list) else { return nil }
+        stored.keep(index, forID: id)
+        return index
+    }
+
+    /// The section at a valid index: as the session changed it, or as stored.
+    func section(at index: Int) throws -> DraftSection {
+        let place = order.place(of: index)
+        switch order[place] {
+        case .held(let ids):
+            guard let section = changed[ids[place.offset]] else { preconditionFailure("a held section is a changed one") }
+            return section
+        case .stored(let range):
+            let record = try storedSection(at: range.lowerBound + place.offset)
+            return changed[SectionID(record.id)] ?? DraftSection(record)
+        }
+    }
+
+    /// The section at a valid index, as the public reads give it.
+    func info(ofSection index: Int) throws -> SectionInfo {
+        let section = try section(at: index)
+        return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
+    }
+
+    /// The index of the section with this id, if the draft has it.
+    func sectionIndex(ofID id: SectionID) throws -> Int? {
+        if let (index, _) = order.heldRow(id) { return index }
+        guard let storedIndex = try storedIndex(ofSection: id.rawValue) else { return nil }
+        // `nil`: deleted in the session (a moved section is held).
+        return order.index(ofStored: storedIndex)
+    }
+
+    /// Every section's title, for an error that lists them.
+    private func titles() throws -> [String] {
+        try (0..<numberOfSections).map { try section(at: $0).title }
+    }
 
     func sectionIndex(_ ref: SectionRef) throws -> Int {
         switch ref {
         case .index(let index):
-            guard sections.indices.contains(index) else {
-                throw RepositoryError.sectionIndexOutOfRange(index, valid: sections.isEmpty ? nil : 0...(sections.count - 1))
+            guard index >= 0 && index < numberOfSections else {
+                throw RepositoryError.sectionIndexOutOfRange(index, valid: numberOfSections == 0 ? nil : 0...(numberOfSections - 1))
             }
             return index
         case .id(let id):
-            guard let index = sectionsByID[id] else {
-                throw RepositoryError.sectionNotFound(ref, list: name, titles: sections.map(\.title))
+            guard let index = try sectionIndex(ofID: id) else {
+                throw RepositoryError.sectionNotFound(ref, list: name, titles: try titles())
             }
             return index
         case .title(let title):
-            let matches = sections.indices.filter { sections[$0].title == title }
+            let matches = try sectionIndexes(titled: title)
             guard matches.count == 1 else {
-                if matches.isEmpty { throw RepositoryError.sectionNotFound(ref, list: name, titles: sections.map(\.title)) }
-                throw RepositoryError.ambiguousSectionTitle(title, ids: matches.map { sections[$0].id })
+                if matches.isEmpty { throw RepositoryError.sectionNotFound(ref, list: name, titles: try titles()) }
+                throw RepositoryError.ambiguousSectionTitle(title, ids: try matches.map { try section(at: $0).id })
             }
             return matches[0]
         }
     }
 
+    /// The indexes of the draft's sections with this title, in order: stored sections with it
+    /// that the session kept and did not rename, and those the session created, moved or renamed
+    /// that have it now.
+    private func sectionIndexes(titled title: String) throws -> [Int] {
+        if stored.isWhole { return try (0..<numberOfSections).filter { try section(at: $0).title == title } }
+        var matches: [Int] = []
+        for id in try db.sectionIDs(titled: title, in: list) where changed[SectionID(id)] == nil {
+            if let index = try sectionIndex(ofID: SectionID(id)) { matches.append(index) }
+        }
+        for (id, section) in changed where section.title == title {
+            if let index = try sectionIndex(ofID: id) { matches.append(index) }
+        }
+        return matches.sorted()
+    }
+
+    // MARK: - Finding rows
+
     func rowPath(_ ref: RowRef) throws -> RowPath {
         switch ref {
         case .path(let sectionRef, let rowIndex):
             let section = try sectionIndex(sectionRef)
-            let count = sections[section].rowCount
+            let count = try self.section(at: section).rowCount
             let index: Int
             switch rowIndex {
             case .index(let value): index = value
@@ -122,40 +253,43 @@ struct SessionDraft {
     /// The draft path of the row with this id, if the draft has it.
     func path(ofRow id: RowID) throws -> RowPath? {
         if let sectionID = heldRows[id] {
-            let section = sectionsByID[sectionID]!
-            guard let (index, _) = sections[section].pieces.heldRow(id) else { preconditionFailure("a held row is in its section's pieces") }
+            guard let section = try sectionIndex(ofID: sectionID), let (index, _) = changed[sectionID]?.pieces.heldRow(id) else {
+                preconditionFailure("a held row is in its section's pieces")
+            }
             return RowPath(section: section, row: index)
         }
         guard id > 0 else { return nil }
         // A stored row, where it was when the session began.
         guard let (storedSection, position) = try db.placeOfRow(id: id.rawValue, in: list),
-            let section = sectionsByBase[storedSection]
+            let section = try sectionIndex(ofID: SectionID(storedSection))
         else { return nil }
-        let base = sections[section].base!
-        let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: base.id, in: db)
+        let draftSection = try self.section(at: section)
+        let storedIndex = try OrderedTable.rows.index(ofPosition: position, of: storedSection, in: db)
         // `nil`: deleted in the session (a moved row is held elsewhere).
-        return sections[section].pieces.index(ofStored: storedIndex).map { RowPath(section: section, row: $0) }
+        return draftSection.pieces.index(ofStored: storedIndex).map { RowPath(section: section, row: $0) }
     }
 
     /// The row at a valid path.
     func row(at path: RowPath) throws -> Row {
-        let place = sections[path.section].pieces.place(of: path.row)
-        switch sections[path.section].pieces[place] {
+        let section = try self.section(at: path.section)
+        let place = section.pieces.place(of: path.row)
+        switch section.pieces[place] {
         case .held(let rows):
             return rows[place.offset]
         case .stored(let range):
-            return try storedRow(at: range.lowerBound + place.offset, of: sections[path.section].base!)
+            return try storedRow(at: range.lowerBound + place.offset, of: section.base!)
         }
     }
 
     /// The id of the row at a valid path, without its content.
     func rowID(at path: RowPath) throws -> Int64 {
-        let place = sections[path.section].pieces.place(of: path.row)
-        switch sections[path.section].pieces[place] {
+        let section = try self.section(at: path.section)
+        let place = section.pieces.place(of: path.row)
+        switch section.pieces[place] {
         case .held(let rows):
             return rows[place.offset].id.rawValue
         case .stored(let range):
-            return try storedItem(at: range.lowerBound + place.offset, of: sections[path.section].base!).id
+            return try storedItem(at: range.lowerBound + place.offset, of: section.base!).id
         }
     }
 
@@ -182,9 +316,9 @@ struct SessionDraft {
     /// Up to `limit` rows of a section from index `first` on.
     func rows(ofSection section: Int, from first: Int, limit: Int) throws -> [Row] {
         var result: [Row] = []
-        let draftSection = sections[section]
+        let draftSection = try self.section(at: section)
         guard first < draftSection.rowCount else { return result }
-        var place: PieceTable.Place? = draftSection.pieces.place(of: first)
+        var place: PieceTable<Row>.Place? = draftSection.pieces.place(of: first)
         while result.count < limit, let at = place {
             let wanted = limit - result.count
             switch draftSection.pieces[at] {
@@ -207,7 +341,7 @@ struct SessionDraft {
 
     /// Every row of a section.
     func allRows(ofSection section: Int) throws -> [Row] {
-        let draftSection = sections[section]
+        let draftSection = try self.section(at: section)
         var stored: [Row] = []
         if let base = draftSection.base, draftSection.pieces.hasStoredRows {
             stored = try db.allRows(ofSection: base.id)
@@ -227,20 +361,23 @@ struct SessionDraft {
         return result
     }
 
-    func info(ofSection index: Int) -> SectionInfo {
-        let section = sections[index]
-        return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
-    }
-
     // MARK: - Changing the pieces (never fails: everything is read before)
 
-    fileprivate mutating func insert(_ row: Row, at index: Int, inSection section: Int) {
-        sections[section].pieces.insert(row, at: index)
-        heldRows[row.id] = sections[section].id
+    /// The id of the section at a valid index, which is kept in `changed` from now on, so that
+    /// it can be changed there in place. Called before any change, as it may read.
+    fileprivate mutating func changing(_ index: Int) throws -> SectionID {
+        let section = try self.section(at: index)
+        if changed[section.id] == nil { changed[section.id] = section }
+        return section.id
     }
 
-    fileprivate mutating func remove(at index: Int, inSection section: Int) {
-        if let removed = sections[section].pieces.remove(at: index) { heldRows[removed.id] = nil }
+    fileprivate mutating func insert(_ row: Row, at index: Int, inSection section: SectionID) {
+        changed[section]!.pieces.insert(row, at: index)
+        heldRows[row.id] = section
+    }
+
+    fileprivate mutating func remove(at index: Int, inSection section: SectionID) {
+        if let removed = changed[section]!.pieces.remove(at: index) { heldRows[removed.id] = nil }
     }
 
     // MARK: - Edits
@@ -262,17 +399,17 @@ struct SessionDraft {
     }
 
     /// The ids of the sections on either side of the one at `index`.
-    fileprivate func sectionNeighbours(of index: Int) -> Neighbours {
+    fileprivate func sectionNeighbours(of index: Int) throws -> Neighbours {
         Neighbours(
-            before: index > 0 ? sections[index - 1].id.rawValue : nil,
-            after: index + 1 < sections.count ? sections[index + 1].id.rawValue : nil)
+            before: index > 0 ? try section(at: index - 1).id.rawValue : nil,
+            after: index + 1 < numberOfSections ? try section(at: index + 1).id.rawValue : nil)
     }
 
     /// The ids of the rows that will be on either side of a row put at `slot` of a section, read
     /// before the change: the section's rows without the one at `skipping` (a row moving within
     /// the section), around the slot.
     fileprivate func rowNeighbours(ofSlot slot: Int, inSection section: Int, skipping: Int?) throws -> Neighbours {
-        let count = sections[section].rowCount - (skipping == nil ? 0 : 1)
+        let count = try self.section(at: section).rowCount - (skipping == nil ? 0 : 1)
         func id(_ index: Int) throws -> Int64? {
             guard index >= 0 && index < count else { return nil }
             let original = skipping.map { index >= $0 ? index + 1 : index } ?? index
@@ -306,72 +443,90 @@ enum ReplayStep {
 /// The draft as `EditRules` sees it: lookups through the pieces and the stored list, writes to
 /// the pieces, each noting the step that replays it at save.
 extension SessionDraft: EditableList {
-    func sectionCount() throws -> Int { sections.count }
+    func sectionCount() throws -> Int { numberOfSections }
 
-    func section(_ ref: SectionRef) throws -> SectionInfo { info(ofSection: try sectionIndex(ref)) }
+    func section(_ ref: SectionRef) throws -> SectionInfo { try info(ofSection: try sectionIndex(ref)) }
 
     func row(_ ref: RowRef) throws -> LocatedRow {
         let path = try rowPath(ref)
-        return LocatedRow(path: path, row: try row(at: path), section: info(ofSection: path.section))
+        return LocatedRow(path: path, row: try row(at: path), section: try info(ofSection: path.section))
     }
 
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
-        let id = nextID
+        let id = SectionID(nextID)
+        let neighbours = Neighbours(
+            before: index > 0 ? try section(at: index - 1).id.rawValue : nil,
+            after: index < numberOfSections ? try section(at: index).id.rawValue : nil)
         nextID -= 1
-        sections.insert(DraftSection(id: SectionID(id), title: title, emptyText: emptyText, base: nil, pieces: PieceTable(storedCount: 0)), at: index)
-        indexSections()
-        pendingStep = .insertSection(draftID: id, title: title, emptyText: emptyText, neighbours: sectionNeighbours(of: index))
-        return id
+        changed[id] = DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: PieceTable(storedCount: 0))
+        order.insert(id, at: index)
+        pendingStep = .insertSection(draftID: id.rawValue, title: title, emptyText: emptyText, neighbours: neighbours)
+        return id.rawValue
     }
 
     mutating func updateSection(_ section: SectionInfo, title: String, emptyText: String?) throws {
-        sections[section.index].title = title
-        sections[section.index].emptyText = emptyText
+        let id = try changing(section.index)
+        changed[id]!.title = title
+        changed[id]!.emptyText = emptyText
         pendingStep = .setSection(id: section.id.rawValue, title: title, emptyText: emptyText)
     }
 
     mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
-        sections.insert(sections.remove(at: section.index), at: index)
-        indexSections()
-        pendingStep = .moveSection(id: section.id.rawValue, neighbours: sectionNeighbours(of: index))
+        let id = try changing(section.index)
+        order.remove(at: section.index)
+        order.insert(id, at: index)
+        // Read after the move, as the step names the neighbours the section has then; should a
+        // read fail, the draft is put back as it was.
+        do {
+            pendingStep = .moveSection(id: section.id.rawValue, neighbours: try sectionNeighbours(of: index))
+        } catch {
+            order.remove(at: index)
+            order.insert(id, at: section.index)
+            throw error
+        }
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
-        for piece in sections[section.index].pieces.pieces {
+        let id = try changing(section.index)
+        for piece in changed[id]!.pieces.pieces {
             if case .held(let rows) = piece { for row in rows { heldRows[row.id] = nil } }
         }
-        sections.remove(at: section.index)
-        indexSections()
+        order.remove(at: section.index)
+        changed[id] = nil
         pendingStep = .deleteSection(id: section.id.rawValue)
     }
 
     mutating func insertRow(_ content: RowContent, at index: Int, in section: SectionInfo) throws -> Int64 {
         let neighbours = try rowNeighbours(ofSlot: index, inSection: section.index, skipping: nil)
+        let sectionID = try changing(section.index)
         let id = nextID
         nextID -= 1
-        insert(Row(id: RowID(id), content: content), at: index, inSection: section.index)
+        insert(Row(id: RowID(id), content: content), at: index, inSection: sectionID)
         pendingStep = .insertRow(draftID: id, content: content, sectionID: section.id.rawValue, neighbours: neighbours)
         return id
     }
 
     mutating func updateRow(_ row: LocatedRow, to content: RowContent) throws {
-        if !sections[row.path.section].pieces.setHeldContent(content, at: row.path.row) {
-            overrides[row.row.id] = content
-        }
+        // A section the session has not changed holds no row of its own.
+        let held = changed[row.section.id]?.pieces.setHeldContent(content, at: row.path.row) ?? false
+        if !held { overrides[row.row.id] = content }
         pendingStep = .setRow(id: row.row.id.rawValue, content: content)
     }
 
     mutating func moveRow(_ row: LocatedRow, to index: Int, in section: SectionInfo) throws {
         let sameSection = section.index == row.path.section
         let neighbours = try rowNeighbours(ofSlot: index, inSection: section.index, skipping: sameSection ? row.path.row : nil)
-        remove(at: row.path.row, inSection: row.path.section)
+        let from = try changing(row.path.section)
+        let to = try changing(section.index)
+        remove(at: row.path.row, inSection: from)
         overrides[row.row.id] = nil
-        insert(row.row, at: index, inSection: section.index)
+        insert(row.row, at: index, inSection: to)
         pendingStep = .moveRow(id: row.row.id.rawValue, sectionID: section.id.rawValue, neighbours: neighbours)
     }
 
     mutating func deleteRow(_ row: LocatedRow) throws {
-        remove(at: row.path.row, inSection: row.path.section)
+        let from = try changing(row.path.section)
+        remove(at: row.path.row, inSection: from)
         overrides[row.row.id] = nil
         pendingStep = .deleteRow(id: row.row.id.rawValue)
     }
@@ -391,27 +546,27 @@ extension SessionDraft {
     /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) in the sections.
     func rebased(_ edit: Edit, step: ReplayStep, changeset: Changeset) throws -> RebasePlan {
         func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: RowID(id)) != nil }
-        func sectionIndex(of id: Int64) -> Int? { sectionsByID[SectionID(id)] }
+        func sectionIndex(of id: Int64) throws -> Int? { try self.sectionIndex(ofID: SectionID(id)) }
         switch step {
         case .nothing:
             return .edit(edit)
 
         case .insertSection(_, let title, let emptyText, let neighbours):
-            let index = sectionSlot(neighbours, moving: nil, fallback: changeset.insertedSections.first ?? sections.count)
+            let index = try sectionSlot(neighbours, moving: nil, fallback: changeset.insertedSections.first ?? numberOfSections)
             return .edit(.addSection(title: title, emptyText: emptyText, at: index))
 
         case .setSection(let id, let title, let emptyText):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
+            guard try sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
             if case .setEmptyText = edit { return .edit(.setEmptyText(.id(SectionID(id)), emptyText)) }
             return .edit(.renameSection(.id(SectionID(id)), title: title))
 
         case .moveSection(let id, let neighbours):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
-            let index = sectionSlot(neighbours, moving: id, fallback: changeset.movedSections.first?.to ?? 0)
+            guard try sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
+            let index = try sectionSlot(neighbours, moving: id, fallback: changeset.movedSections.first?.to ?? 0)
             return .edit(.moveSection(.id(SectionID(id)), to: index))
 
         case .deleteSection(let id):
-            guard sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
+            guard try sectionIndex(of: id) != nil else { return .drop(.sectionGone(SectionID(id))) }
             var force = false
             if case .deleteSection(_, let forced) = edit { force = forced }
             return .edit(.deleteSection(.id(SectionID(id)), force: force))
@@ -440,11 +595,17 @@ extension SessionDraft {
 
     /// The index among the other sections (all but `moving`) just after the section that was
     /// before, else just before the one that was after, else `fallback` (at most the end).
-    private func sectionSlot(_ neighbours: Neighbours, moving: Int64?, fallback: Int) -> Int {
-        let others = sections.map(\.id.rawValue).filter { $0 != moving }
-        if let before = neighbours.before, let index = others.firstIndex(of: before) { return index + 1 }
-        if let after = neighbours.after, let index = others.firstIndex(of: after) { return index }
-        return min(max(fallback, 0), others.count)
+    private func sectionSlot(_ neighbours: Neighbours, moving: Int64?, fallback: Int) throws -> Int {
+        let movingIndex = try moving.flatMap { try sectionIndex(ofID: SectionID($0)) }
+        // An index in the draft, counted among the other sections.
+        func amongOthers(_ index: Int) -> Int { movingIndex.map { index > $0 ? index - 1 : index } ?? index }
+        if let before = neighbours.before, before != moving, let index = try sectionIndex(ofID: SectionID(before)) {
+            return amongOthers(index) + 1
+        }
+        if let after = neighbours.after, after != moving, let index = try sectionIndex(ofID: SectionID(after)) {
+            return amongOthers(index)
+        }
+        return min(max(fallback, 0), numberOfSections - (movingIndex == nil ? 0 : 1))
     }
 
     /// Where a row goes in the section `sectionID`: just after the row that was before it, else
@@ -452,11 +613,44 @@ extension SessionDraft {
     /// `fallback` among the section's other rows (at most the end); `nil` when the section is
     /// gone.
     private func rowPlace(_ neighbours: Neighbours, in sectionID: Int64, moving: Int64?, fallback: Int) throws -> RowDestination? {
-        guard let section = sectionsByID[SectionID(sectionID)] else { return nil }
+        guard let section = try sectionIndex(ofID: SectionID(sectionID)) else { return nil }
         if let before = neighbours.before, try path(ofRow: RowID(before))?.section == section { return .after(RowID(before)) }
         if let after = neighbours.after, try path(ofRow: RowID(after))?.section == section { return .before(RowID(after)) }
-        var count = sections[section].rowCount
+        var count = try self.section(at: section).rowCount
         if let moving, try path(ofRow: RowID(moving))?.section == section { count -= 1 }
         return RowDestination(section: .id(SectionID(sectionID)), index: .index(min(max(fallback, 0), count)))
+    }
+}
+
+/// The stored sections a draft has read, by their index in the list as it was when the session
+/// began: that list does not change while the draft lives, so what is read once stays true.
+/// Shared by the copies of a draft, which all start from the same list.
+final class StoredSections {
+    /// How many sections the list has.
+    let count: Int
+    private var records: [Int: SectionRecord] = [:]
+    private var indexes: [Int64: Int] = [:]
+
+    init(count: Int) { self.count = count }
+
+    /// Whether every section was read at once (a short list, as its session began); then the
+    /// draft looks for a title or an id among them rather than in the database.
+    private(set) var isWhole = false
+
+    func record(at index: Int) -> SectionRecord? { records[index] }
+
+    func index(ofID id: Int64) -> Int? { indexes[id] }
+
+    func keep(_ record: SectionRecord) {
+        records[record.index] = record
+        indexes[record.id] = record.index
+    }
+
+    func keep(_ index: Int, forID id: Int64) { indexes[id] = index }
+
+    /// Keeps every section of the list, in order.
+    func keepAll(_ all: [SectionRecord]) {
+        for record in all { keep(record) }
+        isWhole = true
     }
 }

@@ -290,7 +290,7 @@ final class EditCommand {
 
     /// The top of the draft, as the session begins.
     private func showStart() throws {
-        let outline = session.outline
+        let outline = try session.outline
         guard !outline.sections.isEmpty else {
             let empty = ListSnapshot(name: session.name, version: session.baseVersion, isEditing: true, listID: session.listID)
             console.write(Listing(style: context.style).render(empty, header: draftHeader))
@@ -308,7 +308,7 @@ final class EditCommand {
 
     /// The rows around what an edit changed, with their sections' headers and footers.
     private func showAround(_ changeset: Changeset) throws {
-        let outline = session.outline
+        let outline = try session.outline
         guard !outline.sections.isEmpty else {
             try showStart()
             return

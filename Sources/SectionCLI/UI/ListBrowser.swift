@@ -122,7 +122,7 @@ final class ListBrowser {
         let anchor = topSection.map { (section: $0, offset: top - layout.firstLine(of: $0)) }
         let below = layout.lineCount > 0 && top >= layout.lineCount
         func readWhole() throws -> OutlineWindow {
-            try session.map { OutlineWindow($0.outline) } ?? OutlineWindow(try list.outline())
+            try session.map { OutlineWindow(try $0.outline) } ?? OutlineWindow(try list.outline())
         }
         if readsWhole {
             // Small when last read: read whole at once (it goes back to windows once it is not).

@@ -118,7 +118,7 @@ struct AdapterRandomRunTests {
                         }
                     default:
                         do {
-                            try editor.apply(randomEdit(session.outline, step: nextLabel(), using: &generator))
+                            try editor.apply(randomEdit(try session.outline, step: nextLabel(), using: &generator))
                             sessionEdits += 1
                         } catch RepositoryError.conflict {
                             rebases += 1

@@ -36,7 +36,7 @@ struct ChangesetIDTests {
                 let session = try store.list("default").beginEditing()
                 let base = try session.baseSnapshot()
                 for index in 0..<Int.random(in: 1...6, using: &generator) {
-                    guard (try? session.apply(randomEdit(session.outline, step: step * 10 + index, using: &generator))) != nil else { continue }
+                    guard (try? session.apply(randomEdit(try session.outline, step: step * 10 + index, using: &generator))) != nil else { continue }
                     try requireIDs(session.pendingChanges, turn: base, into: try session.snapshot(), "\(context): pending, edit \(index)")
                 }
                 change = try session.save()

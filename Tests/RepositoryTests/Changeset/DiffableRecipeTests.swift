@@ -320,7 +320,7 @@ struct DiffableRecipeTests {
             case 1:
                 let session = try store.list("default").beginEditing()
                 for index in 0..<Int.random(in: 1...5, using: &generator) {
-                    _ = try? session.apply(randomEdit(session.outline, step: step * 10 + index, using: &generator))
+                    _ = try? session.apply(randomEdit(try session.outline, step: step * 10 + index, using: &generator))
                 }
                 change = try session.save()
             default:

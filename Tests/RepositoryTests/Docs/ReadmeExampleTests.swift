@@ -27,7 +27,7 @@ struct ReadmeExampleTests {
         // An edit session: edits go to a draft; save writes them all in one transaction.
         let session = try list.beginEditing()
         try session.apply(.moveRow(.at(1, 0), to: .at(0, 0)))
-        let footer = session.outline.sections[1].footer(editing: true)  // "No Data": empty while editing
+        let footer = try session.outline.sections[1].footer(editing: true)  // "No Data": empty while editing
         let saved = try session.save()  // or session.cancel()
 
         let snapshot = try list.snapshot()
@@ -63,7 +63,7 @@ struct ReadmeExampleTests {
             if step % 8 == 7 {
                 // A session of several edits, saved as one change.
                 let session = try store.list("default").beginEditing()
-                for inner in 0..<8 { _ = try? session.apply(randomEdit(session.outline, step: step * 10 + inner, using: &generator)) }
+                for inner in 0..<8 { _ = try? session.apply(randomEdit(try session.outline, step: step * 10 + inner, using: &generator)) }
                 changeset = try session.save().changeset
             } else {
                 guard let change = try? store.list("default").apply(randomEdit(try store.list("default").outline(), step: step, using: &generator))

@@ -423,7 +423,7 @@ struct ModelTests {
                 throw ChangesetApplicationError.invalid("reads disagree")
             }
         }
-        var outline = session.outline
+        var outline = try session.outline
         var storedOutline = try store.list("default").outline(editing: true)
         outline.version = 0
         storedOutline.version = 0

@@ -143,7 +143,7 @@ struct SectionRankTests {
         let draft = try session.outline(from: 1, limit: 2)
         #expect(draft.sections.map(\.title) == ["new", "s1"] && draft.sections.map(\.index) == [1, 2])
         #expect(draft.sectionCount == 6 && draft.version == whole.version && draft.isEditing)
-        #expect(draft.sections == Array(session.outline.sections[1..<3]))
+        #expect(try draft.sections == Array(session.outline.sections[1..<3]))
         #expect(throws: RepositoryError.sectionIndexOutOfRange(7, valid: 0...6)) { try session.outline(from: 7, limit: 1) }
         #expect(throws: RepositoryError.negativeWindowLimit(-2)) { try session.outline(from: 0, limit: -2) }
         session.cancel()

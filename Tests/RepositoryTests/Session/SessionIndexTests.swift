@@ -29,7 +29,7 @@ struct SessionIndexTests {
 
         func check(_ step: Int) throws {
             let context: Comment = "seed \(seed), step \(step)"
-            #expect(session.outline.sections.map(\.rowCount) == model.map(\.count), context)
+            #expect(try session.outline.sections.map(\.rowCount) == model.map(\.count), context)
             for section in model.indices where !model[section].isEmpty {
                 let probe = Int.random(in: 0..<model[section].count, using: &random)
                 let row = model[section][probe]

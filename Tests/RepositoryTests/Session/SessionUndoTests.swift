@@ -39,7 +39,7 @@ struct SessionUndoTests {
                     "seed \(seed), step \(step): under a draft version of its own")
                 try requireChangeset(change.changeset, turns: before, into: after, "seed \(seed), step \(step): the undo's changeset")
             } else {
-                let edit = randomEdit(session.outline, step: step, using: &generator)
+                let edit = try randomEdit(session.outline, step: step, using: &generator)
                 guard (try? session.apply(edit)) != nil else {
                     #expect(try session.snapshot() == before, "seed \(seed), step \(step): a failing edit changes nothing")
                     continue
