@@ -55,7 +55,8 @@ extension Benchmark {
             ]
 
             // A list of many sections of one row (a records import's shape) against the one
-            // section of 1K rows: the first screen, and `G` (to the last row) after it.
+            // section of 1K rows: the first screen, `G` (to the last row) after it, then `e`
+            // (reorder mode, which begins an edit session) and `Esc` (which cancels it).
             Log.progress("  building \(Format.count(plan.manySectionsLarge)) sections of one row…")
             let many = try SectionsFixture.create(at: scratch.file("sections.db"), sections: plan.manySectionsLarge)
             try SectionStore(path: many.path).list("default").apply(.renameSection(.index(0), title: "Section 0"))
@@ -64,16 +65,23 @@ extension Benchmark {
             ]
             var screens: [[Double]] = [[], []]
             var keys: [[Double]] = [[], []]
-            Log.progress("  timing the first screen and G, one section vs \(Format.shortCount(many.sections)) sections…")
+            var enters: [[Double]] = [[], []]
+            var leaves: [[Double]] = [[], []]
+            Log.progress("  timing the first screen, G, e and Esc, one section vs \(Format.shortCount(many.sections)) sections…")
             for round in 0...plan.rounds {
                 for (index, list) in lists.enumerated() {
                     let window = "s\(round)-\(index)"
                     let screen = try runner.timeToScreen([sectionctl, "--db", list.path, "ui"], window: window, showing: list.first, keep: true)
                     let key = try runner.timeAfterKeys(["G"], window: window, showing: list.last)
+                    // Reorder mode, entered at the last row and left with nothing changed.
+                    let enter = try runner.timeAfterKeys(["e"], window: window, showing: "Reordering: space picks up")
+                    let leave = try runner.timeAfterKeys(["Escape"], window: window, showing: "Left reorder mode.")
                     _ = try? runner.run(["kill-session", "-t", window])
                     if round > 0 {
                         screens[index].append(screen)
                         keys[index].append(key)
+                        enters[index].append(enter)
+                        leaves[index].append(leave)
                     }
                 }
             }
@@ -90,6 +98,14 @@ extension Benchmark {
                     "13. ui key G (to the last row), \(sections) sections vs one section",
                     measured: "\(Format.duration(manyKey)) vs \(Format.duration(oneKey)) (in tmux)", ratio: manyKey / oneKey, limit: 1.5,
                     suffix: "x"))
+            for (name, times) in [("e (reorder mode entered)", enters), ("Esc (reorder mode left)", leaves)] {
+                let (one, manyTime) = (Measurement.median(times[0]), Measurement.median(times[1]))
+                rows.append(
+                    .atMost(
+                        "13. ui key \(name), \(sections) sections vs one section",
+                        measured: "\(Format.duration(manyTime)) vs \(Format.duration(one)) (in tmux)", ratio: manyTime / one, limit: 1.5,
+                        suffix: "x"))
+            }
             return rows
         }
     }
