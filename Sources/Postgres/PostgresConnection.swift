@@ -163,15 +163,25 @@ public final class PostgresConnection {
         return try check(result, context: sql)
     }
 
-    /// Runs the statement `sql` (with `$1`, `$2`, … for `parameters`), prepared once on this
-    /// connection and reused after, and hands each result row to `body` as it arrives (libpq's
-    /// single-row mode: a large result is never held whole) until `body` returns `false`.
+    /// Runs the statement `sql` (with `$1`, `$2`, … for `parameters`) and hands each result row
+    /// to `body` as it arrives (libpq's single-row mode: a large result is never held whole)
+    /// until `body` returns `false`. The first time, the statement is sent unnamed, parsed and
+    /// run in one round trip; from its second time on this connection, it is prepared once and
+    /// reused, so a short-lived process pays no round trip to prepare what it runs once, and a
+    /// long-lived one parses each statement at most twice.
     /// - Returns: how many rows the statement changed, for INSERT, UPDATE and DELETE.
     @discardableResult
     public func forEachRow(prepared sql: String, _ parameters: [String?], _ body: (PostgresRow) throws -> Bool) throws -> Int {
-        let name = try preparedName(for: sql)
-        let sent = withParameterPointers(parameters) { values in
-            PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+        let sent: Int32
+        if prepared[sql] != nil || !runOnce.insert(sql).inserted {
+            let name = try preparedName(for: sql)
+            sent = withParameterPointers(parameters) { values in
+                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
+            }
+        } else {
+            sent = withParameterPointers(parameters) { values in
+                PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            }
         }
         guard sent == 1 else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
@@ -203,6 +213,8 @@ public final class PostgresConnection {
 
     /// The statements prepared on this connection, by SQL.
     private var prepared: [String: String] = [:]
+    /// The statements run once on this connection, unprepared.
+    private var runOnce: Set<String> = []
 
     private func preparedName(for sql: String) throws -> String {
         if let name = prepared[sql] { return name }

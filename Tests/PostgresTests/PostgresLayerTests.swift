@@ -31,6 +31,31 @@ struct PostgresLayerTests {
         }
     }
 
+    /// A statement a connection runs once costs one round trip (parsed, bound and run
+    /// together); on its second run it is prepared (one round trip more, once), and from then on
+    /// runs in one. Its rows are the same each time. Counted by a relay in front of the server.
+    @Test func aStatementRunsUnpreparedTheFirstTimeAndPreparedFromTheSecond() throws {
+        let cluster = try #require(ThrowawayCluster.shared)
+        let uri = try cluster.newDatabase()
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        let relayed = uri.replacingOccurrences(of: "host=\(cluster.directory.url.path)", with: "host=\(proxy.directory)")
+        #expect(relayed != uri)
+        let db = try PostgresConnection(connectionString: relayed)
+        try db.execute(script: "CREATE TABLE t (n int); INSERT INTO t VALUES (1), (2), (3)")
+        func run() throws -> (rows: [Int64], trips: Int) {
+            proxy.resetRoundTrips()
+            var rows: [Int64] = []
+            try db.forEachRow(prepared: "SELECT n FROM t WHERE n >= $1 ORDER BY n", ["2"]) { row in
+                rows.append(row.int64(0))
+                return true
+            }
+            return (rows, proxy.roundTrips)
+        }
+        let runs = try (0..<4).map { _ in try run() }
+        #expect(runs.map(\.rows) == Array(repeating: [2, 3], count: 4))
+        #expect(runs.map(\.trips) == [1, 2, 1, 1])
+    }
+
     @Test func aTransactionRollsBackWhenItsBodyThrows() throws {
         let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (n int)")

@@ -122,6 +122,10 @@ typedef struct _PQconninfoOption {
       (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat)) \
     X(PGresult *, PQprepare, (PGconn *conn, const char *stmtName, const char *query, int nParams, const Oid *paramTypes), \
       (conn, stmtName, query, nParams, paramTypes)) \
+    X(int, PQsendQueryParams, \
+      (PGconn *conn, const char *command, int nParams, const Oid *paramTypes, const char *const *paramValues, \
+       const int *paramLengths, const int *paramFormats, int resultFormat), \
+      (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat)) \
     X(int, PQsendQueryPrepared, \
       (PGconn *conn, const char *stmtName, int nParams, const char *const *paramValues, const int *paramLengths, \
        const int *paramFormats, int resultFormat), \
