@@ -39,13 +39,12 @@ struct PostgresBackend: ServerBackend {
         let shown = location.shownByPostgres
         // A schema the user may not use drops out of the search path without a word, and its
         // tables would seem missing: say what is missing instead.
-        let unusable = try db.scalarInt(
-            "SELECT count(*) FROM pg_namespace WHERE nspname = ? AND NOT has_schema_privilege(oid, 'USAGE')", PostgresEngine.schema)
-        if unusable == 1 {
+        let facts = try PostgresMigrator.schemaFacts(db)
+        if facts.unusable {
             throw RepositoryError.permissionDenied(server: shown, reason: "permission denied for schema \(PostgresEngine.schema)")
         }
         do {
-            try PostgresMigrator.prepare(db, create: create, readOnly: readOnly, progress: progress)
+            try PostgresMigrator.prepare(db, facts: facts, create: create, readOnly: readOnly, progress: progress)
         } catch RepositoryError.notOurDatabase {
             throw RepositoryError.notOurSchema(server: shown, schema: PostgresEngine.schema)
         }

@@ -15,10 +15,10 @@ enum PostgresMigrator {
 
     /// Refuses a schema that is not ours or is newer, creates it with `create`, and migrates it.
     static func prepare(
-        _ db: PostgresEngine, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+        _ db: PostgresEngine, facts: SchemaFacts, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws {
         let location = db.maskedTarget
-        let version = try inspect(db)
+        let version = try inspect(db, facts: facts)
         if version == nil && !create {
             throw RepositoryError.databaseMissing(path: "\(location) (no \(PostgresEngine.schema) schema)")
         }
@@ -31,12 +31,36 @@ enum PostgresMigrator {
         }
     }
 
-    /// The schema's version; `nil` when there is no `sectionctl` schema, or an empty one.
-    static func inspect(_ db: PostgresEngine) throws -> Int? {
+    /// What opening a store first reads of the server's catalogue, in one statement.
+    struct SchemaFacts {
+        /// Whether the `sectionctl` schema exists.
+        var exists: Bool
+        /// Whether it exists and this user may not use it.
+        var unusable: Bool
+        /// Whether it holds the ledger of migrations, `sectionctl_migrations`.
+        var hasLedger: Bool
+    }
+
+    /// Reads `SchemaFacts` in one round trip.
+    static func schemaFacts(_ db: PostgresEngine) throws -> SchemaFacts {
+        let sql = """
+            SELECT count(*), count(*) FILTER (WHERE NOT has_schema_privilege(n.oid, 'USAGE')),
+                (SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'sectionctl_migrations')
+            FROM pg_namespace AS n WHERE n.nspname = ?
+            """
         let schema = PostgresEngine.schema
-        guard try db.scalarInt("SELECT count(*) FROM pg_namespace WHERE nspname = ?", schema) == 1 else { return nil }
-        let hasLedger = try db.scalarInt("SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'sectionctl_migrations'", schema) == 1
-        if !hasLedger {
+        let facts = try db.queryFirst(sql, schema, schema) { row in
+            SchemaFacts(exists: row.int(0) == 1, unusable: row.int(1) == 1, hasLedger: row.int(2) == 1)
+        }
+        guard let facts else { throw RepositoryError.inconsistent("the server's catalogue answered nothing about schema \(schema)") }
+        return facts
+    }
+
+    /// The schema's version; `nil` when there is no `sectionctl` schema, or an empty one.
+    static func inspect(_ db: PostgresEngine, facts: SchemaFacts) throws -> Int? {
+        let schema = PostgresEngine.schema
+        guard facts.exists else { return nil }
+        if !facts.hasLedger {
             let objects =
                 try db.scalarInt("SELECT count(*) FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace WHERE n.nspname = ?", schema)
                 ?? 0
