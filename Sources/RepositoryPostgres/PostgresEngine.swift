@@ -81,13 +81,16 @@ package final class PostgresEngine: Database {
         case .write:
             try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED")
             inWrite = true
+        case .ownWrite:
+            try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT sectionctl.writer_begin()")
+            inWrite = true
         case .read:
             try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
         defer { inWrite = false }
         do {
             let result = try body()
-            guard mode == .write, try writesAreRecorded() else {
+            guard mode != .read, try writesAreRecorded() else {
                 try connection.execute(script: "COMMIT")
                 return result
             }

@@ -56,6 +56,9 @@ package enum TransactionMode: Sendable {
     case read
     /// A write, which holds the write lock from its start.
     case write
+    /// A write of sectionctl's own: a write marked as such from its start
+    /// (`StorageEngine.setWriterMark(active: true)`), which a server begins in one round trip.
+    case ownWrite
 }
 
 /// A value that can be bound to a `?` of a statement on either backend.

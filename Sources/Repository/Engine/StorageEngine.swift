@@ -29,7 +29,8 @@ package protocol StorageEngine: AnyObject {
 
     /// Marks the open write transaction as sectionctl's own (`active`), so that the triggers
     /// that notice plain-SQL changes leave its writes alone; first thing in every write
-    /// transaction. Cleared (`!active`) before it commits (see `beginWriterMark()`).
+    /// transaction (`TransactionMode.ownWrite` sets it as the transaction begins). Cleared
+    /// (`!active`) before it commits (see `endWriterMark()`).
     func setWriterMark(active: Bool) throws
 
     /// A commit's bookkeeping: bumps the list's version and journals `changesJSON` under it (or
@@ -166,7 +167,8 @@ extension StorageEngine {
     /// Marks the open write transaction as sectionctl's own (`setWriterMark(active:)`).
     package func beginWriterMark() throws { try setWriterMark(active: true) }
 
-    /// Clears the mark `beginWriterMark()` set, before the transaction commits.
+    /// Clears the mark `beginWriterMark()` (or `TransactionMode.ownWrite`) set, before the
+    /// transaction commits.
     package func endWriterMark() throws { try setWriterMark(active: false) }
 
     /// The id and position of the row at 0-based `index` of `section`; `nil` past the end.

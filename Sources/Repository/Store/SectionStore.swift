@@ -171,7 +171,7 @@ public final class SectionStore: Sendable {
     /// COMMITTED, the list rows it looks up locked): commits when it returns, rolls back when it
     /// throws. Before committing, the rank structure is brought back into shape
     /// (`RankTree.settle`), so every commit leaves it balanced. The transaction is marked as
-    /// sectionctl's own (`Database.beginWriterMark()`), so the triggers that notice plain-SQL
+    /// sectionctl's own from its start (`TransactionMode.ownWrite`), so the triggers that notice plain-SQL
     /// changes leave it alone; bumping a list's version journals the change
     /// (`bumpVersion(of:recording:db:)`).
     ///
@@ -185,8 +185,7 @@ public final class SectionStore: Sendable {
         while true {
             do {
                 return try withConnection(mappingErrors: false) { db in
-                    let result = try db.inTransaction(.write) {
-                        try db.beginWriterMark()
+                    let result = try db.inTransaction(.ownWrite) {
                         let result = try body(db)
                         try RankTree.settle(db)
                         try db.endWriterMark()

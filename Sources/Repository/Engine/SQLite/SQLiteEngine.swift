@@ -44,7 +44,15 @@ package final class SQLiteEngine: Database {
     }
 
     package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
-        try connection.inTransaction(mode == .write ? TransactionKind.immediate : .deferred, body)
+        switch mode {
+        case .read: try connection.inTransaction(.deferred, body)
+        case .write: try connection.inTransaction(.immediate, body)
+        case .ownWrite:
+            try connection.inTransaction(.immediate) {
+                try setWriterMark(active: true)
+                return try body()
+            }
+        }
     }
 
     package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
