@@ -100,6 +100,7 @@ enum RankTree {
     /// An entry for a section that is gone (plain SQL deleted it with foreign keys off) is
     /// dropped; a section whose structure is missing a level is `RepositoryError.inconsistent`.
     static func settle(_ db: any Database) throws {
+        guard try db.anyRankNodePending() else { return }
         for space in RankSpace.all {
             while let (owner, first) = try db.firstPendingRankNode(in: space) {
                 try db.lockList(holding: owner, in: space)

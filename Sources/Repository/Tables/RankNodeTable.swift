@@ -16,6 +16,13 @@ extension SQLExecutor {
         ) { try body($0.int64(0), $0.int(1)) }
     }
 
+    /// Whether any node is noted in `rank_pending` or `section_rank_pending`: one statement, so
+    /// that a commit with nothing to settle asks once.
+    func anyRankNodePending() throws -> Bool {
+        let spaces = RankSpace.all.map { "EXISTS (SELECT 1 FROM \($0.pending))" }.joined(separator: " OR ")
+        return try scalarInt("SELECT CASE WHEN \(spaces) THEN 1 ELSE 0 END") == 1
+    }
+
     /// One node noted in `rank_pending`, if any.
     func firstPendingRankNode(in space: RankSpace) throws -> (owner: Int64, first: Int64)? {
         try queryFirst("SELECT \(space.owner), first FROM \(space.pending) LIMIT 1") { ($0.int64(0), $0.int64(1)) }
