@@ -199,7 +199,9 @@ extension SectionStore {
     /// The list a caller means when it names none: on a replica, the list it mirrors; elsewhere
     /// `defaultList`.
     public func defaultListName() throws -> String {
-        try read { db in
+        // A server is never a replica: no transaction to open for it.
+        guard !location.isServer else { return Self.defaultList }
+        return try read { db in
             guard let record = try db.replicaRecord(), let list = try db.listRecordIfAny(id: record.listID) else { return Self.defaultList }
             return list.name
         }
