@@ -86,6 +86,7 @@ extension Benchmark {
                 ("bulk import", { try self.serverImportRows(cluster, scratch: scratch) }),
                 ("16 clients", { try self.serverClientRows(cluster) }),
                 ("observer", { try self.serverObserveRows(cluster) }),
+                ("a command's round trips", { try self.serverCommandRows(cluster) }),
             ]
             for part in parts {
                 do {
@@ -188,6 +189,93 @@ extension Benchmark {
             .info(
                 scenario, measured: "median of \(processTimes.count): \(Format.duration(processMove)) (start, connect, move, exit)",
                 ratio: "\(Format.ratio(processMove / repositoryMove))x library move"))
+        return rows
+    }
+
+    // MARK: - A command's round trips
+
+    /// `sectionctl --db URI row get` and `row move` as whole processes, reaching the server
+    /// through a relay (`SocketProxy`) that counts the round trips: the times a client waited on
+    /// the server, connection included (target: a read ≤ 4, a move ≤ 6). Then the same move
+    /// behind 20 ms of latency (10 ms each way in the relay), against `psql` (C, libpq) running
+    /// one UPDATE of a row of the plain table in a transaction through the same relay (≤ 2×);
+    /// medians, the two alternated round by round.
+    private func serverCommandRows(_ cluster: ThrowawayCluster) throws -> [ResultRow] {
+        let scenario = "14. postgres: a command's round trips"
+        let sectionctl = sectionctlPath
+        guard FileManager.default.isExecutableFile(atPath: sectionctl) else {
+            return [.skipped(scenario, reason: "no sectionctl binary at \(sectionctl)")]
+        }
+        let programs = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/bin"]
+        guard let psql = programs.map({ $0 + "/psql" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            return [.skipped(scenario, reason: "psql not found (apt-get install postgresql-client)")]
+        }
+        let count = 1_000
+        let (uri, store) = try newServerStore(cluster)
+        try store.importJSON(Data(NativeDocument(sections: 1, rowsPerSection: count).json.utf8))
+        try ServerUpdateMover.makePlainRows(connectionString: uri)
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        let relayed = uri.replacingOccurrences(of: "host=\(cluster.directory.url.path)", with: "host=\(proxy.directory)")
+        guard relayed != uri else { throw BenchmarkError("the cluster's URI names no socket directory: \(uri)") }
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("sectionctl-bench-trips-\(getpid()).err").path
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+
+        /// Runs a process through the relay; its round trips and seconds.
+        func run(_ executable: String, _ arguments: [String]) throws -> (trips: Int, seconds: Double) {
+            proxy.resetRoundTrips()
+            let outcome = try ChildProcess.timed(executable, arguments, errorFile: errors)
+            guard outcome.status == 0 else {
+                let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+                throw BenchmarkError("\(arguments.prefix(4).joined(separator: " ")) exited \(outcome.status): \(said)")
+            }
+            return (proxy.roundTrips, outcome.seconds)
+        }
+        var generator = SeededGenerator(seed: 41)
+        func move() -> [String] {
+            let from = Int.random(in: 0..<count, using: &generator)
+            var to = Int.random(in: 0..<(count - 1), using: &generator)
+            if to >= from { to += 1 }
+            return ["--db", relayed, "row", "move", "0:\(from)", "0:\(to)"]
+        }
+        let update = "BEGIN; UPDATE public.plain_rows SET position = position WHERE id = (SELECT min(id) FROM public.plain_rows); COMMIT;"
+        let psqlArguments = ["-X", "-q", "-d", relayed, "-c", update]
+
+        Log.progress("  a command's round trips: row get, row move and psql through a relay…")
+        let get = try run(sectionctl, ["--db", relayed, "row", "get", "0:\(count / 2)"])
+        let moved = try run(sectionctl, move())
+        let plain = try run(psql, psqlArguments)
+        var rows: [ResultRow] = [
+            .atMost(
+                "14. postgres: round trips of sectionctl --db URI row get, a whole process",
+                measured: "\(get.trips) (counted by a relay, connection included; psql's one UPDATE: \(plain.trips))",
+                ratio: Double(get.trips), limit: 4, suffix: ""),
+            .atMost(
+                "14. postgres: round trips of sectionctl --db URI row move, a whole process",
+                measured: "\(moved.trips) (counted by a relay, connection included)", ratio: Double(moved.trips), limit: 6, suffix: ""),
+        ]
+
+        proxy.delay = .milliseconds(10)
+        let rounds = max(3, plan.rounds / 3)
+        Log.progress("  a command's round trips: \(rounds) rounds behind 20 ms, row move and psql alternately…")
+        var times: (move: [Double], psql: [Double]) = ([], [])
+        for round in 0...rounds {
+            let moveTime = try run(sectionctl, move()).seconds
+            let psqlTime = try run(psql, psqlArguments).seconds
+            if round > 0 {
+                times.move.append(moveTime)
+                times.psql.append(psqlTime)
+            }
+        }
+        proxy.delay = .zero
+        let (moveTime, psqlTime) = (Measurement.median(times.move), Measurement.median(times.psql))
+        rows.append(
+            .atMost(
+                "14. postgres: sectionctl --db URI row move behind 20 ms vs psql's one-row UPDATE",
+                measured: "\(Format.duration(moveTime)) vs \(Format.duration(psqlTime)) (10 ms each way in a relay; whole processes)",
+                ratio: moveTime / psqlTime, limit: 2, suffix: "x"))
+        if let problems = try? store.check(), !problems.isEmpty {
+            throw BenchmarkError("after the moves, check() reports: \(problems.prefix(3).map(\.description).joined(separator: "; "))")
+        }
         return rows
     }
 
