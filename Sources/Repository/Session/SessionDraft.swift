@@ -172,8 +172,17 @@ struct SessionDraft {
         }
     }
 
-    /// The section at a valid index, as the public reads give it.
+    /// The section at a valid index, as the public reads give it: a stored section the session
+    /// has not changed straight from its record, without making it a draft section.
     func info(ofSection index: Int) throws -> SectionInfo {
+        let place = order.place(of: index)
+        if case .stored(let range) = order[place] {
+            let record = try storedSection(at: range.lowerBound + place.offset)
+            if changed[SectionID(record.id)] == nil {
+                return SectionInfo(
+                    id: SectionID(record.id), index: index, title: record.title, emptyText: record.emptyText, rowCount: record.rowCount)
+            }
+        }
         let section = try section(at: index)
         return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
     }
