@@ -165,20 +165,21 @@ public final class PostgresConnection {
 
     /// Runs the statement `sql` (with `$1`, `$2`, … for `parameters`) and hands each result row
     /// to `body` as it arrives (libpq's single-row mode: a large result is never held whole)
-    /// until `body` returns `false`. The first time, the statement is sent unnamed, parsed and
-    /// run in one round trip; from its second time on this connection, it is prepared once and
-    /// reused, so a short-lived process pays no round trip to prepare what it runs once, and a
-    /// long-lived one parses each statement at most twice.
+    /// until `body` returns `false`. The first two times, the statement is sent unnamed, parsed
+    /// and run in one round trip; from its third time on this connection, it is prepared once
+    /// and reused, so a short-lived process pays no round trip to prepare what it runs once or
+    /// twice, and a long-lived one parses each statement at most three times.
     /// - Returns: how many rows the statement changed, for INSERT, UPDATE and DELETE.
     @discardableResult
     public func forEachRow(prepared sql: String, _ parameters: [String?], _ body: (PostgresRow) throws -> Bool) throws -> Int {
         let sent: Int32
-        if prepared[sql] != nil || !runOnce.insert(sql).inserted {
+        if prepared[sql] != nil || unpreparedRuns[sql, default: 0] >= Self.unpreparedRunsBeforePreparing {
             let name = try preparedName(for: sql)
             sent = withParameterPointers(parameters) { values in
                 PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
             }
         } else {
+            unpreparedRuns[sql, default: 0] += 1
             sent = withParameterPointers(parameters) { values in
                 PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
@@ -213,8 +214,10 @@ public final class PostgresConnection {
 
     /// The statements prepared on this connection, by SQL.
     private var prepared: [String: String] = [:]
-    /// The statements run once on this connection, unprepared.
-    private var runOnce: Set<String> = []
+    /// How many times each statement not prepared yet ran on this connection.
+    private var unpreparedRuns: [String: Int] = [:]
+    /// How many times a statement runs unprepared before it is prepared.
+    static let unpreparedRunsBeforePreparing = 2
 
     private func preparedName(for sql: String) throws -> String {
         if let name = prepared[sql] { return name }

@@ -14,8 +14,8 @@ import Repository
 /// in the schema `sectionctl` (set as the connection's `search_path`).
 ///
 /// The Repository's SQL runs here as written: each `?` becomes `$1`, `$2`, … (outside quotes
-/// and comments), a statement runs unprepared the first time and is prepared from its second
-/// time on a connection (`PostgresConnection.forEachRow(prepared:_:_:)`), arguments travel
+/// and comments), a statement runs unprepared its first two times and is prepared from its third
+/// on a connection (`PostgresConnection.forEachRow(prepared:_:_:)`), arguments travel
 /// as text, and rows are read as they arrive. Write transactions run at READ COMMITTED and
 /// lock the lists they read (`locksListRows`): writes to one list are serialized by its row
 /// lock, writes to different lists run side by side.
