@@ -224,6 +224,27 @@ package final class PostgresEngine: Database {
             """, section, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
     }
 
+    package func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row] {
+        guard index >= 0, limit > 0 else { return [] }
+        return try query(
+            """
+            SELECT \(Row.columns) FROM rows
+            WHERE section_id = ? AND position >= (SELECT row_position FROM sectionctl.rank_row_at(?, ?))
+            ORDER BY position LIMIT ?
+            """, section, section, index, limit
+        ) { Row($0, from: 0) }
+    }
+
+    package func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord? {
+        guard index >= 0 else { return nil }
+        let columns = SectionRecord.columns.split(separator: ", ").map { "s.\($0)" }.joined(separator: ", ")
+        return try queryFirst(
+            """
+            SELECT \(columns)
+            FROM sectionctl.section_rank_at(?, ?) AS found JOIN sections AS s ON s.id = found.section_id
+            """, list, index, row: { SectionRecord($0, index: index) })
+    }
+
     package func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
         let sql = space == .rows ? "SELECT sectionctl.rank_index_of(?, ?)" : "SELECT sectionctl.section_rank_index_of(?, ?)"
         return Int(try scalarInt(sql, owner, position) ?? 0)

@@ -60,6 +60,15 @@ package protocol StorageEngine: AnyObject {
     /// finds it (one round trip on a server).
     func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)?
 
+    /// Up to `limit` rows of `section` in order, from its row at 0-based `index` on, that row
+    /// found as `rankedItem(at:of:in:)` finds it (one round trip on a server); empty when it
+    /// finds none.
+    func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row]
+
+    /// The section at 0-based `index` of `list`, found as `rankedItem(at:of:in:)` finds it,
+    /// with its record (one round trip on a server); `nil` when it finds none.
+    func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord?
+
     // MARK: Bulk writes
 
     /// Starts a bulk append of rows inside the open write transaction, in the fastest way the

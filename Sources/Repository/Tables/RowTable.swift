@@ -89,6 +89,10 @@ extension Database {
     /// Up to `limit` rows of `section` from the row at index `first` on, in order.
     /// - Complexity: O(log n + limit).
     package func rows(of section: SectionRecord, from first: Int, limit: Int) throws -> [Row] {
+        guard first >= 0, first < section.rowCount, limit > 0 else { return [] }
+        let found = try rankedRows(ofSection: section.id, from: first, limit: limit)
+        guard found.isEmpty else { return found }
+        // None found under the count: the file disagrees with itself, as this says.
         guard let start = try OrderedTable.rows.item(at: first, of: section.id, count: section.rowCount, in: self) else { return [] }
         return try rows(ofSection: section.id, fromPosition: start.position, limit: limit)
     }

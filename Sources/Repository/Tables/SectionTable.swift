@@ -98,12 +98,7 @@ extension Database {
         switch ref {
         case .index(let index):
             // The section first; the count only to say what is valid when there is none.
-            if let (id, _) = try rankedSection(at: index, inList: list.id),
-                let found = try queryFirst(
-                    "SELECT \(SectionRecord.columns) FROM sections WHERE id = ?", id, row: { SectionRecord($0, index: index) })
-            {
-                return found
-            }
+            if let found = try rankedSectionRecord(at: index, inList: list.id) { return found }
             let count = try sectionCount(of: list)
             guard index < 0 || index >= count else {
                 throw RepositoryError.inconsistent("list #\(list.id) counts \(count) sections, but none is at index \(index)")

@@ -15,6 +15,16 @@ extension SQLiteEngine {
         return try row(ofSection: section, from: low, to: high, offset: remaining)
     }
 
+    package func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row] {
+        guard limit > 0, let (_, position) = try rankedItem(at: index, of: section, in: .rows) else { return [] }
+        return try rows(ofSection: section, fromPosition: position, limit: limit)
+    }
+
+    package func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord? {
+        guard let (id, _) = try rankedItem(at: index, of: list, in: .sections) else { return nil }
+        return try queryFirst("SELECT \(SectionRecord.columns) FROM sections WHERE id = ?", id) { SectionRecord($0, index: index) }
+    }
+
     /// The range of positions of the level-1 node holding the item at `index`, and that item's
     /// index inside it; `nil` past the end.
     private func rankLeaf(holding index: Int, of owner: Int64, in space: RankSpace) throws -> (low: Int64, high: Int64, remaining: Int)? {
