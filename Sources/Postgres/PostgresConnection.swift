@@ -301,14 +301,16 @@ public final class PostgresConnection {
     /// Whether no transaction is open on the connection.
     public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
-    /// Runs several statements without parameters (a migration script).
+    /// Runs several statements without parameters (a migration script), in one round trip.
+    /// - Returns: the last statement's rows.
     /// - Throws: `PostgresError`; for a `COMMIT` of an open transaction during which the
     ///   connection is lost, with stage `.commitInDoubt`: it may have committed or not.
-    public func execute(script sql: String) throws {
+    @discardableResult
+    public func execute(script sql: String) throws -> PostgresResult {
         let committing = Self.isCommit(sql) && PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_INTRANS
         let result = PQexec(handle, sql)
         do {
-            _ = try check(result, context: sql)
+            return try check(result, context: sql)
         } catch var error as PostgresError where committing && PQstatus(handle) == CONNECTION_BAD {
             error.stage = .commitInDoubt
             throw error

@@ -70,7 +70,7 @@ public final class ThrowawayCluster: @unchecked Sendable {
         }
         let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         // CREATE DATABASE … TEMPLATE refuses while another copy is being made: take turns.
-        try lock.withLock { try connect().execute(script: "CREATE DATABASE \(name) TEMPLATE sectionctl_template") }
+        try lock.withLock { _ = try connect().execute(script: "CREATE DATABASE \(name) TEMPLATE sectionctl_template") }
         return uri(of: name)
     }
 

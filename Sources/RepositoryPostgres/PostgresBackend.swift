@@ -35,7 +35,7 @@ struct PostgresBackend: ServerBackend {
         connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> any Database {
-        let db = try PostgresEngine(connectionString: connectionString)
+        let db = try PostgresEngine(connectionString: connectionString, deferringSetup: true)
         let shown = location.shownByPostgres
         // A schema the user may not use drops out of the search path without a word, and its
         // tables would seem missing: say what is missing instead.

@@ -47,36 +47,65 @@ package final class PostgresEngine: Database {
     /// the way stays unknown).
     private var recordsWrites: Bool?
 
+    /// The settings every connection starts with.
+    private static let setup = "SET search_path = \(schema); SET client_min_messages = warning"
+    /// The settings, when they have not been sent yet: they go with the first statement
+    /// (`settingUp(thenQuery:)`), or on their own before it.
+    private var pendingSetup: String?
+
     /// Connects to the server `connectionString` names (a libpq URI or key/value string; the
-    /// `PG*` environment variables fill in what it leaves out).
-    package init(connectionString: String) throws {
+    /// `PG*` environment variables fill in what it leaves out). With `deferringSetup`, the
+    /// connection's settings are sent with its first statement rather than at once: an opening
+    /// whose first statement is `settingUp(thenQuery:)` saves a round trip.
+    package init(connectionString: String, deferringSetup: Bool = false) throws {
         self.connectionString = connectionString
-        connection = try Self.connect(connectionString)
+        connection = try Self.connect(connectionString, settingUp: !deferringSetup)
+        pendingSetup = deferringSetup ? Self.setup : nil
         writer = (0..<2).map { _ in String(UInt64.random(in: .min ... .max), radix: 16) }.joined(separator: "-")
     }
 
-    private static func connect(_ connectionString: String) throws -> PostgresConnection {
+    private static func connect(_ connectionString: String, settingUp: Bool = true) throws -> PostgresConnection {
         let connection = try PostgresConnection(connectionString: connectionString)
-        try connection.execute(script: "SET search_path = \(Self.schema); SET client_min_messages = warning")
+        if settingUp { try connection.execute(script: setup) }
         return connection
+    }
+
+    /// Sends the connection's settings if they are still pending.
+    private func flushSetup() throws {
+        guard let setup = pendingSetup else { return }
+        try connection.execute(script: setup)
+        pendingSetup = nil
+    }
+
+    /// Runs `sql` (literal SQL, no parameters: a query of the catalogue) after the connection's
+    /// settings if they are still pending, in one round trip; its rows.
+    package func settingUp(thenQuery sql: String) throws -> PostgresResult {
+        guard let setup = pendingSetup else { return try connection.execute(script: sql) }
+        let result = try connection.execute(script: setup + ";\n" + sql)
+        pendingSetup = nil
+        return result
     }
 
     package var isAutocommit: Bool { connection.isIdle }
 
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
-        try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { _ in true }
+        try flushSetup()
+        return try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { _ in true }
     }
 
     package func forEachRow(_ sql: String, arguments: [(any SQLArgument)?], _ body: (any ResultRow) throws -> Bool) throws {
+        try flushSetup()
         try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { row in try body(row) }
     }
 
     package func execute(script sql: String) throws {
+        try flushSetup()
         try connection.execute(script: sql)
     }
 
     package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
+        try flushSetup()
         switch mode {
         case .write:
             try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED")
@@ -103,7 +132,7 @@ package final class PostgresEngine: Database {
             }
             return result
         } catch {
-            if !connection.isIdle { try? connection.execute(script: "ROLLBACK") }
+            if !connection.isIdle { _ = try? connection.execute(script: "ROLLBACK") }
             throw error
         }
     }
@@ -167,6 +196,7 @@ package final class PostgresEngine: Database {
     }
 
     package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
+        try flushSetup()
         if connection.isIdle { return try inTransaction(.write, body) }
         try connection.execute(script: "SAVEPOINT nested")
         do {
@@ -174,14 +204,15 @@ package final class PostgresEngine: Database {
             try connection.execute(script: "RELEASE nested")
             return result
         } catch {
-            try? connection.execute(script: "ROLLBACK TO nested; RELEASE nested")
+            _ = try? connection.execute(script: "ROLLBACK TO nested; RELEASE nested")
             throw error
         }
     }
 
     /// Sends `lines` (tab-separated fields, see `PostgresConnection.copyField`) to `COPY sql FROM STDIN`.
     package func copy(_ sql: String, lines: some Sequence<String>) throws -> Int {
-        try connection.copy(sql, lines: lines)
+        try flushSetup()
+        return try connection.copy(sql, lines: lines)
     }
 
     // MARK: - Dialect

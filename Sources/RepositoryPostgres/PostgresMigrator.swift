@@ -41,19 +41,20 @@ enum PostgresMigrator {
         var hasLedger: Bool
     }
 
-    /// Reads `SchemaFacts` in one round trip.
+    /// Reads `SchemaFacts` in one round trip, with the connection's settings when they are
+    /// still to be sent (`PostgresEngine.settingUp(thenQuery:)`).
     static func schemaFacts(_ db: PostgresEngine) throws -> SchemaFacts {
-        let sql = """
-            SELECT count(*), count(*) FILTER (WHERE NOT has_schema_privilege(n.oid, 'USAGE')),
-                (SELECT count(*) FROM pg_tables WHERE schemaname = ? AND tablename = 'sectionctl_migrations')
-            FROM pg_namespace AS n WHERE n.nspname = ?
-            """
+        // The schema's name is this build's constant, not input: it is written into the query.
         let schema = PostgresEngine.schema
-        let facts = try db.queryFirst(sql, schema, schema) { row in
-            SchemaFacts(exists: row.int(0) == 1, unusable: row.int(1) == 1, hasLedger: row.int(2) == 1)
-        }
-        guard let facts else { throw RepositoryError.inconsistent("the server's catalogue answered nothing about schema \(schema)") }
-        return facts
+        let result = try db.settingUp(
+            thenQuery: """
+                SELECT count(*), count(*) FILTER (WHERE NOT has_schema_privilege(n.oid, 'USAGE')),
+                    (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)' AND tablename = 'sectionctl_migrations')
+                FROM pg_namespace AS n WHERE n.nspname = '\(schema)'
+                """)
+        guard result.rowCount == 1, let exists = result.int64(0, 0), let unusable = result.int64(0, 1), let ledger = result.int64(0, 2)
+        else { throw RepositoryError.inconsistent("the server's catalogue answered nothing about schema \(schema)") }
+        return SchemaFacts(exists: exists == 1, unusable: unusable == 1, hasLedger: ledger == 1)
     }
 
     /// The schema's version; `nil` when there is no `sectionctl` schema, or an empty one.
