@@ -49,6 +49,11 @@ struct PostgresBackend: ServerBackend {
             throw RepositoryError.notOurSchema(server: shown, schema: PostgresEngine.schema)
         }
         db.schemaRecordsWrites = !readOnly
+        // Read with the schema's version; true of the schema as it was, so only when nothing
+        // was migrated since.
+        if facts.version == PostgresMigrator.latestVersion, let recordable = facts.mayRecordWrites {
+            db.knowWritesRecordable(recordable)
+        }
         return db
     }
 

@@ -137,8 +137,15 @@ package final class PostgresEngine: Database {
         }
     }
 
+    /// Takes what the opening read: whether this role may read and write `applied_writes`
+    /// (`PostgresMigrator.SchemaFacts.mayRecordWrites`, for a schema it did not migrate), so
+    /// that the first write need not ask.
+    package func knowWritesRecordable(_ recordable: Bool) {
+        recordsWrites = recordable
+    }
+
     /// Whether this write transaction records itself (`recordsWrites`), asking the server the
-    /// first time, inside the transaction.
+    /// first time, inside the transaction, unless the opening said.
     private func writesAreRecorded() throws -> Bool {
         guard schemaRecordsWrites else { return false }
         if let recordsWrites { return recordsWrites }

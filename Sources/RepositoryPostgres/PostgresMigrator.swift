@@ -39,22 +39,48 @@ enum PostgresMigrator {
         var unusable: Bool
         /// Whether it holds the ledger of migrations, `sectionctl_migrations`.
         var hasLedger: Bool
+        /// The ledger's newest version, read with the rest when the schema is one of ours this
+        /// user may use (else `inspect` reads it).
+        var version: Int?
+        /// Whether this user may read and write `applied_writes`, read with the version.
+        var mayRecordWrites: Bool?
     }
 
     /// Reads `SchemaFacts` in one round trip, with the connection's settings when they are
     /// still to be sent (`PostgresEngine.settingUp(thenQuery:)`).
     static func schemaFacts(_ db: PostgresEngine) throws -> SchemaFacts {
-        // The schema's name is this build's constant, not input: it is written into the query.
+        // The schema's name is this build's constant, not input: it is written into the queries.
         let schema = PostgresEngine.schema
-        let result = try db.settingUp(
-            thenQuery: """
-                SELECT count(*), count(*) FILTER (WHERE NOT has_schema_privilege(n.oid, 'USAGE')),
-                    (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)' AND tablename = 'sectionctl_migrations')
-                FROM pg_namespace AS n WHERE n.nspname = '\(schema)'
-                """)
+        let catalogue = """
+            SELECT count(*), count(*) FILTER (WHERE NOT has_schema_privilege(n.oid, 'USAGE')),
+                (SELECT count(*) FROM pg_tables WHERE schemaname = '\(schema)' AND tablename = 'sectionctl_migrations')
+            FROM pg_namespace AS n WHERE n.nspname = '\(schema)'
+            """
+        // The usual case, a schema of ours this user may use, is read whole in one statement;
+        // any other (no schema, someone else's, one without the tables) makes it fail, and the
+        // catalogue alone says which.
+        let usual = """
+            SELECT facts.*, (SELECT max(version) FROM \(schema).sectionctl_migrations),
+                (SELECT count(*) FROM (VALUES ('SELECT'), ('INSERT'), ('UPDATE'), ('DELETE')) AS p (privilege)
+                 WHERE has_table_privilege('\(schema).applied_writes', p.privilege))
+            FROM (\(catalogue)) AS facts
+            """
+        let result: PostgresResult
+        var whole = true
+        do {
+            result = try db.settingUp(thenQuery: usual)
+        } catch let error as PostgresError where !error.isConnectionFailure {
+            result = try db.settingUp(thenQuery: catalogue)
+            whole = false
+        }
         guard result.rowCount == 1, let exists = result.int64(0, 0), let unusable = result.int64(0, 1), let ledger = result.int64(0, 2)
         else { throw RepositoryError.inconsistent("the server's catalogue answered nothing about schema \(schema)") }
-        return SchemaFacts(exists: exists == 1, unusable: unusable == 1, hasLedger: ledger == 1)
+        var facts = SchemaFacts(exists: exists == 1, unusable: unusable == 1, hasLedger: ledger == 1)
+        if whole {
+            facts.version = Int(result.int64(0, 3) ?? 0)
+            facts.mayRecordWrites = result.int64(0, 4) == 4
+        }
+        return facts
     }
 
     /// The schema's version; `nil` when there is no `sectionctl` schema, or an empty one.
@@ -68,7 +94,7 @@ enum PostgresMigrator {
             if objects == 0 { return nil }
             throw RepositoryError.notOurDatabase(path: "\(db.maskedTarget) (schema \(schema))")
         }
-        let version = Int(try db.scalarInt("SELECT max(version) FROM sectionctl_migrations") ?? 0)
+        let version = try facts.version ?? Int(db.scalarInt("SELECT max(version) FROM sectionctl_migrations") ?? 0)
         guard version <= latestVersion else {
             throw RepositoryError.newerSchema(path: db.maskedTarget, found: version, known: latestVersion)
         }

@@ -67,7 +67,7 @@ struct ServerTests {
     }
 
     /// A command on a server waits on it a bounded number of times, connection included,
-    /// counted by a relay in front of the server: a read of a row 7 times, a move 14 (23 and 39
+    /// counted by a relay in front of the server: a read of a row 6 times, a move 12 (23 and 39
     /// when every statement was prepared before it ran and each open checked the catalogue four
     /// times). Each lookup is still a statement of its own (docs/benchmarks.md, scenario 14).
     @Test func aReadAndAMoveWaitOnTheServerABoundedNumberOfTimes() throws {
@@ -88,9 +88,9 @@ struct ServerTests {
         }
         let read = try trips(["row", "get", "0:1"])
         #expect(read.result.stdout.contains("0:1  b"))
-        #expect(read.trips <= 7, "row get: \(read.trips) round trips")
+        #expect(read.trips <= 6, "row get: \(read.trips) round trips")
         let move = try trips(["row", "move", "0:0", "0:2"])
-        #expect(move.trips <= 14, "row move: \(move.trips) round trips")
+        #expect(move.trips <= 12, "row move: \(move.trips) round trips")
         #expect(try cli.ok(["show"]).contains("0:2  a"))
     }
 
