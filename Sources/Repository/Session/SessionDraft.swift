@@ -396,8 +396,8 @@ struct SessionDraft {
     /// throws, the draft is as it was.
     /// - Returns: the outcome, and the step that replays the edit on the database in the same
     ///   state, addressed by ids and neighbours only.
-    /// - Complexity: O(log n + e / 32) for e edits so far (see `PieceTable`) for an edit of a
-    ///   row, plus O(s) in the sections for an edit of the sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far (see `PieceTable`), rows and sections
+    ///   alike; O(s) for a section named by title.
     mutating func apply(_ edit: Edit, nextID: inout Int64) throws -> (outcome: EditOutcome, step: ReplayStep) {
         self.nextID = nextID
         pendingStep = .nothing
@@ -552,7 +552,7 @@ extension SessionDraft {
     /// by ids on this draft: its subject by id, a row's place next to a neighbour it had (in the
     /// same section), a section's next to a neighbour section; or why it cannot be applied
     /// (its subject, or the section it was to go into, is gone).
-    /// - Complexity: O(log n + e / 32) for e edits so far, plus O(s) in the sections.
+    /// - Complexity: O(log n + e / 32) for e edits so far.
     func rebased(_ edit: Edit, step: ReplayStep, changeset: Changeset) throws -> RebasePlan {
         func hasRow(_ id: Int64) throws -> Bool { try path(ofRow: RowID(id)) != nil }
         func sectionIndex(of id: Int64) throws -> Int? { try self.sectionIndex(ofID: SectionID(id)) }
