@@ -283,6 +283,21 @@ package final class PostgresEngine: Database {
             """, list, index, row: { SectionRecord($0, index: index) })
     }
 
+    package func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord] {
+        guard index >= 0, limit > 0 else { return [] }
+        var next = index - 1
+        return try query(
+            """
+            SELECT \(SectionRecord.columns) FROM sections
+            WHERE list_id = ? AND position >= (SELECT section_position FROM sectionctl.section_rank_at(?, ?))
+            ORDER BY position LIMIT ?
+            """, list, list, index, limit
+        ) { row in
+            next += 1
+            return SectionRecord(row, index: next)
+        }
+    }
+
     package func rankedIndex(ofPosition position: Int64, of owner: Int64, in space: RankSpace) throws -> Int {
         let sql = space == .rows ? "SELECT sectionctl.rank_index_of(?, ?)" : "SELECT sectionctl.section_rank_index_of(?, ?)"
         return Int(try scalarInt(sql, owner, position) ?? 0)

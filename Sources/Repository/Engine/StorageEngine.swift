@@ -69,6 +69,11 @@ package protocol StorageEngine: AnyObject {
     /// with its record (one round trip on a server); `nil` when it finds none.
     func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord?
 
+    /// Up to `limit` sections of `list` in order, from its section at 0-based `index` on, that
+    /// section found as `rankedItem(at:of:in:)` finds it (one round trip on a server); empty
+    /// when it finds none.
+    func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord]
+
     // MARK: Bulk writes
 
     /// Starts a bulk append of rows inside the open write transaction, in the fastest way the

@@ -62,13 +62,7 @@ extension Database {
     /// found through the rank structure, the rest by position.
     /// - Complexity: O(log s + limit).
     package func sectionRecords(of list: ListRecord, from first: Int, limit: Int) throws -> [SectionRecord] {
-        guard limit > 0, let (_, position) = try rankedSection(at: first, inList: list.id) else { return [] }
-        var index = first - 1
-        let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?"
-        return try query(sql, list.id, position, limit) {
-            index += 1
-            return SectionRecord($0, index: index)
-        }
+        try rankedSectionRecords(inList: list.id, from: first, limit: limit)
     }
 
     /// The index in the list of the section with this id, or `nil` when the list has no such

@@ -25,6 +25,16 @@ extension SQLiteEngine {
         return try queryFirst("SELECT \(SectionRecord.columns) FROM sections WHERE id = ?", id) { SectionRecord($0, index: index) }
     }
 
+    package func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord] {
+        guard limit > 0, let (_, position) = try rankedItem(at: index, of: list, in: .sections) else { return [] }
+        var next = index - 1
+        let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?"
+        return try query(sql, list, position, limit) {
+            next += 1
+            return SectionRecord($0, index: next)
+        }
+    }
+
     /// The range of positions of the level-1 node holding the item at `index`, and that item's
     /// index inside it; `nil` past the end.
     private func rankLeaf(holding index: Int, of owner: Int64, in space: RankSpace) throws -> (low: Int64, high: Int64, remaining: Int)? {
