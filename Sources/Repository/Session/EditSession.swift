@@ -380,7 +380,7 @@ public final class EditSession {
     /// The number of rows in a section of the draft. Read as `outline(from:limit:)` reads.
     /// - Complexity: O(log s + e / 32) for an index or an id, O(s) for a title.
     public func rowCount(of section: SectionRef) throws -> Int {
-        try holding { try overlay.section(at: try overlay.sectionIndex(section)).rowCount }
+        try holding { try overlay.info(ofSection: try overlay.sectionIndex(section)).rowCount }
     }
 
     /// The draft's row a reference names (`S:R`, `S:end`, `#ID`), with its index path and
@@ -428,7 +428,7 @@ public final class EditSession {
             switch start {
             case .path(let sectionRef, .index(let index)):
                 section = try overlay.sectionIndex(sectionRef)
-                let count = try overlay.section(at: section).rowCount
+                let count = try overlay.info(ofSection: section).rowCount
                 guard index >= 0 && index <= count else {
                     throw RepositoryError.rowIndexOutOfRange(index, section: section, valid: 0...count)
                 }
@@ -442,7 +442,7 @@ public final class EditSession {
             var remaining = limit
             while true {
                 var rows: [Row] = []
-                if try remaining > 0 && firstRow < overlay.section(at: section).rowCount {
+                if try remaining > 0 && firstRow < overlay.info(ofSection: section).rowCount {
                     rows = try overlay.rows(ofSection: section, from: firstRow, limit: remaining)
                 }
                 window.parts.append(ListWindow.Part(section: try overlay.info(ofSection: section), firstRow: firstRow, rows: rows))

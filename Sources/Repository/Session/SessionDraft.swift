@@ -34,21 +34,6 @@ struct SessionDraft {
         var base: (id: Int64, rowCount: Int)?
         var pieces: PieceTable<Row>
         var rowCount: Int { pieces.rowCount }
-
-        /// A stored section as stored.
-        init(_ record: SectionRecord) {
-            self.init(
-                id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
-                pieces: PieceTable(storedCount: record.rowCount))
-        }
-
-        init(id: SectionID, title: String, emptyText: String?, base: (id: Int64, rowCount: Int)?, pieces: PieceTable<Row>) {
-            self.id = id
-            self.title = title
-            self.emptyText = emptyText
-            self.base = base
-            self.pieces = pieces
-        }
     }
 
     /// Thrown by a lookup that has to read the database while the draft has no connection
@@ -159,32 +144,45 @@ struct SessionDraft {
         return index
     }
 
-    /// The section at a valid index: as the session changed it, or as stored.
-    func section(at index: Int) throws -> DraftSection {
+    /// A section at an index: one the session changed, or a stored one it left as stored.
+    private enum Located {
+        case changed(DraftSection)
+        case stored(SectionRecord)
+    }
+
+    private func locate(_ index: Int) throws -> Located {
         let place = order.place(of: index)
         switch order[place] {
         case .held(let ids):
             guard let section = changed[ids[place.offset]] else { preconditionFailure("a held section is a changed one") }
-            return section
+            return .changed(section)
         case .stored(let range):
             let record = try storedSection(at: range.lowerBound + place.offset)
-            return changed[SectionID(record.id)] ?? DraftSection(record)
+            return changed[SectionID(record.id)].map(Located.changed) ?? .stored(record)
+        }
+    }
+
+    /// The section at a valid index, with its pieces: as the session changed it, or as stored.
+    func section(at index: Int) throws -> DraftSection {
+        switch try locate(index) {
+        case .changed(let section):
+            return section
+        case .stored(let record):
+            return DraftSection(
+                id: SectionID(record.id), title: record.title, emptyText: record.emptyText, base: (record.id, record.rowCount),
+                pieces: PieceTable(storedCount: record.rowCount))
         }
     }
 
     /// The section at a valid index, as the public reads give it: a stored section the session
-    /// has not changed straight from its record, without making it a draft section.
+    /// left as stored straight from its record, without the pieces `section(at:)` makes.
     func info(ofSection index: Int) throws -> SectionInfo {
-        let place = order.place(of: index)
-        if case .stored(let range) = order[place] {
-            let record = try storedSection(at: range.lowerBound + place.offset)
-            if changed[SectionID(record.id)] == nil {
-                return SectionInfo(
-                    id: SectionID(record.id), index: index, title: record.title, emptyText: record.emptyText, rowCount: record.rowCount)
-            }
+        switch try locate(index) {
+        case .changed(let section):
+            return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
+        case .stored(let record):
+            return SectionInfo(id: SectionID(record.id), index: index, title: record.title, emptyText: record.emptyText, rowCount: record.rowCount)
         }
-        let section = try section(at: index)
-        return SectionInfo(id: section.id, index: index, title: section.title, emptyText: section.emptyText, rowCount: section.rowCount)
     }
 
     /// The index of the section with this id, if the draft has it.
@@ -197,7 +195,7 @@ struct SessionDraft {
 
     /// Every section's title, for an error that lists them.
     private func titles() throws -> [String] {
-        try (0..<numberOfSections).map { try section(at: $0).title }
+        try (0..<numberOfSections).map { try info(ofSection: $0).title }
     }
 
     func sectionIndex(_ ref: SectionRef) throws -> Int {
@@ -216,7 +214,7 @@ struct SessionDraft {
             let matches = try sectionIndexes(titled: title)
             guard matches.count == 1 else {
                 if matches.isEmpty { throw RepositoryError.sectionNotFound(ref, list: name, titles: try titles()) }
-                throw RepositoryError.ambiguousSectionTitle(title, ids: try matches.map { try section(at: $0).id })
+                throw RepositoryError.ambiguousSectionTitle(title, ids: try matches.map { try info(ofSection: $0).id })
             }
             return matches[0]
         }
@@ -226,7 +224,7 @@ struct SessionDraft {
     /// that the session kept and did not rename, and those the session created, moved or renamed
     /// that have it now.
     private func sectionIndexes(titled title: String) throws -> [Int] {
-        if stored.isWhole { return try (0..<numberOfSections).filter { try section(at: $0).title == title } }
+        if stored.isWhole { return try (0..<numberOfSections).filter { try info(ofSection: $0).title == title } }
         var matches: [Int] = []
         for id in try db.sectionIDs(titled: title, in: list) where changed[SectionID(id)] == nil {
             if let index = try sectionIndex(ofID: SectionID(id)) { matches.append(index) }
@@ -243,7 +241,7 @@ struct SessionDraft {
         switch ref {
         case .path(let sectionRef, let rowIndex):
             let section = try sectionIndex(sectionRef)
-            let count = try self.section(at: section).rowCount
+            let count = try self.info(ofSection: section).rowCount
             let index: Int
             switch rowIndex {
             case .index(let value): index = value
@@ -410,15 +408,15 @@ struct SessionDraft {
     /// The ids of the sections on either side of the one at `index`.
     fileprivate func sectionNeighbours(of index: Int) throws -> Neighbours {
         Neighbours(
-            before: index > 0 ? try section(at: index - 1).id.rawValue : nil,
-            after: index + 1 < numberOfSections ? try section(at: index + 1).id.rawValue : nil)
+            before: index > 0 ? try info(ofSection: index - 1).id.rawValue : nil,
+            after: index + 1 < numberOfSections ? try info(ofSection: index + 1).id.rawValue : nil)
     }
 
     /// The ids of the rows that will be on either side of a row put at `slot` of a section, read
     /// before the change: the section's rows without the one at `skipping` (a row moving within
     /// the section), around the slot.
     fileprivate func rowNeighbours(ofSlot slot: Int, inSection section: Int, skipping: Int?) throws -> Neighbours {
-        let count = try self.section(at: section).rowCount - (skipping == nil ? 0 : 1)
+        let count = try self.info(ofSection: section).rowCount - (skipping == nil ? 0 : 1)
         func id(_ index: Int) throws -> Int64? {
             guard index >= 0 && index < count else { return nil }
             let original = skipping.map { index >= $0 ? index + 1 : index } ?? index
@@ -464,8 +462,8 @@ extension SessionDraft: EditableList {
     mutating func insertSection(title: String, emptyText: String?, at index: Int, count: Int) throws -> Int64 {
         let id = SectionID(nextID)
         let neighbours = Neighbours(
-            before: index > 0 ? try section(at: index - 1).id.rawValue : nil,
-            after: index < numberOfSections ? try section(at: index).id.rawValue : nil)
+            before: index > 0 ? try info(ofSection: index - 1).id.rawValue : nil,
+            after: index < numberOfSections ? try info(ofSection: index).id.rawValue : nil)
         nextID -= 1
         changed[id] = DraftSection(id: id, title: title, emptyText: emptyText, base: nil, pieces: PieceTable(storedCount: 0))
         order.insert(id, at: index)
@@ -625,7 +623,7 @@ extension SessionDraft {
         guard let section = try sectionIndex(ofID: SectionID(sectionID)) else { return nil }
         if let before = neighbours.before, try path(ofRow: RowID(before))?.section == section { return .after(RowID(before)) }
         if let after = neighbours.after, try path(ofRow: RowID(after))?.section == section { return .before(RowID(after)) }
-        var count = try self.section(at: section).rowCount
+        var count = try self.info(ofSection: section).rowCount
         if let moving, try path(ofRow: RowID(moving))?.section == section { count -= 1 }
         return RowDestination(section: .id(SectionID(sectionID)), index: .index(min(max(fallback, 0), count)))
     }
