@@ -273,16 +273,6 @@ package final class PostgresEngine: Database {
         ) { Row($0, from: 0) }
     }
 
-    package func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord? {
-        guard index >= 0 else { return nil }
-        let columns = SectionRecord.columns.split(separator: ", ").map { "s.\($0)" }.joined(separator: ", ")
-        return try queryFirst(
-            """
-            SELECT \(columns)
-            FROM sectionctl.section_rank_at(?, ?) AS found JOIN sections AS s ON s.id = found.section_id
-            """, list, index, row: { SectionRecord($0, index: index) })
-    }
-
     package func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord] {
         guard index >= 0, limit > 0 else { return [] }
         var next = index - 1

@@ -65,10 +65,6 @@ package protocol StorageEngine: AnyObject {
     /// finds none.
     func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row]
 
-    /// The section at 0-based `index` of `list`, found as `rankedItem(at:of:in:)` finds it,
-    /// with its record (one round trip on a server); `nil` when it finds none.
-    func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord?
-
     /// Up to `limit` sections of `list` in order, from its section at 0-based `index` on, that
     /// section found as `rankedItem(at:of:in:)` finds it (one round trip on a server); empty
     /// when it finds none.

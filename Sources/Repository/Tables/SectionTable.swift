@@ -65,6 +65,17 @@ extension Database {
         try rankedSectionRecords(inList: list.id, from: first, limit: limit)
     }
 
+    /// Up to `limit` sections of the list with id `list` in order, from `position` on, the first
+    /// of them at `firstIndex`.
+    package func sectionRecords(inList list: Int64, fromPosition position: Int64, firstIndex: Int, limit: Int) throws -> [SectionRecord] {
+        var index = firstIndex - 1
+        let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?"
+        return try query(sql, list, position, limit) {
+            index += 1
+            return SectionRecord($0, index: index)
+        }
+    }
+
     /// The index in the list of the section with this id, or `nil` when the list has no such
     /// section.
     /// - Complexity: O(log s), through the section rank structure.
@@ -92,7 +103,7 @@ extension Database {
         switch ref {
         case .index(let index):
             // The section first; the count only to say what is valid when there is none.
-            if let found = try rankedSectionRecord(at: index, inList: list.id) { return found }
+            if let found = try rankedSectionRecords(inList: list.id, from: index, limit: 1).first { return found }
             let count = try sectionCount(of: list)
             guard index < 0 || index >= count else {
                 throw RepositoryError.inconsistent("list #\(list.id) counts \(count) sections, but none is at index \(index)")

@@ -20,19 +20,9 @@ extension SQLiteEngine {
         return try rows(ofSection: section, fromPosition: position, limit: limit)
     }
 
-    package func rankedSectionRecord(at index: Int, inList list: Int64) throws -> SectionRecord? {
-        guard let (id, _) = try rankedItem(at: index, of: list, in: .sections) else { return nil }
-        return try queryFirst("SELECT \(SectionRecord.columns) FROM sections WHERE id = ?", id) { SectionRecord($0, index: index) }
-    }
-
     package func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord] {
         guard limit > 0, let (_, position) = try rankedItem(at: index, of: list, in: .sections) else { return [] }
-        var next = index - 1
-        let sql = "SELECT \(SectionRecord.columns) FROM sections WHERE list_id = ? AND position >= ? ORDER BY position LIMIT ?"
-        return try query(sql, list, position, limit) {
-            next += 1
-            return SectionRecord($0, index: next)
-        }
+        return try sectionRecords(inList: list, fromPosition: position, firstIndex: index, limit: limit)
     }
 
     /// The range of positions of the level-1 node holding the item at `index`, and that item's
