@@ -9,6 +9,11 @@ public final class PostgresConnection {
     /// The connection string as `ConnectionString.masked` shows it, every password `***`: what
     /// errors may show.
     public let maskedTarget: String
+    /// The process id of the server's backend serving this connection (as `pg_backend_pid()`
+    /// gives it), kept from when the connection was made: libpq forgets it (`PQbackendPID`
+    /// answers 0) once the connection is lost, which is when it is needed, to ask the server
+    /// whether that backend still runs.
+    public let backendProcessID: Int32
 
     /// Connects with a libpq connection string: a `postgresql://` URI or `key=value` pairs; the
     /// usual `PG*` environment variables fill in what it leaves out.
@@ -22,6 +27,7 @@ public final class PostgresConnection {
         let parsed = try ConnectionString(parsing: connectionString)
         maskedTarget = parsed.masked
         handle = try Self.connect(connectionString, parsed: parsed, context: "connecting to \(parsed.masked)")
+        backendProcessID = PQbackendPID(handle)
         // Notices (e.g. "relation already exists, skipping") are not errors: keep them off stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
     }
@@ -333,10 +339,6 @@ public final class PostgresConnection {
             throw error
         }
     }
-
-    /// The process id of the server's backend serving this connection (as `pg_backend_pid()`
-    /// gives it), read without a round trip; 0 before a connection is made.
-    public var backendProcessID: Int32 { PQbackendPID(handle) }
 
     /// Whether `sql` is one statement that commits the open transaction.
     private static func isCommit(_ sql: String) -> Bool {

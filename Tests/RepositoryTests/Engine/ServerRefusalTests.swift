@@ -181,11 +181,25 @@ struct ServerRefusalTests {
         // commits: the server finishes the commit, and its answer has nowhere to go.
         let proxy = try SocketProxy(serverDirectory: try cluster().directory.url.path)
         let store = try SectionStore(
-            location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres"), server: .postgres)
+            location: .server(connectionString: "postgresql:///\(database)?host=\(proxy.directory)&user=postgres&application_name=lost-answer"),
+            server: .postgres)
         let before = try store.list(SectionStore.defaultList).outline().version
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
-        #expect(try waitUntil { try holder.execute(Self.committing).rowCount == 1 }, "the commit was held up")
+        var held: Int64?
+        #expect(
+            try waitUntil {
+                held = try holder.execute(Self.committing).int64(0, 0)
+                return held != nil
+            }, "the commit was held up")
+        let lostBackend = try #require(held)
         proxy.cut()
+        // The commit goes on only once sectionctl has connected again and asked about it: the
+        // backend that lost its client still waits, and only it knows whether it commits.
+        let asked = """
+            SELECT count(*) FROM pg_stat_activity
+            WHERE application_name = 'lost-answer' AND pid <> $1 AND query <> ''
+            """
+        #expect(try waitUntil { try holder.execute(asked, [String(lostBackend)]).int64(0, 0) ?? 0 > 0 }, "sectionctl asked again")
         try holder.execute(script: "SELECT pg_advisory_unlock(4242)")
         #expect(write.finished())
         // Saved once, whichever way it went: found saved, or (had the server been slower to end
