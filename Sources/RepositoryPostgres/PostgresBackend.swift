@@ -91,6 +91,8 @@ extension PostgresError: EngineError {
             return RepositoryError.textContainsNULOnServer
         }
         if isConstraintViolation { return RepositoryError.inconsistent("the schema refused a write (\(message))") }
+        // The server's ordering functions finding the database disagreeing with itself.
+        if sqlState == "XX001" { return RepositoryError.inconsistent(message) }
         return RepositoryError.server(sqlState: sqlState ?? "", message: message)
     }
 

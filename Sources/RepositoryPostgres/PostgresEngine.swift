@@ -293,6 +293,23 @@ package final class PostgresEngine: Database {
         return Int(try scalarInt(sql, owner, position) ?? 0)
     }
 
+    /// The ordering is the server's own (`Migrations/postgres/0012_ordering_on_the_server.sql`):
+    /// an item's place, neighbours and spreading included, is one call.
+    package func positionForSlot(
+        _ slot: Int, of owner: Int64, in space: RankSpace, count: Int, moving: Int64?, movingIndex: Int?
+    ) throws -> (position: Int64, rewritten: Int)? {
+        try queryFirst(
+            "SELECT new_position, rewritten FROM sectionctl.position_at_slot(?, ?, ?, ?, ?, ?)",
+            space == .rows ? "rows" : "sections", owner, slot, count, moving, movingIndex
+        ) { (position: $0.int64(0), rewritten: Int($0.int64(1))) }
+    }
+
+    /// Settling is the server's own too: one call, whatever it finds noted.
+    package func settleRankNodes() throws -> Bool {
+        try run("SELECT sectionctl.rank_settle()")
+        return true
+    }
+
     /// Writers to different lists run at once, so the mark is a setting local to the
     /// transaction (`sectionctl.writer_begin()`), which ends with it: nothing to clear.
     package func setWriterMark(active: Bool) throws {

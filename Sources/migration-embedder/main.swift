@@ -39,6 +39,8 @@ struct Constant {
     var name: String
     var value: String
     var integer: Int? { Int(value) }
+    /// A number with a point (`1.5`): a `Double` in Swift.
+    var fraction: Double? { value.contains(".") ? Double(value) : nil }
 
     /// `rank_fanout` as `rankFanout`.
     var swiftName: String {
@@ -123,7 +125,7 @@ let sqlite = entries(files[..<split])
 let postgres = entries(files[split...].dropFirst())
 
 let constantLines = constants.map { constant in
-    let value = constant.integer.map(String.init) ?? rawLiteral(constant.value, multiline: false)
+    let value = constant.integer.map(String.init) ?? constant.fraction.map { "\($0)" } ?? rawLiteral(constant.value, multiline: false)
     return "    package static let \(constant.swiftName) = \(value)"
 }
 

@@ -70,6 +70,24 @@ package protocol StorageEngine: AnyObject {
     /// when it finds none.
     func rankedSectionRecords(inList list: Int64, from index: Int, limit: Int) throws -> [SectionRecord]
 
+    // MARK: Ordering (see `OrderedTable` and `RankTree`)
+
+    /// The position for an item that is to be at `slot` (0…count) among the `count` items of
+    /// `owner` in `space`, not counting `moving`, found by the engine's own function in one call
+    /// (a server's `position_at_slot`, `Migrations/postgres/0012_ordering_on_the_server.sql`),
+    /// with how many existing items it rewrote to make room; `nil` where the engine has none,
+    /// having done nothing: `OrderedTable.positionForSlot` then works it out in Swift, step for
+    /// step the same. `movingIndex` is the moving item's index among `owner`'s items when the
+    /// caller knows it is one of them.
+    func positionForSlot(
+        _ slot: Int, of owner: Int64, in space: RankSpace, count: Int, moving: Int64?, movingIndex: Int?
+    ) throws -> (position: Int64, rewritten: Int)?
+
+    /// Splits and merges the rank nodes noted in the open write transaction by the engine's own
+    /// function, in one call (a server's `rank_settle`); false where the engine has none, having
+    /// done nothing: `RankTree.settle` then does it in Swift, step for step the same.
+    func settleRankNodes() throws -> Bool
+
     // MARK: Bulk writes
 
     /// Starts a bulk append of rows inside the open write transaction, in the fastest way the

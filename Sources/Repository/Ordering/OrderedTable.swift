@@ -17,9 +17,9 @@ package struct OrderedTable {
     /// The lowest position an item may hold.
     package static let lowerBound = Int64(SchemaConstants.positionMinimum)
     /// The first item of an empty parent goes in the middle, with room on both sides.
-    package static let firstPosition: Int64 = 1 << 61
+    package static let firstPosition = Int64(SchemaConstants.positionFirst)
     /// Distance between an end item and one added past it.
-    package static let step: Int64 = 1 << 32
+    package static let step = Int64(SchemaConstants.positionStep)
     /// Where an item waits while its neighbours are spread out (only inside sectionctl's own
     /// transaction: the schema refuses it otherwise).
     package static let parkingPosition = Int64(SchemaConstants.positionParking)
@@ -35,8 +35,10 @@ package struct OrderedTable {
         throw RepositoryError.inconsistent(
             "\(what) is at position \(position), outside \(Self.lowerBound)…\(Self.upperBound - 1)")
     }
-    /// How fast the allowed density falls as the block doubles.
-    static let densityGrowth = 1.5
+    /// How fast the allowed density falls as the block doubles, and the level where the search
+    /// for a sparse enough block stops (the whole range).
+    static let densityGrowth = SchemaConstants.spreadDensityGrowth
+    static let topSpreadLevel = SchemaConstants.spreadTopLevel
 
     package let table: String
     package let parent: String
@@ -124,9 +126,14 @@ package struct OrderedTable {
     /// knows it is one of them (it saves looking it up).
     ///
     /// - Returns: the position, and how many existing items were rewritten to make room.
+    /// A server works it out in its own function, in one call (`StorageEngine.positionForSlot`),
+    /// step for step as here.
     package func positionForSlot(
         _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, movingIndex: Int? = nil, in db: any Database
     ) throws -> (position: Int64, rewritten: Int) {
+        if let placed = try db.positionForSlot(slot, of: parentID, in: space, count: count, moving: movingID, movingIndex: movingIndex) {
+            return placed
+        }
         let (before, after) = try neighbours(
             ofSlot: slot, of: parentID, count: count, excluding: movingID ?? 0, excludedIndex: movingIndex, in: db)
         return try position(between: checked(before, of: parentID), and: checked(after, of: parentID), of: parentID, movingID: movingID, in: db)
@@ -186,7 +193,7 @@ package struct OrderedTable {
                     "SELECT count(*) FROM \(table) WHERE \(parent) = ? AND position >= ? AND position < ?",
                     parentID, start, start + size) ?? 0
             let allowed = Double(size) / pow(Self.densityGrowth, Double(level))
-            if Double(count + 1) <= allowed || level >= 62 { break }
+            if Double(count + 1) <= allowed || level >= Self.topSpreadLevel { break }
             level += 1
         }
         let items = try db.query(

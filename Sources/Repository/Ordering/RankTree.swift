@@ -99,7 +99,11 @@ enum RankTree {
     ///
     /// An entry for a section that is gone (plain SQL deleted it with foreign keys off) is
     /// dropped; a section whose structure is missing a level is `RepositoryError.inconsistent`.
+    ///
+    /// A server settles in its own function, in one call (`StorageEngine.settleRankNodes`), step
+    /// for step as here.
     static func settle(_ db: any Database) throws {
+        if try db.settleRankNodes() { return }
         guard try db.anyRankNodePending() else { return }
         for space in RankSpace.all {
             while let (owner, first) = try db.firstPendingRankNode(in: space) {

@@ -23,9 +23,12 @@ extension SQLExecutor {
         return try scalarInt("SELECT CASE WHEN \(spaces) THEN 1 ELSE 0 END") == 1
     }
 
-    /// One node noted in `rank_pending`, if any.
+    /// The first node noted in `rank_pending`, by owner and then by place, if any: the order
+    /// settling takes them in, which decides the shape it leaves.
     func firstPendingRankNode(in space: RankSpace) throws -> (owner: Int64, first: Int64)? {
-        try queryFirst("SELECT \(space.owner), first FROM \(space.pending) LIMIT 1") { ($0.int64(0), $0.int64(1)) }
+        try queryFirst("SELECT \(space.owner), first FROM \(space.pending) ORDER BY \(space.owner), first LIMIT 1") {
+            ($0.int64(0), $0.int64(1))
+        }
     }
 
     func clearPendingRankNode(in space: RankSpace, owner: Int64, first: Int64) throws {

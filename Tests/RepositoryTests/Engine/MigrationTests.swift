@@ -47,6 +47,7 @@ struct MigrationTests {
         "journal_kept_versions": "1000", "journal_reload": #"{"reload":true}"#, "undo_kept_steps": "100",
         "rank_level_list": "1, 2, 3, 4", "rank_spans": "(1, 32), (2, 1024), (3, 32768), (4, 1048576)",
         "position_minimum": "1", "position_maximum": "4611686018427387903", "position_parking": "-1",
+        "position_first": "2305843009213693952", "position_step": "4294967296", "spread_density_growth": "1.5", "spread_top_level": "62",
     ]
 
     static func writingConstants(into sql: String) -> String {
@@ -67,6 +68,10 @@ struct MigrationTests {
         #expect(SchemaConstants.positionMinimum == 1)
         #expect(SchemaConstants.positionMaximum == (1 << 62) - 1)
         #expect(SchemaConstants.positionParking == -1)
+        #expect(SchemaConstants.positionFirst == 1 << 61)
+        #expect(SchemaConstants.positionStep == 1 << 32)
+        #expect(SchemaConstants.spreadDensityGrowth == 1.5)
+        #expect(SchemaConstants.spreadTopLevel == 62)
     }
 
     @Test func reopeningIsIdempotent() throws {

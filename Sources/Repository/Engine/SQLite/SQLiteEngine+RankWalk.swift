@@ -68,3 +68,12 @@ extension SQLiteEngine {
         return index + (try rankedItemCount(in: space, owner: owner, from: low, to: position))
     }
 }
+
+/// A file's ordering is the Swift code's (`OrderedTable`, `RankTree`): a query costs no network.
+extension SQLiteEngine {
+    package func positionForSlot(
+        _ slot: Int, of owner: Int64, in space: RankSpace, count: Int, moving: Int64?, movingIndex: Int?
+    ) throws -> (position: Int64, rewritten: Int)? { nil }
+
+    package func settleRankNodes() throws -> Bool { false }
+}
