@@ -90,7 +90,7 @@ struct ServerTests {
         #expect(read.result.stdout.contains("0:1  b"))
         #expect(read.trips <= 6, "row get: \(read.trips) round trips")
         let move = try trips(["row", "move", "0:0", "0:2"])
-        #expect(move.trips <= 12, "row move: \(move.trips) round trips")
+        #expect(move.trips <= 11, "row move: \(move.trips) round trips")
         #expect(try cli.ok(["show"]).contains("0:2  a"))
     }
 
