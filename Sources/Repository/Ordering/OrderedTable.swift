@@ -2,7 +2,10 @@ import Foundation
 
 /// Order kept in sparse integer positions: the items of one parent (the rows of a section, the
 /// sections of a list), ordered by a `position` column under `UNIQUE (parent, position)`. Every
-/// statement on the `position` column of `rows` and `sections` is here.
+/// statement of sectionctl's on the `position` column of `rows` and `sections` is here, or, on a
+/// server, in the functions of `Migrations/postgres/0012_ordering_on_the_server.sql`, which take
+/// the same steps with the same numbers (`Migrations/constants.txt`; `OrderingTests` compares
+/// the two).
 ///
 /// An insert or move takes a position between its new neighbours — the midpoint, or a step of
 /// 2^32 past an end — and writes only the item that moves. When two neighbours leave no room,
@@ -125,9 +128,10 @@ package struct OrderedTable {
     /// `movingIndex` is the moving item's index among the items of `parentID` when the caller
     /// knows it is one of them (it saves looking it up).
     ///
-    /// - Returns: the position, and how many existing items were rewritten to make room.
     /// A server works it out in its own function, in one call (`StorageEngine.positionForSlot`),
     /// step for step as here.
+    ///
+    /// - Returns: the position, and how many existing items were rewritten to make room.
     package func positionForSlot(
         _ slot: Int, of parentID: Int64, count: Int, movingID: Int64?, movingIndex: Int? = nil, in db: any Database
     ) throws -> (position: Int64, rewritten: Int) {
