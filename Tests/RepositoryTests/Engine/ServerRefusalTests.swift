@@ -144,19 +144,23 @@ struct ServerRefusalTests {
         WHERE datname = current_database() AND query LIKE '%COMMIT' AND wait_event_type = 'Lock'
         """
 
+    /// The backend whose commit waits, once one does; `nil` if none does before the hang guard.
+    func heldBackend(_ holder: PostgresConnection) throws -> Int64? {
+        var backend: Int64?
+        _ = try waitUntil {
+            backend = try holder.execute(Self.committing).int64(0, 0)
+            return backend != nil
+        }
+        return backend
+    }
+
     @Test func aConnectionLostWhileTheServerCommitsIsSettledAndTheChangeMadeOnce() throws {
         let (fixture, holder, _) = try heldCommits()
         let store = fixture.store
         let before = try store.list(SectionStore.defaultList).outline().version
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
         // The commit waits; its connection is cut, so it never commits.
-        var first: Int64?
-        #expect(
-            try waitUntil {
-                first = try holder.execute(Self.committing).int64(0, 0)
-                return first != nil
-            }, "the commit was held up")
-        let firstBackend = try #require(first)
+        let firstBackend = try #require(try heldBackend(holder), "the commit was held up")
         #expect(try holder.execute("SELECT pg_terminate_backend($1)", [String(firstBackend)]).string(0, 0) == "t")
         // sectionctl connects again, finds the write did not commit, and makes it once more:
         // that commit waits too, on a new connection; then the lock is let go.
@@ -185,13 +189,7 @@ struct ServerRefusalTests {
             server: .postgres)
         let before = try store.list(SectionStore.defaultList).outline().version
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
-        var held: Int64?
-        #expect(
-            try waitUntil {
-                held = try holder.execute(Self.committing).int64(0, 0)
-                return held != nil
-            }, "the commit was held up")
-        let lostBackend = try #require(held)
+        let lostBackend = try #require(try heldBackend(holder), "the commit was held up")
         proxy.cut()
         // The commit goes on only once sectionctl has connected again and asked about it: the
         // backend that lost its client still waits, and only it knows whether it commits.
@@ -215,16 +213,11 @@ struct ServerRefusalTests {
         let uri = try #require(fixture.location.serverConnectionString)
         let store = fixture.store
         let write = Write { try store.list("default").apply(.addSection(title: "A")) }
-        var backend: Int64?
-        #expect(
-            try waitUntil {
-                backend = try holder.execute(Self.committing).int64(0, 0)
-                return backend != nil
-            }, "the commit was held up")
+        let backend = try #require(try heldBackend(holder), "the commit was held up")
         // No new connection can ask the server what became of the write.
         let other = try PostgresConnection(connectionString: try cluster().uri(of: "postgres"))
         try other.execute(script: "ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
-        _ = try holder.execute("SELECT pg_terminate_backend($1)", [String(try #require(backend))])
+        _ = try holder.execute("SELECT pg_terminate_backend($1)", [String(backend)])
         #expect(write.finished())
         #expect {
             _ = try write.result()
