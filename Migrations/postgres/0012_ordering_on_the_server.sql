@@ -46,6 +46,10 @@ DECLARE
     v_first bigint;
     v_exists bigint;
 BEGIN
+    -- Most writes note nothing: two static lookups, planned once, before any dynamic SQL.
+    IF NOT EXISTS (SELECT 1 FROM sectionctl.rank_pending) AND NOT EXISTS (SELECT 1 FROM sectionctl.section_rank_pending) THEN
+        RETURN;
+    END IF;
     FOREACH v_space IN ARRAY ARRAY['rows', 'sections'] LOOP
         n := sectionctl.rank_space_names(v_space);
         LOOP
