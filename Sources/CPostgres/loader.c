@@ -8,6 +8,7 @@
 
 static CPostgresFunctions functions;
 static int loaded;
+static int pipeline;
 static char failure[768];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -71,12 +72,28 @@ static void load(void) {
 #define CPOSTGRES_RESOLVE_X(ret, name, params, args) CPOSTGRES_RESOLVE(name)
 #define CPOSTGRES_RESOLVE_VOID(name, params, args) CPOSTGRES_RESOLVE(name)
     CPOSTGRES_FUNCTIONS(CPOSTGRES_RESOLVE_X, CPOSTGRES_RESOLVE_VOID)
+    /* Pipeline mode is used where the library has it, and done without where it does not. */
+#define CPOSTGRES_RESOLVE_OPTIONAL(ret, name, params, args)                                                  \
+    do {                                                                                                     \
+        void *symbol = dlsym(library, #name);                                                                \
+        memcpy(&functions.name, &symbol, sizeof symbol);                                                     \
+        if (!symbol) pipeline = 0;                                                                           \
+    } while (0);
+    pipeline = 1;
+    CPOSTGRES_OPTIONAL_FUNCTIONS(CPOSTGRES_RESOLVE_OPTIONAL)
+    /* SECTIONCTL_LIBPQ_PIPELINE=0 does without it where the library has it: as an older one would. */
+    const char *wanted = getenv("SECTIONCTL_LIBPQ_PIPELINE");
+    if (wanted && strcmp(wanted, "0") == 0) pipeline = 0;
     loaded = 1;
 }
 
 int cpostgres_load(void) {
     pthread_once(&once, load);
     return loaded;
+}
+
+int cpostgres_has_pipeline(void) {
+    return cpostgres_load() && pipeline;
 }
 
 const char *cpostgres_load_error(void) {

@@ -48,7 +48,9 @@ typedef enum {
     PGRES_NONFATAL_ERROR = 6,
     PGRES_FATAL_ERROR = 7,
     PGRES_COPY_BOTH = 8,
-    PGRES_SINGLE_TUPLE = 9
+    PGRES_SINGLE_TUPLE = 9,
+    PGRES_PIPELINE_SYNC = 10,
+    PGRES_PIPELINE_ABORTED = 11
 } ExecStatusType;
 
 typedef enum {
@@ -133,6 +135,7 @@ typedef struct _PQconninfoOption {
     X(int, PQsetSingleRowMode, (PGconn *conn), (conn)) \
     X(PGresult *, PQgetResult, (PGconn *conn), (conn)) \
     X(int, PQconsumeInput, (PGconn *conn), (conn)) \
+    X(int, PQflush, (PGconn *conn), (conn)) \
     X(PGnotify *, PQnotifies, (PGconn *conn), (conn)) \
     X(int, PQputCopyData, (PGconn *conn, const char *buffer, int nbytes), (conn, buffer, nbytes)) \
     X(int, PQputCopyEnd, (PGconn *conn, const char *errormsg), (conn, errormsg)) \
@@ -146,11 +149,22 @@ typedef struct _PQconninfoOption {
     VOID(PQclear, (PGresult *res), (res)) \
     VOID(PQfreemem, (void *ptr), (ptr))
 
+/*
+ * Functions of libpq 14 and later (pipeline mode), which an older library lacks: resolved when
+ * present, NULL otherwise. `cpostgres_has_pipeline()` says which; call them only when it is 1.
+ */
+#define CPOSTGRES_OPTIONAL_FUNCTIONS(X) \
+    X(int, PQenterPipelineMode, (PGconn *conn), (conn)) \
+    X(int, PQexitPipelineMode, (PGconn *conn), (conn)) \
+    X(int, PQpipelineSync, (PGconn *conn), (conn)) \
+    X(int, PQsendFlushRequest, (PGconn *conn), (conn))
+
 #define CPOSTGRES_FIELD(ret, name, params, args) ret (*name) params;
 #define CPOSTGRES_VOID_FIELD(name, params, args) void (*name) params;
 /** The resolved functions. */
 typedef struct CPostgresFunctions {
     CPOSTGRES_FUNCTIONS(CPOSTGRES_FIELD, CPOSTGRES_VOID_FIELD)
+    CPOSTGRES_OPTIONAL_FUNCTIONS(CPOSTGRES_FIELD)
 } CPostgresFunctions;
 #undef CPOSTGRES_FIELD
 #undef CPOSTGRES_VOID_FIELD
@@ -162,6 +176,12 @@ typedef struct CPostgresFunctions {
  * `cpostgres_load_error()` says why. Safe to call from any thread, any number of times.
  */
 int cpostgres_load(void);
+
+/**
+ * 1 when the loaded libpq has pipeline mode (libpq 14 and later: `CPOSTGRES_OPTIONAL_FUNCTIONS`)
+ * and `SECTIONCTL_LIBPQ_PIPELINE` is not `0`, else 0.
+ */
+int cpostgres_has_pipeline(void);
 
 /** Why `cpostgres_load()` failed, on one line; empty when it has not failed. */
 const char *cpostgres_load_error(void);
@@ -178,6 +198,7 @@ const CPostgresFunctions *cpostgres_functions(void);
 #define CPOSTGRES_VOID_WRAPPER(name, params, args) \
     static inline void name params { cpostgres_functions()->name args; }
 CPOSTGRES_FUNCTIONS(CPOSTGRES_WRAPPER, CPOSTGRES_VOID_WRAPPER)
+CPOSTGRES_OPTIONAL_FUNCTIONS(CPOSTGRES_WRAPPER)
 #undef CPOSTGRES_WRAPPER
 #undef CPOSTGRES_VOID_WRAPPER
 #endif
