@@ -147,7 +147,15 @@ enum EditRules {
             let movingIndex = moving.flatMap { $0.section.id == anchorRow.section.id ? $0.path.row : nil }
             return (anchorRow.section, anchor.slot(anchorIndex: anchorRow.path.row, movingIndex: movingIndex))
         }
-        let section = try list.section(destination.section)
+        // The moving row's own section was just read in this transaction: not asked for twice.
+        let section =
+            try moving.flatMap { moving in
+                switch destination.section {
+                case .index(let index): index == moving.section.index ? moving.section : nil
+                case .id(let id): id == moving.section.id ? moving.section : nil
+                case .title: nil
+                }
+            } ?? list.section(destination.section)
         let count = section.rowCount - (moving?.section.id == section.id ? 1 : 0)
         return (section, try SectionStore.destinationIndex(destination.index, section: section.index, count: count))
     }
