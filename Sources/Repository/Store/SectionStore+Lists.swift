@@ -41,7 +41,10 @@ extension SectionStore {
             }
             if try db.listExists(named: newName) { throw RepositoryError.listExists(newName) }
             try db.renameList(list, to: newName)
-            return Change(list: newName, version: try bumpVersion(of: list, recording: Changeset(), db: db))
+            // A retired name moves the list's version past the versions it had (`createList`):
+            // the version is bumped from where the rename left it.
+            let renamed = try db.listRecord(id: list.id)
+            return Change(list: newName, version: try bumpVersion(of: renamed, recording: Changeset(), db: db))
         }
     }
 
