@@ -163,10 +163,191 @@ public final class PostgresConnection {
     /// - Throws: `PostgresError` with the SQLSTATE and the statement.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        try sendQueued()
         let result: OpaquePointer? = withParameterPointers(parameters) { values in
             PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try check(result, context: sql)
+    }
+
+    // MARK: Statements sent with the next
+
+    /// A statement waiting to go with the next one that is waited on.
+    private struct Queued {
+        let sql: String
+        let parameters: [String?]
+    }
+
+    /// The statements `enqueue(_:_:)` holds back, in order.
+    private var queue: [Queued] = []
+
+    /// Whether statements can go several to a round trip: the libpq loaded has pipeline mode
+    /// (libpq 14 and later), and `SECTIONCTL_LIBPQ_PIPELINE` is not `0`, which does without it
+    /// as an older libpq would.
+    public static var pipelines: Bool { pipelineMode }
+    private static let pipelineMode = cpostgres_has_pipeline() == 1
+
+    /// Holds `sql` back, to be sent in front of the next statement this connection waits on
+    /// (any call that runs one), in the same round trip: a `BEGIN`, a setting, a write whose
+    /// answer nothing needs. Statements run in the order given, the held-back ones first; the
+    /// call that sends them throws the first error among them, and after a server error none
+    /// of the statements after it in that round trip runs. With a libpq older than 14 (no
+    /// pipeline mode), each goes in a round trip of its own, still before that statement.
+    public func enqueue(_ sql: String, _ parameters: [String?] = []) {
+        queue.append(Queued(sql: sql, parameters: parameters))
+    }
+
+    /// How many statements are held back (`enqueue(_:_:)`) and not sent yet.
+    public var queuedCount: Int { queue.count }
+
+    /// How many times held-back statements were sent or forgotten: a number that changes when
+    /// they leave the queue, so a caller can tell whether those it queued are still there.
+    public private(set) var queueGeneration = 0
+
+    /// Forgets the statements held back, or all but the first `kept` of them: the server never
+    /// sees them.
+    public func discardQueued(keepingFirst kept: Int = 0) {
+        if kept < queue.count { queue.removeLast(queue.count - kept) }
+        if kept == 0 { queueGeneration += 1 }
+    }
+
+    /// How many statements were sent without waiting (`commitWithoutWaiting()`) whose answers
+    /// are not read yet: the connection stays in pipeline mode, and the next call reads them
+    /// first (within its own round trip when it is a pipeline, else in one of their own).
+    private var owed = 0
+
+    /// Ends the open transaction, a read, without waiting for the answer: the held-back
+    /// statements and `COMMIT` are sent with a Flush rather than a Sync, which the server runs
+    /// at once (a `COMMIT` takes effect when it is executed, and the snapshot and locks go with
+    /// it), and the answers are read by the next call, which then costs no more round trips.
+    /// Only for a transaction that wrote nothing: a failed commit is not reported. Without
+    /// pipeline mode (libpq older than 14), it is `commit(after: [])`.
+    public func commitWithoutWaiting() throws {
+        guard Self.pipelineMode else { return try commit(after: []) }
+        enqueue("COMMIT")
+        let statements = queue
+        queue = []
+        queueGeneration += 1
+        if owed == 0 {
+            guard PQenterPipelineMode(handle) == 1 else {
+                throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "COMMIT")
+            }
+        }
+        for statement in statements {
+            let ok = withParameterPointers(statement.parameters) { values in
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+            }
+            guard ok == 1 else { throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: statement.sql) }
+            owed += 1
+        }
+        guard PQsendFlushRequest(handle) == 1, PQflush(handle) == 0 else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "COMMIT")
+        }
+    }
+
+    /// Reads the answers owed (`owed`), passing over what they say, and leaves pipeline mode:
+    /// before a call that does not run as a pipeline. One round trip, when any are owed.
+    private func settleOwed() {
+        guard owed > 0 else { return }
+        let synced = PQpipelineSync(handle) == 1
+        readOwed()
+        if synced, let sync = PQgetResult(handle) { PQclear(sync) }
+        _ = PQexitPipelineMode(handle)
+    }
+
+    /// Reads and drops the answers of the statements sent without waiting.
+    private func readOwed() {
+        for _ in 0..<owed {
+            while let result = PQgetResult(handle) { PQclear(result) }
+        }
+        owed = 0
+    }
+
+    /// Sends the held-back statements now, each in a round trip of its own (what a libpq without
+    /// pipeline mode does, and what precedes a script or a `COPY`, which a pipeline cannot hold).
+    private func sendQueued() throws {
+        guard !queue.isEmpty else { return settleOwed() }
+        queueGeneration += 1
+        if Self.pipelineMode {
+            let statements = queue
+            queue = []
+            return try runPipeline(statements)
+        }
+        while !queue.isEmpty {
+            // Statements without parameters in a row go as one script, in one round trip.
+            let plain = queue.prefix { $0.parameters.isEmpty }.map(\.sql)
+            if plain.count > 1 {
+                queue.removeFirst(plain.count)
+                let script = plain.joined(separator: ";\n")
+                _ = try check(PQexec(handle, script), context: script)
+                continue
+            }
+            let next = queue.removeFirst()
+            let result: OpaquePointer? = withParameterPointers(next.parameters) { values in
+                PQexecParams(handle, next.sql, Int32(next.parameters.count), nil, values, nil, nil, 0)
+            }
+            _ = try check(result, context: next.sql)
+        }
+    }
+
+    /// Runs `statements` and then, when `last` names one, the statement `send` sends, whose
+    /// answers `read` takes row by row, in libpq's pipeline mode: everything is sent, then one
+    /// Sync, then each answer is read in order (first those owed). Throws the first failure.
+    private func runPipeline(
+        _ statements: [Queued], last context: String? = nil, send: () -> Int32 = { 0 }, read: (OpaquePointer) throws -> Void = { _ in }
+    ) throws {
+        guard owed > 0 || PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: statements.first?.sql ?? "")
+        }
+        var sent = 0
+        for statement in statements {
+            let ok = withParameterPointers(statement.parameters) { values in
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+            }
+            guard ok == 1 else { break }
+            sent += 1
+        }
+        let lastSent = sent == statements.count && context != nil && send() == 1
+        let synced = PQpipelineSync(handle) == 1
+        var failure: (any Error)?
+        // First the answers of what went without waiting (a read's COMMIT): passed over.
+        if synced { readOwed() }
+        if sent < statements.count || (context != nil && !lastSent) || !synced {
+            failure = PostgresError(
+                sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)),
+                context: sent < statements.count ? statements[sent].sql : context ?? "")
+        }
+        // Every answer must be read, even after a failure, to leave the connection ready.
+        for statement in statements.prefix(sent) {
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                // Their rows are not read: only whether they failed.
+                case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE, PGRES_EMPTY_QUERY, PGRES_PIPELINE_ABORTED: break
+                default:
+                    if failure == nil { failure = Self.error(from: result, handle: handle, context: statement.sql) }
+                }
+            }
+        }
+        if let context, lastSent {
+            PQsetSingleRowMode(handle)
+            while let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                switch PQresultStatus(result) {
+                case PGRES_PIPELINE_ABORTED: break
+                case PGRES_SINGLE_TUPLE, PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+                    guard failure == nil else { continue }
+                    do { try read(result) } catch { failure = error }
+                default:
+                    if failure == nil { failure = Self.error(from: result, handle: handle, context: context) }
+                }
+            }
+        }
+        if synced, let sync = PQgetResult(handle) { PQclear(sync) }
+        if PQexitPipelineMode(handle) != 1 && failure == nil {
+            failure = PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: context ?? "")
+        }
+        if let failure { throw failure }
     }
 
     /// Runs the statement `sql` (with `$1`, `$2`, … for `parameters`) and hands each result row
@@ -178,18 +359,36 @@ public final class PostgresConnection {
     /// - Returns: how many rows the statement changed, for INSERT, UPDATE and DELETE.
     @discardableResult
     public func forEachRow(prepared sql: String, _ parameters: [String?], _ body: (PostgresRow) throws -> Bool) throws -> Int {
-        let sent: Int32
+        var name: String?
         if prepared[sql] != nil || unpreparedRuns[sql, default: 0] >= Self.unpreparedRunsBeforePreparing {
-            let name = try preparedName(for: sql)
-            sent = withParameterPointers(parameters) { values in
-                PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0)
-            }
+            // Preparing is a round trip of its own, before the held-back statements go.
+            name = try preparedName(for: sql)
         } else {
             unpreparedRuns[sql, default: 0] += 1
-            sent = withParameterPointers(parameters) { values in
-                PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        func send() -> Int32 {
+            withParameterPointers(parameters) { values in
+                if let name { return PQsendQueryPrepared(handle, name, Int32(parameters.count), values, nil, nil, 0) }
+                return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
         }
+        if (!queue.isEmpty || owed > 0) && Self.pipelineMode {
+            queueGeneration += 1
+            var changed = 0
+            var wanted = true
+            let statements = queue
+            queue = []
+            try runPipeline(statements, last: sql, send: send) { result in
+                if PQresultStatus(result) == PGRES_SINGLE_TUPLE {
+                    if wanted { wanted = try body(PostgresRow(result: result)) }
+                } else {
+                    changed = Int(String(cString: PQcmdTuples(result))) ?? 0
+                }
+            }
+            return changed
+        }
+        try sendQueued()
+        let sent = send()
         guard sent == 1 else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
         }
@@ -227,6 +426,7 @@ public final class PostgresConnection {
 
     private func preparedName(for sql: String) throws -> String {
         if let name = prepared[sql] { return name }
+        settleOwed()
         let name = "s\(prepared.count + 1)"
         guard let result = PQprepare(handle, name, sql, 0, nil) else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
@@ -244,6 +444,7 @@ public final class PostgresConnection {
     /// - Returns: how many rows the server stored.
     @discardableResult
     public func copy(_ sql: String, lines: some Sequence<String>) throws -> Int {
+        try sendQueued()
         guard let start = PQexec(handle, sql) else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: sql)
         }
@@ -305,7 +506,7 @@ public final class PostgresConnection {
     }
 
     /// Whether no transaction is open on the connection.
-    public var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+    public var isIdle: Bool { queue.isEmpty && (owed > 0 || PQtransactionStatus(handle) == PQTRANS_IDLE) }
 
     /// Runs several statements without parameters (a migration script), in one round trip.
     /// - Returns: the last statement's rows.
@@ -313,6 +514,7 @@ public final class PostgresConnection {
     ///   connection is lost, with stage `.commitInDoubt`: it may have committed or not.
     @discardableResult
     public func execute(script sql: String) throws -> PostgresResult {
+        try sendQueued()
         let committing = Self.isCommit(sql) && PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_INTRANS
         let result = PQexec(handle, sql)
         do {
@@ -323,17 +525,22 @@ public final class PostgresConnection {
         }
     }
 
-    /// Runs `statements` (literal SQL, no parameters) and then `COMMIT` of the open
-    /// transaction, in one round trip: what a write records about itself goes in with the
-    /// commit at no extra cost.
+    /// Runs the held-back statements (`enqueue(_:_:)`), then `statements` (each one statement
+    /// of literal SQL, no parameters), then `COMMIT` of the open transaction, in one round trip:
+    /// what a write records about itself goes in with the commit at no extra cost.
     /// - Throws: `PostgresError`; with stage `.commitInDoubt` when the connection is lost on the
     ///   way: the transaction may have committed or not.
-    public func commit(after statements: String) throws {
-        let inTransaction = PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_INTRANS
-        let script = statements + ";\nCOMMIT"
-        let result = PQexec(handle, script)
+    public func commit(after statements: [String]) throws {
+        let inTransaction =
+            PQstatus(handle) == CONNECTION_OK && (PQtransactionStatus(handle) == PQTRANS_INTRANS || !queue.isEmpty)
         do {
-            _ = try check(result, context: "COMMIT")
+            if Self.pipelineMode {
+                for statement in statements + ["COMMIT"] { enqueue(statement) }
+                try sendQueued()
+            } else {
+                try sendQueued()
+                _ = try check(PQexec(handle, (statements + ["COMMIT"]).joined(separator: ";\n")), context: "COMMIT")
+            }
         } catch var error as PostgresError where inTransaction && PQstatus(handle) == CONNECTION_BAD {
             error.stage = .commitInDoubt
             throw error
@@ -363,6 +570,7 @@ public final class PostgresConnection {
     /// Waits up to `timeout` seconds for notifications on the channels this connection
     /// `LISTEN`s to, and returns those that arrived (channel and payload), oldest first.
     public func notifications(waitingUpTo timeout: Double) throws -> [(channel: String, payload: String)] {
+        settleOwed()
         var found = drainNotifications()
         guard found.isEmpty else { return found }
         let socket = PQsocket(handle)

@@ -129,8 +129,9 @@ public final class SocketProxy: Sendable {
     }
 
     /// The round trips clients waited for since the proxy started or `resetRoundTrips()`: each
-    /// simple query (`Q`) and each `Sync` (`S`) of the extended protocol they sent, which is what
-    /// libpq sends once per `PQexec` or `PQexecParams` before it waits for the answer.
+    /// connection's startup message and password message (`p`), each simple query (`Q`) and
+    /// each `Sync` (`S`) of the extended protocol they sent, which is what libpq sends once per
+    /// `PQexec`, `PQexecParams` or pipeline before it waits for the answer.
     public var roundTrips: Int { trips.load(ordering: .relaxed) }
 
     /// Starts the count of `roundTrips` again from 0.
@@ -258,7 +259,7 @@ private struct FrontendFraming {
     private var pending: [UInt8] = []
     private var started = false
 
-    /// Takes the next bytes; returns how many simple queries and Syncs they completed.
+    /// Takes the next bytes; returns how many round trips they began (see `roundTrips`).
     mutating func take(_ bytes: ArraySlice<UInt8>) -> Int {
         pending.append(contentsOf: bytes)
         var waits = 0
@@ -268,7 +269,10 @@ private struct FrontendFraming {
             guard pending.count - start >= typed + 4 else { break }
             let length = pending[(start + typed)..<(start + typed + 4)].reduce(0) { $0 << 8 | Int($1) }
             guard length >= 4, pending.count - start >= typed + length else { break }
-            if started && (pending[start] == UInt8(ascii: "Q") || pending[start] == UInt8(ascii: "S")) { waits += 1 }
+            // The startup message, which the client waits on for its answer (authentication
+            // and the session's first ReadyForQuery), and what it sends back when asked for a
+            // password ('p'), are round trips of the connection.
+            if !started || [UInt8(ascii: "Q"), UInt8(ascii: "S"), UInt8(ascii: "p")].contains(pending[start]) { waits += 1 }
             started = true
             start += typed + length
         }

@@ -32,10 +32,26 @@ struct PostgresBackend: ServerBackend {
     var schemaVersion: Int { PostgresMigrator.latestVersion }
 
     func openStoreConnection(
-        connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool,
+        connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool, checkingOnFirstUse: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> any Database {
         let db = try PostgresEngine(connectionString: connectionString, deferringSetup: true)
+        // Without pipeline mode, the check would cost its round trip anyway, and more.
+        guard checkingOnFirstUse && PostgresConnection.pipelines else {
+            try Self.check(db, location: location, create: create, readOnly: readOnly, progress: progress)
+            return db
+        }
+        db.checkSchemaOnFirstUse { db in
+            try Self.check(db, location: location, create: create, readOnly: readOnly, progress: progress)
+        }
+        return db
+    }
+
+    /// The opening's whole check: refuses a schema the role may not use, one that is not ours
+    /// or is newer, or a missing one without `create`; creates and migrates.
+    private static func check(
+        _ db: PostgresEngine, location: StoreLocation, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+    ) throws {
         let shown = location.shownByPostgres
         // A schema the user may not use drops out of the search path without a word, and its
         // tables would seem missing: say what is missing instead.
@@ -54,7 +70,6 @@ struct PostgresBackend: ServerBackend {
         if facts.version == PostgresMigrator.latestVersion, let recordable = facts.mayRecordWrites {
             db.knowWritesRecordable(recordable)
         }
-        return db
     }
 
     func openReaderConnection(connectionString: String) throws -> any Database {

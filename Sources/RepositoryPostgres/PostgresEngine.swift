@@ -70,11 +70,55 @@ package final class PostgresEngine: Database {
         return connection
     }
 
-    /// Sends the connection's settings if they are still pending.
-    private func flushSetup() throws {
+    /// Before a statement: throws the refusal of the opening's short check when the server gave
+    /// one in this transaction (`checkSchemaOnFirstUse`), and holds the connection's settings
+    /// back to go with the statement when they are still pending.
+    private func prepareToSend() throws {
+        if let openingRefused { throw openingRefused }
         guard let setup = pendingSetup else { return }
-        try connection.execute(script: setup)
+        for setting in setup.split(separator: ";") { connection.enqueue(setting.trimmingCharacters(in: .whitespaces)) }
         pendingSetup = nil
+        setupUnsettled = true
+    }
+
+    /// Whether the settings went out with statements whose transaction has not ended: they
+    /// share its fate (a round trip of the extended protocol is one transaction, which a
+    /// `BEGIN` in it extends), so a rollback undoes them, and they are sent again.
+    private var setupUnsettled = false
+
+    /// Runs `work`, a call that may send the opening's short check (`schema_ready`), and notes
+    /// the server's refusal of it.
+    private func noting<R>(_ work: () throws -> R) throws -> R {
+        do {
+            return try work()
+        } catch let error as PostgresError where error.context == Self.schemaReady && !error.isConnectionFailure {
+            openingRefused = error
+            throw error
+        }
+    }
+
+    // MARK: - The opening's check, with the first transaction
+
+    /// The whole check an opening makes (`PostgresBackend.openStoreConnection`), when this
+    /// connection's opening left it to the first transaction (`checkSchemaOnFirstUse`).
+    private var openingLeft: ((PostgresEngine) throws -> Void)?
+    /// The server's refusal of the short check, once seen: every statement of the transaction
+    /// throws it, and the transaction runs again after the whole check.
+    private var openingRefused: PostgresError?
+    /// The short check (`Migrations/postgres/0013_fewer_round_trips.sql`), which goes first in
+    /// the first transaction's round trip.
+    private static let schemaReady = "SELECT sectionctl.schema_ready($1)"
+
+    /// Leaves the opening's check to the first transaction, whose first round trip then
+    /// carries it: the server's `schema_ready` returns when the schema is at this build's
+    /// version and this role may record its writes, which is the usual case, and the
+    /// transaction goes on. When it refuses (an older schema, a missing one, one this role may
+    /// not use), the transaction is rolled back, `wholeCheck` makes the opening's whole check,
+    /// which throws what is wrong or migrates, and the transaction runs again.
+    package func checkSchemaOnFirstUse(otherwise wholeCheck: @escaping (PostgresEngine) throws -> Void) {
+        openingLeft = wholeCheck
+        schemaRecordsWrites = true
+        recordsWrites = true
     }
 
     /// Runs `sql` (literal SQL, no parameters: a query of the catalogue) after the connection's
@@ -90,37 +134,83 @@ package final class PostgresEngine: Database {
 
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
-        try flushSetup()
-        return try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { _ in true }
+        try prepareToSend()
+        return try noting { try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { _ in true } }
+    }
+
+    /// The statement goes with the next one this connection waits on (`PostgresConnection.enqueue`).
+    package func send(_ sql: String, arguments: [(any SQLArgument)?]) throws {
+        try prepareToSend()
+        connection.enqueue(translate(sql), try Self.texts(arguments))
     }
 
     package func forEachRow(_ sql: String, arguments: [(any SQLArgument)?], _ body: (any ResultRow) throws -> Bool) throws {
-        try flushSetup()
-        try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { row in try body(row) }
+        try prepareToSend()
+        _ = try noting { try connection.forEachRow(prepared: translate(sql), Self.texts(arguments)) { row in try body(row) } }
     }
 
     package func execute(script sql: String) throws {
-        try flushSetup()
-        try connection.execute(script: sql)
+        try prepareToSend()
+        _ = try noting { try connection.execute(script: sql) }
     }
 
+    /// The transaction's `BEGIN` (and the settings, when still pending) is held back to go
+    /// with its first statement, in one round trip; so is the opening's check when it was left
+    /// to the first transaction (`checkSchemaOnFirstUse`).
     package func inTransaction<T>(_ mode: TransactionMode, _ body: () throws -> T) throws -> T {
-        try flushSetup()
+        guard let wholeCheck = openingLeft else { return try transaction(mode, body) }
+        openingLeft = nil
+        let generation = connection.queueGeneration
+        do {
+            let result = try transaction(mode, body, checkingSchema: true)
+            if openingRefused == nil { return result }
+        } catch {
+            guard openingRefused != nil else {
+                // Nothing reached the server: the check waits for the next transaction.
+                if connection.queueGeneration == generation { openingLeft = wholeCheck }
+                throw error
+            }
+        }
+        openingRefused = nil
+        recordsWrites = nil
+        try wholeCheck(self)
+        return try transaction(mode, body)
+    }
+
+    /// A transaction; `checkingSchema` sends the opening's short check first in it (after its
+    /// `BEGIN`, which must come before any query).
+    private func transaction<T>(_ mode: TransactionMode, _ body: () throws -> T, checkingSchema: Bool = false) throws -> T {
+        try prepareToSend()
+        // What was queued before the transaction (settings, the opening's check) stays queued
+        // when it fails before its first statement.
+        let before = connection.queuedCount
+        let generation = connection.queueGeneration
         switch mode {
         case .write:
-            try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED")
+            connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
             inWrite = true
         case .ownWrite:
-            try connection.execute(script: "BEGIN ISOLATION LEVEL READ COMMITTED; SELECT sectionctl.writer_begin()")
+            connection.enqueue("BEGIN ISOLATION LEVEL READ COMMITTED")
+            connection.enqueue("SELECT sectionctl.writer_begin()")
             inWrite = true
         case .read:
-            try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            connection.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         }
+        if checkingSchema { connection.enqueue(Self.schemaReady, [String(PostgresMigrator.latestVersion)]) }
         defer { inWrite = false }
         do {
             let result = try body()
+            if let openingRefused { throw openingRefused }
+            if mode == .read && connection.queueGeneration != generation {
+                // What it read is read: the commit goes without a wait. (A read that sent
+                // nothing, or only now would send the opening's check, waits for its answer.)
+                try connection.commitWithoutWaiting()
+                setupUnsettled = false
+                return result
+            }
             guard mode != .read, try writesAreRecorded() else {
-                try connection.execute(script: "COMMIT")
+                try connection.commit(after: [])
+                setupUnsettled = false
                 return result
             }
             writeCount += 1
@@ -130,8 +220,15 @@ package final class PostgresEngine: Database {
                 // Whether it landed is found out on a new connection; when it did, the result stands.
                 guard try settleLostCommit(after: error) else { throw WriteNotCommitted(cause: error) }
             }
+            setupUnsettled = false
             return result
         } catch {
+            let nothingSent = connection.queueGeneration == generation
+            connection.discardQueued(keepingFirst: nothingSent ? before : 0)
+            if setupUnsettled && !nothingSent {
+                pendingSetup = Self.setup
+                setupUnsettled = false
+            }
             if !connection.isIdle { _ = try? connection.execute(script: "ROLLBACK") }
             throw error
         }
@@ -161,13 +258,15 @@ package final class PostgresEngine: Database {
     /// The statements a write transaction commits with: its number, under this connection's
     /// name, in `applied_writes` (`Migrations/postgres/0007_applied_writes.sql`); with the
     /// connection's first write, the entries of a day ago and older go.
-    private var recordingWrite: String {
-        var sql = """
+    private var recordingWrite: [String] {
+        var statements = [
+            """
             INSERT INTO applied_writes (writer, write_count) VALUES ('\(writer)', \(writeCount))
             ON CONFLICT (writer) DO UPDATE SET write_count = excluded.write_count, committed_at = now()
             """
-        if writeCount == 1 { sql += ";\nDELETE FROM applied_writes WHERE committed_at < now() - interval '1 day'" }
-        return sql
+        ]
+        if writeCount == 1 { statements.append("DELETE FROM applied_writes WHERE committed_at < now() - interval '1 day'") }
+        return statements
     }
 
     /// After the connection was lost while committing: connects again, waits until the server
@@ -203,7 +302,7 @@ package final class PostgresEngine: Database {
     }
 
     package func inSavepoint<T>(_ body: () throws -> T) throws -> T {
-        try flushSetup()
+        try prepareToSend()
         if connection.isIdle { return try inTransaction(.write, body) }
         try connection.execute(script: "SAVEPOINT nested")
         do {
@@ -218,8 +317,8 @@ package final class PostgresEngine: Database {
 
     /// Sends `lines` (tab-separated fields, see `PostgresConnection.copyField`) to `COPY sql FROM STDIN`.
     package func copy(_ sql: String, lines: some Sequence<String>) throws -> Int {
-        try flushSetup()
-        return try connection.copy(sql, lines: lines)
+        try prepareToSend()
+        return try noting { try connection.copy(sql, lines: lines) }
     }
 
     // MARK: - Dialect
@@ -304,9 +403,11 @@ package final class PostgresEngine: Database {
         ) { (position: $0.int64(0), rewritten: Int($0.int64(1))) }
     }
 
-    /// Settling is the server's own too: one call, whatever it finds noted.
+    /// Settling is the server's own too: one call, whatever it finds noted, which goes with the
+    /// commit that follows it (`PostgresConnection.enqueue`): its answer is only whether it
+    /// failed.
     package func settleRankNodes() throws -> Bool {
-        try run("SELECT sectionctl.rank_settle()")
+        try send("SELECT sectionctl.rank_settle()", arguments: [])
         return true
     }
 
@@ -317,8 +418,10 @@ package final class PostgresEngine: Database {
         _ = try scalarInt("SELECT sectionctl.writer_begin()")
     }
 
-    /// One call of `sectionctl.commit_change` (`Migrations/postgres/0003_commit_change.sql`):
-    /// one round trip instead of about ten.
+    /// One call of `sectionctl.commit_change_as` (`Migrations/postgres/0013_fewer_round_trips.sql`,
+    /// over `0003_commit_change.sql`'s `commit_change`), which goes with the commit that follows
+    /// it (`PostgresConnection.enqueue`): the new version is the one after the version read
+    /// under the list's row lock, and the server refuses the commit if it would be another.
     package func commitChange(_ changesJSON: String, to list: ListRecord, history: HistoryStep) throws -> ListVersion {
         let (kind, of): (String, Int64?) =
             switch history {
@@ -327,7 +430,9 @@ package final class PostgresEngine: Database {
             case .undo(let version): ("undo", version.rawValue)
             case .redo(let version): ("redo", version.rawValue)
             }
-        return ListVersion(rawValue: try scalarInt("SELECT sectionctl.commit_change(?, ?, ?, ?)", list.id, changesJSON, kind, of)!)
+        let version = list.version.next
+        try send("SELECT sectionctl.commit_change_as(?, ?, ?, ?, ?)", arguments: [list.id, changesJSON, kind, of, version.rawValue])
+        return version
     }
 
     /// A server checks its own pages, its schema objects are its owner's (a role that can

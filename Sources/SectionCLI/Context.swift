@@ -82,7 +82,9 @@ final class Context {
             if let line { progress = { line.update($0) } }
             // A command reads and writes on one thread: one connection serves both, and the
             // schema is read once (a second connection's reading it was a fifth of `row get`).
-            return try SectionStore(location: location, server: Self.server, migrationProgress: progress, readsBesideWrites: false)
+            // On a server, the check of the schema goes with the command's first statement.
+            return try SectionStore(
+                location: location, server: Self.server, migrationProgress: progress, readsBesideWrites: false, checkingOnFirstUse: true)
         } catch let error as RepositoryError {
             throw CLIError.from(error, databaseOption: options.databasePath)
         }

@@ -57,6 +57,82 @@ struct PostgresLayerTests {
         #expect(runs.map(\.trips) == [1, 1, 2, 1, 1])
     }
 
+    /// A connection and a relay in front of the server that counts its round trips.
+    private func relayedConnection(setup: String) throws -> (db: PostgresConnection, proxy: SocketProxy, uri: String) {
+        let cluster = try #require(ThrowawayCluster.shared)
+        let uri = try cluster.newDatabase()
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        let relayed = uri.replacingOccurrences(of: "host=\(cluster.directory.url.path)", with: "host=\(proxy.directory)")
+        let db = try PostgresConnection(connectionString: relayed)
+        try db.execute(script: setup)
+        proxy.resetRoundTrips()
+        return (db, proxy, uri)
+    }
+
+    /// Held-back statements go in front of the next statement waited on, in order and in its
+    /// round trip; forgotten ones never reach the server.
+    @Test func heldBackStatementsGoWithTheNextStatementInItsRoundTrip() throws {
+        let (db, proxy, _) = try relayedConnection(setup: "CREATE TABLE t (n int)")
+        db.enqueue("BEGIN")
+        db.enqueue("INSERT INTO t VALUES ($1)", ["1"])
+        db.enqueue("INSERT INTO t VALUES (2)")
+        #expect(db.queuedCount == 3 && proxy.roundTrips == 0, "nothing is sent yet")
+        var seen: [Int64] = []
+        try db.forEachRow(prepared: "SELECT n FROM t ORDER BY n", []) { row in
+            seen.append(row.int64(0))
+            return true
+        }
+        #expect(seen == [1, 2], "the held-back statements ran first, in order")
+        #expect(proxy.roundTrips == 1 && db.queuedCount == 0 && !db.isIdle)
+        db.enqueue("INSERT INTO t VALUES (3)")
+        try db.commit(after: ["INSERT INTO t VALUES (4)"])
+        #expect(proxy.roundTrips == 2 && db.isIdle)
+        db.enqueue("INSERT INTO t VALUES (5)")
+        let generation = db.queueGeneration
+        db.discardQueued()
+        #expect(db.queueGeneration != generation && db.queuedCount == 0)
+        #expect(try db.execute("SELECT string_agg(n::text, ',' ORDER BY n) FROM t").string(0, 0) == "1,2,3,4")
+    }
+
+    /// A held-back statement that fails is what the next call throws, with its SQLSTATE and its
+    /// statement, and nothing after it in that round trip runs; the connection then serves on.
+    @Test func aHeldBackFailureIsThrownByTheNextCallAndStopsTheRest() throws {
+        let (db, _, _) = try relayedConnection(setup: "CREATE TABLE t (n int UNIQUE); INSERT INTO t VALUES (1)")
+        db.enqueue("INSERT INTO t VALUES (1)")
+        db.enqueue("INSERT INTO t VALUES (7)")
+        #expect {
+            try db.forEachRow(prepared: "INSERT INTO t VALUES (8)", []) { _ in true }
+        } throws: { error in
+            (error as? PostgresError)?.sqlState == "23505" && (error as? PostgresError)?.context == "INSERT INTO t VALUES (1)"
+        }
+        #expect(db.isIdle)
+        #expect(try db.execute("SELECT string_agg(n::text, ',' ORDER BY n) FROM t").string(0, 0) == "1")
+    }
+
+    /// A read's commit sent without waiting costs no round trip: it takes effect at once on the
+    /// server, and the next call reads its answer within its own round trip.
+    @Test func aCommitWithoutWaitingCostsNoRoundTrip() throws {
+        let (db, proxy, uri) = try relayedConnection(setup: "CREATE TABLE t (n int); INSERT INTO t VALUES (1)")
+        db.enqueue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        #expect(try db.execute("SELECT count(*) FROM t").int64(0, 0) == 1)
+        let before = proxy.roundTrips
+        try db.commitWithoutWaiting()
+        #expect(proxy.roundTrips == before, "no Sync: nothing waited on")
+        #expect(db.isIdle)
+        // The next statement, outside any transaction, sees what another connection committed
+        // since: the read's snapshot is gone.
+        let other = try PostgresConnection(connectionString: uri)
+        try other.execute("INSERT INTO t VALUES ($1)", ["2"])
+        var count: Int64 = 0
+        try db.forEachRow(prepared: "SELECT count(*) FROM t", []) { row in
+            count = row.int64(0)
+            return true
+        }
+        #expect(count == 2)
+        #expect(proxy.roundTrips == before + 1)
+        #expect(try other.execute("SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'").int64(0, 0) == 0)
+    }
+
     @Test func aTransactionRollsBackWhenItsBodyThrows() throws {
         let db = try PostgresConnection(connectionString: try #require(ThrowawayCluster.shared).newDatabase())
         try db.execute(script: "CREATE TABLE t (n int)")

@@ -40,7 +40,7 @@ struct StoredList: EditableList {
     mutating func moveSection(_ section: SectionInfo, to index: Int, others: Int) throws {
         let place = try OrderedTable.sections.positionForSlot(index, of: list.id, count: others, movingID: section.id.rawValue, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.placeSection(id: section.id.rawValue, position: place.position, in: list)
+        try db.sendPlacingSection(id: section.id.rawValue, position: place.position, in: list)
     }
 
     mutating func deleteSection(_ section: SectionInfo) throws {
@@ -63,7 +63,7 @@ struct StoredList: EditableList {
         let place = try OrderedTable.rows.positionForSlot(
             index, of: section.id.rawValue, count: others, movingID: row.row.id.rawValue, movingIndex: sameSection ? row.path.row : nil, in: db)
         store.countPositionWrites(place.rewritten + 1)
-        try db.placeRow(id: row.row.id.rawValue, section: section.id.rawValue, position: place.position, in: list)
+        try db.sendPlacingRow(id: row.row.id.rawValue, section: section.id.rawValue, position: place.position, in: list)
     }
 
     mutating func deleteRow(_ row: LocatedRow) throws {

@@ -1,5 +1,5 @@
 /// What runs the SQL the Repository writes once, in the subset both engines speak (`?`
-/// placeholders, `RETURNING`, window functions, `ON CONFLICT`): six requirements that run
+/// placeholders, `RETURNING`, window functions, `ON CONFLICT`): seven requirements that run
 /// statements and transactions, and the two snippets where the engines' dialects part. The rest
 /// of an engine, the work each does its own way, is `StorageEngine` (see there for the whole
 /// seam).
@@ -14,6 +14,11 @@ package protocol SQLExecutor: AnyObject {
     /// - Returns: how many rows it inserted, updated or deleted.
     @discardableResult
     func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int
+
+    /// Runs one statement that returns no rows and whose count nothing reads, with `arguments`
+    /// bound in order. A file runs it at once; a server sends it with the next statement, in the
+    /// same round trip, and that statement's call throws its failure (in the same transaction).
+    func send(_ sql: String, arguments: [(any SQLArgument)?]) throws
 
     /// Runs a query and hands each result row to `body` until it returns `false` or the rows run
     /// out. A row is valid only inside the call.
@@ -127,6 +132,11 @@ extension SQLExecutor {
     @discardableResult
     package func run(_ sql: String, _ arguments: (any SQLArgument)?...) throws -> Int {
         try run(sql, arguments: arguments)
+    }
+
+    /// Runs one statement whose count nothing reads, with `arguments` bound in order (`send(_:arguments:)`).
+    package func send(_ sql: String, _ arguments: (any SQLArgument)?...) throws {
+        try send(sql, arguments: arguments)
     }
 
     /// Runs a query and maps each result row with `transform`.

@@ -33,9 +33,11 @@ package protocol ServerBackend: Sendable {
     var schemaVersion: Int { get }
 
     /// The store's connection to the server `connectionString` names, prepared (refusals
-    /// checked, migrated when needed and allowed). `location` is what messages name.
+    /// checked, migrated when needed and allowed). `location` is what messages name. With
+    /// `checkingOnFirstUse`, the check of the schema may go with the first transaction instead,
+    /// in its first round trip; its refusals are then thrown there.
     func openStoreConnection(
-        connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool,
+        connectionString: String, location: StoreLocation, create: Bool, readOnly: Bool, checkingOnFirstUse: Bool,
         progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws -> any Database
 

@@ -106,15 +106,20 @@ public final class SectionStore: Sendable {
     /// Opens the lists at `location`, as the public initializer does; `readsBesideWrites: false`
     /// reads on the store's own connection always, for a process that never reads while it
     /// writes (a command-line process): it then opens one connection rather than two, and
-    /// SQLite reads the schema once.
+    /// SQLite reads the schema once. `checkingOnFirstUse` lets a server's check of the schema
+    /// go with the first read or write, in its first round trip, where its refusals are then
+    /// thrown (a command-line process, which opens a store to use it at once); it applies
+    /// without `create`, `readOnly` and `migrationProgress`.
     package init(
         location: StoreLocation, server: ServerSupport? = nil, create: Bool = false, readOnly: Bool = false,
-        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil, readsBesideWrites: Bool
+        migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil, readsBesideWrites: Bool, checkingOnFirstUse: Bool = false
     ) throws {
         self.location = location
         self.server = server
         self.path = server.describe(location)
-        let opened = try location.openStoreConnection(server: server, create: create, readOnly: readOnly, progress: migrationProgress)
+        let opened = try location.openStoreConnection(
+            server: server, create: create, readOnly: readOnly,
+            checkingOnFirstUse: checkingOnFirstUse && !create && !readOnly && migrationProgress == nil, progress: migrationProgress)
         self.isReadOnly = opened.isReadOnly
         self.connection = Mutex(opened.db)
         if opened.readsBeside && readsBesideWrites {

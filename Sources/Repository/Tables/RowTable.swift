@@ -160,9 +160,18 @@ extension Database {
     /// Puts a row at `position` of the section with id `section`. Returns how many rows it changed.
     @discardableResult
     func placeRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws -> Int {
-        try run(
-            "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?",
-            section, position, id, list.id)
+        try run(placingRow, section, position, id, list.id)
+    }
+
+    /// Puts a row found in this transaction at `position` of the section with id `section`,
+    /// without waiting for the count (`SQLExecutor.send`): a move's write, which a server sends
+    /// with the commit.
+    func sendPlacingRow(id: Int64, section: Int64, position: Int64, in list: ListRecord) throws {
+        try send(placingRow, section, position, id, list.id)
+    }
+
+    private var placingRow: String {
+        "UPDATE rows SET section_id = ?, position = ? WHERE id = ? AND (SELECT list_id FROM sections WHERE id = rows.section_id) = ?"
     }
 
     /// Deletes a row. Returns how many rows it deleted.

@@ -168,8 +168,16 @@ extension Database {
     /// Puts a section at `position`. Returns how many sections it changed.
     @discardableResult
     func placeSection(id: Int64, position: Int64, in list: ListRecord) throws -> Int {
-        try run("UPDATE sections SET position = ? WHERE id = ? AND list_id = ?", position, id, list.id)
+        try run(placingSection, position, id, list.id)
     }
+
+    /// Puts a section found in this transaction at `position`, without waiting for the count
+    /// (`SQLExecutor.send`): a move's write, which a server sends with the commit.
+    func sendPlacingSection(id: Int64, position: Int64, in list: ListRecord) throws {
+        try send(placingSection, position, id, list.id)
+    }
+
+    private var placingSection: String { "UPDATE sections SET position = ? WHERE id = ? AND list_id = ?" }
 
     /// Deletes a section and its rows. Returns how many sections it deleted.
     ///

@@ -119,6 +119,37 @@ struct ServerRefusalTests {
         #expect(try admin.execute("SELECT count(*) FROM sectionctl.applied_writes").int64(0, 0) == 1)
     }
 
+    /// A write's journal entry goes with its COMMIT, unanswered until then, naming the version
+    /// the list read under its lock will get. One naming another version (a list record read
+    /// before something moved the version) is refused with the transaction, as the database
+    /// disagreeing with itself, and nothing of it is kept.
+    @Test func aJournalEntryNamingAnotherVersionIsRefusedWithItsCommit() throws {
+        let fixture = try StoreFixture(.postgres)
+        try fixture.list.apply(.addSection(title: "A"))
+        guard case .server(let uri) = fixture.location else { return }
+        let db = try PostgresConnection(connectionString: uri)
+        let list = try #require(try db.execute("SELECT id, version FROM sectionctl.lists WHERE name = 'default'").int64(0, 0))
+        func attempt(_ version: Int64) throws {
+            try db.inTransaction {
+                try db.execute("SELECT sectionctl.writer_begin()")
+                try db.execute("SELECT sectionctl.commit_change_as($1, '{}', 'change', NULL, $2)", [String(list), String(version)])
+            }
+        }
+        #expect {
+            try attempt(1)
+        } throws: { error in
+            (error as? PostgresError)?.sqlState == "XX001" && (error as? PostgresError)?.message.contains("not the 1") == true
+        }
+        #expect(try fixture.list.outline().version == 1, "nothing committed")
+        try attempt(2)
+        #expect(try fixture.list.outline().version == 2)
+        let refused = PostgresError(sqlState: "XX001", message: "list 1 would be at version 3, not the 1 its writer read", context: "")
+        guard case .inconsistent = refused.repositoryError(at: fixture.location) as? RepositoryError else {
+            Issue.record("XX001 is reported as inconsistent")
+            return
+        }
+    }
+
     /// A store whose commits wait, while a deferred trigger of the test's own waits for a lock
     /// the test holds; the connection that holds it; and the database's name.
     func heldCommits() throws -> (fixture: StoreFixture, holder: PostgresConnection, database: String) {

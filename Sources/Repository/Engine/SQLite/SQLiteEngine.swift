@@ -21,6 +21,11 @@ package final class SQLiteEngine: Database {
 
     // MARK: - Running SQL
 
+    /// A file has no round trips to save: the statement runs at once.
+    package func send(_ sql: String, arguments: [(any SQLArgument)?]) throws {
+        try run(sql, arguments: arguments)
+    }
+
     @discardableResult
     package func run(_ sql: String, arguments: [(any SQLArgument)?]) throws -> Int {
         let statement = try connection.statement(sql)

@@ -11,8 +11,11 @@ extension StoreLocation {
     /// server always; on a file when it is in WAL mode and the connection shares the file (not
     /// the exclusive or immutable connection of a full disk or an unwritable directory).
     /// `server` opens a server location; without it, one is refused before any connection.
+    /// `checkingOnFirstUse` lets a server's opening leave its check of the schema to the first
+    /// transaction (`ServerBackend.openStoreConnection`).
     func openStoreConnection(
-        server: ServerSupport?, create: Bool, readOnly: Bool, progress: (@Sendable (MigrationProgress) -> Void)?
+        server: ServerSupport?, create: Bool, readOnly: Bool, checkingOnFirstUse: Bool = false,
+        progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws
         -> (db: any Database, isReadOnly: Bool, readsBeside: Bool)
     {
@@ -23,7 +26,8 @@ extension StoreLocation {
                 return (SQLiteEngine(connection), connection.isReadOnly, SQLiteStorage.sharesWriteAheadLog(connection))
             case .server(let connectionString):
                 let db = try server.required(for: self).backend.openStoreConnection(
-                    connectionString: connectionString, location: self, create: create, readOnly: readOnly, progress: progress)
+                    connectionString: connectionString, location: self, create: create, readOnly: readOnly,
+                    checkingOnFirstUse: checkingOnFirstUse, progress: progress)
                 return (db, readOnly, true)
             }
         } catch {
