@@ -35,6 +35,10 @@ extension ManualPage {
             "SECTIONCTL_LIBPQ",
             "The file of libpq, the PostgreSQL client library, when it is not where the system's loader finds libpq.so.5 (libpq.5.dylib on macOS). It is loaded only when a server is named; files never need it."
         ),
+        (
+            "SECTIONCTL_LIBPQ_PIPELINE",
+            "0 sends a server one statement with parameters a round trip, as with a libpq older than 14, rather than several together in libpq's pipeline mode (for a proxy in front of the server that mishandles pipelined statements)."
+        ),
         ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
         ("NO_COLOR", "When set, output at a terminal has no colour."),
     ]
