@@ -542,10 +542,20 @@ extension PostgresEngine {
         PostgresRowAppender(db: self, keepingIDs: keepingIDs)
     }
 
-    /// A server's insert triggers run once per statement (`COPY` included): nothing to turn off.
-    package func beginBulkAppend() throws -> Bool { false }
+    /// A server's insert triggers run once per statement (`COPY` included), and take the bulk
+    /// path while the transaction's `sectionctl.bulk` names the highest section id from before
+    /// the append (`Migrations/postgres/0014_bulk_append.sql`): each statement's rows go to
+    /// their sections' counts and last rank nodes in one pass, and rows of sections appended
+    /// since get no undo entry of their own. The setting goes with the next statement.
+    package func beginBulkAppend() throws -> Bool {
+        try send("SELECT set_config('sectionctl.bulk', (SELECT coalesce(max(id), 0) FROM sections)::text, true)", arguments: [])
+        return true
+    }
 
-    package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {}
+    /// The triggers did the bookkeeping: the bulk path ends with the append.
+    package func finishBulkAppend(list: Int64, sectionsAfter: Int64, rowsAfter: Int64) throws {
+        try send("SELECT set_config('sectionctl.bulk', '', true)", arguments: [])
+    }
 
     package func highestItemIDs() throws -> (section: Int64, row: Int64) { (0, 0) }
 

@@ -88,10 +88,10 @@ import Testing
         let cli = try Sectionctl()
         let version = try cli.run(["--version"], database: false)
         #expect(version.status == 0)
-        #expect(version.stdout == "sectionctl 0.1.0 (schema version 14 for files, 13 for servers)\n")
+        #expect(version.stdout == "sectionctl 0.1.0 (schema version 14 for files, 14 for servers)\n")
         #expect(
             try cli.run(["--json", "--version"], database: false).stdout
-                == #"{"version":"0.1.0","schema_version":14,"server_schema_version":13}"# + "\n")
+                == #"{"version":"0.1.0","schema_version":14,"server_schema_version":14}"# + "\n")
         let help = try cli.run(["--help"], database: false)
         #expect(help.status == 0)
         #expect(help.stdout.hasPrefix("usage: sectionctl "))

@@ -105,6 +105,67 @@ struct BulkAppendTests {
         }
     }
 
+    /// On a server too, an import's rows are counted per statement, and those of the sections
+    /// it appends get no undo entry of their own (`Migrations/postgres/0014_bulk_append.sql`).
+    /// Undo and redo, of it and of a second import after it, give the exact lists back, and
+    /// `check` finds every count and rank node right.
+    @Test func anImportOnAServerLogsItsSectionsAndTheRowsOfOldSectionsOnly() throws {
+        let fixture = try StoreFixture(.postgres)
+        let store = fixture.store
+        let list = store.list(SectionStore.defaultList)
+        try list.apply(.addSection(title: "old"))
+        for row in 0..<6 { try list.apply(.addRow(.text("o\(row)"), to: .at(0, row))) }
+        let before = try list.snapshot()
+        func entries(_ condition: String) throws -> Int64? {
+            try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
+        }
+        // 30 sections of 70 to 99 rows, enough that rank nodes split, after the old one.
+        let document =
+            "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
+            + (0..<30).map { section in
+                "{\"title\": \"s\(section)\", \"rows\": ["
+                    + (0..<(70 + section)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
+            }.joined(separator: ",") + "]}]}"
+        _ = try store.importJSON(Data(document.utf8), policy: .append)
+        let imported = try list.snapshot()
+        #expect(imported.sections.count == 31 && imported.sections.last?.rows.count == 99)
+        #expect(try entries("target = 'row'") == 0, "no entry per row of an appended section")
+        #expect(try entries("target = 'section' AND action = 'insert'") ?? 0 > 0)
+        #expect(try store.check() == [])
+        #expect(try store.read { db in try db.scalarInt("SELECT count(*) FROM rank_nodes WHERE level = 1 AND row_count > 64") } == 0, "split")
+        let rows = "[" + (0..<5).map { "{\"title\": \"a\($0)\"}" }.joined(separator: ",") + "]"
+        let more = "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
+        _ = try store.importJSON(Data((more + "{\"title\": \"more\", \"rows\": \(rows)}]}]}").utf8), policy: .append)
+        #expect(try entries("target = 'row'") == 0)
+        _ = try list.undo()
+        #expect(try list.snapshot().sections == imported.sections)
+        _ = try list.undo()
+        #expect(try list.snapshot().sections == before.sections, "undone, ids included")
+        #expect(try store.check() == [])
+        _ = try list.redo()
+        #expect(try list.snapshot().sections == imported.sections, "redone, ids included")
+        #expect(try store.check() == [])
+    }
+
+    /// The bulk path is sectionctl's own: plain SQL that sets `sectionctl.bulk` still has its
+    /// rows counted and placed among the rank nodes one by one, and the list marked as changed
+    /// outside sectionctl.
+    @Test func plainSQLSettingTheBulkFlagOnAServerIsCountedAsAlways() throws {
+        let fixture = try StoreFixture(.postgres)
+        let list = fixture.list
+        try list.apply(.addSection(title: "s"))
+        for row in 0..<3 { try list.apply(.addRow(.text("r\(row)"), to: .at(0, row))) }
+        try fixture.plainSQL(
+            """
+            SELECT set_config('sectionctl.bulk', '0', false);
+            INSERT INTO rows (section_id, position, kind, title)
+            SELECT id, (SELECT min(position) FROM rows) - 1000, 'text', 'first' FROM sections
+            """)
+        #expect(try list.snapshot().sections[0].rows.map(\.title) == ["first", "r0", "r1", "r2"])
+        #expect(try fixture.store.check() == [])
+        #expect(throws: RepositoryError.self) { try list.undo() }
+    }
+
     /// A step that deletes the last rows of a section one by one, moves another row to the
     /// section's end (where the first deleted row was: appended rows take the next step of
     /// positions) and deletes the section. Its undo puts the section back with its rows, takes
@@ -134,8 +195,8 @@ struct BulkAppendTests {
         }
     }
 
-    @Test func anAppendPastTheLastFreePositionMakesRoomWithTheBookkeepingOn() throws {
-        let fixture = try StoreFixture(.sqlite)
+    @Test(arguments: Backend.all) func anAppendPastTheLastFreePositionMakesRoomWithTheBookkeepingOn(backend: Backend) throws {
+        let fixture = try StoreFixture(backend)
         let store = fixture.store
         let list = store.list(SectionStore.defaultList)
         for title in ["a", "b", "c"] { try list.apply(.addSection(title: title)) }
