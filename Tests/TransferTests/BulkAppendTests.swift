@@ -33,6 +33,31 @@ struct BulkAppendTests {
         return Data(("[" + records.joined(separator: ",\n") + "]").utf8)
     }
 
+    /// A store whose default list has one section, "old", of 6 rows; and that list's snapshot.
+    static func listWithAnOldSection(_ backend: Backend) throws -> (StoreFixture, ListSnapshot) {
+        let fixture = try StoreFixture(backend)
+        try fixture.list.apply(.addSection(title: "old"))
+        for row in 0..<6 { try fixture.list.apply(.addRow(.text("o\(row)"), to: .at(0, row))) }
+        return (fixture, try fixture.list.snapshot())
+    }
+
+    /// How many entries of the undo log's newest step meet `condition`.
+    static func newestStepEntries(_ store: SectionStore, _ condition: String) throws -> Int64? {
+        try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
+    }
+
+    /// A native document for the default list: `sections` sections, `s0`, `s1`, …, the one at
+    /// index `i` with `rows(i)` rows titled `ri.0`, `ri.1`, ….
+    static func document(sections: Int, rows: (Int) -> Int) -> Data {
+        let text =
+            "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
+            + (0..<sections).map { section in
+                "{\"title\": \"s\(section)\", \"rows\": ["
+                    + (0..<rows(section)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
+            }.joined(separator: ",") + "]}]}"
+        return Data(text.utf8)
+    }
+
     @Test(arguments: Backend.all) func anImportAppendedToAFullListKeepsEveryStructureAndUndoesExactly(backend: Backend) throws {
         let fixture = try StoreFixture(backend)
         let store = fixture.store
@@ -71,23 +96,12 @@ struct BulkAppendTests {
     /// their rows in bulk, before any other write of rows, so it logs the sections only too.
     /// Every round trip gives the exact lists back, ids included.
     @Test func anImportLogsItsSectionsNotTheirRowsAndUndoesAndRedoesExactly() throws {
-        let fixture = try StoreFixture(.sqlite)
+        let (fixture, before) = try Self.listWithAnOldSection(.sqlite)
         let store = fixture.store
-        let list = store.list(SectionStore.defaultList)
-        try list.apply(.addSection(title: "old"))
-        for row in 0..<6 { try list.apply(.addRow(.text("o\(row)"), to: .at(0, row))) }
-        let before = try list.snapshot()
-        func entries(_ condition: String) throws -> Int64? {
-            try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
-        }
+        let list = fixture.list
+        func entries(_ condition: String) throws -> Int64? { try Self.newestStepEntries(store, condition) }
         // 40 sections of 10 to 30 rows each, appended after the old one.
-        let document =
-            "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
-            + (0..<40).map { section in
-                "{\"title\": \"s\(section)\", \"rows\": ["
-                    + (0..<(10 + section % 21)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
-            }.joined(separator: ",") + "]}]}"
-        _ = try store.importJSON(Data(document.utf8), policy: .append)
+        _ = try store.importJSON(Self.document(sections: 40) { 10 + $0 % 21 }, policy: .append)
         let imported = try list.snapshot()
         #expect(imported.sections.count == 41)
         #expect(
@@ -109,33 +123,20 @@ struct BulkAppendTests {
     /// it appends get no undo entry of their own (`Migrations/postgres/0014_bulk_append.sql`).
     /// Undo and redo, of it and of a second import after it, give the exact lists back, and
     /// `check` finds every count and rank node right.
-    @Test func anImportOnAServerLogsItsSectionsAndTheRowsOfOldSectionsOnly() throws {
-        let fixture = try StoreFixture(.postgres)
+    @Test func anImportOnAServerLogsItsSectionsNotTheirRows() throws {
+        let (fixture, before) = try Self.listWithAnOldSection(.postgres)
         let store = fixture.store
-        let list = store.list(SectionStore.defaultList)
-        try list.apply(.addSection(title: "old"))
-        for row in 0..<6 { try list.apply(.addRow(.text("o\(row)"), to: .at(0, row))) }
-        let before = try list.snapshot()
-        func entries(_ condition: String) throws -> Int64? {
-            try store.read { db in try db.scalarInt("SELECT count(*) FROM undo_log WHERE step = (SELECT max(step) FROM undo_log) AND \(condition)") }
-        }
+        let list = fixture.list
+        func entries(_ condition: String) throws -> Int64? { try Self.newestStepEntries(store, condition) }
         // 30 sections of 70 to 99 rows, enough that rank nodes split, after the old one.
-        let document =
-            "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
-            + (0..<30).map { section in
-                "{\"title\": \"s\(section)\", \"rows\": ["
-                    + (0..<(70 + section)).map { "{\"title\": \"r\(section).\($0)\"}" }.joined(separator: ",") + "]}"
-            }.joined(separator: ",") + "]}]}"
-        _ = try store.importJSON(Data(document.utf8), policy: .append)
+        _ = try store.importJSON(Self.document(sections: 30) { 70 + $0 }, policy: .append)
         let imported = try list.snapshot()
         #expect(imported.sections.count == 31 && imported.sections.last?.rows.count == 99)
         #expect(try entries("target = 'row'") == 0, "no entry per row of an appended section")
         #expect(try entries("target = 'section' AND action = 'insert'") ?? 0 > 0)
         #expect(try store.check() == [])
         #expect(try store.read { db in try db.scalarInt("SELECT count(*) FROM rank_nodes WHERE level = 1 AND row_count > 64") } == 0, "split")
-        let rows = "[" + (0..<5).map { "{\"title\": \"a\($0)\"}" }.joined(separator: ",") + "]"
-        let more = "{\"format\": \"sectionctl\", \"version\": 1, \"lists\": [{\"name\": \"default\", \"sections\": ["
-        _ = try store.importJSON(Data((more + "{\"title\": \"more\", \"rows\": \(rows)}]}]}").utf8), policy: .append)
+        _ = try store.importJSON(Self.document(sections: 1) { _ in 5 }, policy: .append)
         #expect(try entries("target = 'row'") == 0)
         _ = try list.undo()
         #expect(try list.snapshot().sections == imported.sections)
