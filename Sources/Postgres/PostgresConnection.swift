@@ -273,6 +273,8 @@ public final class PostgresConnection {
             queue = []
             return try runPipeline(statements)
         }
+        // After a failure, what follows it is not sent, as in a pipeline.
+        defer { queue.removeAll() }
         while !queue.isEmpty {
             // Statements without parameters in a row go as one script, in one round trip.
             let plain = queue.prefix { $0.parameters.isEmpty }.map(\.sql)
@@ -505,7 +507,8 @@ public final class PostgresConnection {
         return text
     }
 
-    /// Whether no transaction is open on the connection.
+    /// Whether no transaction is open on the connection, nor a statement held back to open one
+    /// (a read committed without waiting counts as ended).
     public var isIdle: Bool { queue.isEmpty && (owed > 0 || PQtransactionStatus(handle) == PQTRANS_IDLE) }
 
     /// Runs several statements without parameters (a migration script), in one round trip.
