@@ -184,8 +184,7 @@ public final class PostgresConnection {
     /// Whether statements can go several to a round trip: the libpq loaded has pipeline mode
     /// (libpq 14 and later), and `SECTIONCTL_LIBPQ_PIPELINE` is not `0`, which does without it
     /// as an older libpq would.
-    public static var pipelines: Bool { pipelineMode }
-    private static let pipelineMode = cpostgres_has_pipeline() == 1
+    public static let pipelines = cpostgres_has_pipeline() == 1
 
     /// Holds `sql` back, to be sent in front of the next statement this connection waits on
     /// (any call that runs one), in the same round trip: a `BEGIN`, a setting, a write whose
@@ -223,7 +222,7 @@ public final class PostgresConnection {
     /// Only for a transaction that wrote nothing: a failed commit is not reported. Without
     /// pipeline mode (libpq older than 14), it is `commit(after: [])`.
     public func commitWithoutWaiting() throws {
-        guard Self.pipelineMode else { return try commit(after: []) }
+        guard Self.pipelines else { return try commit(after: []) }
         enqueue("COMMIT")
         let statements = queue
         queue = []
@@ -233,12 +232,10 @@ public final class PostgresConnection {
                 throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "COMMIT")
             }
         }
-        for statement in statements {
-            let ok = withParameterPointers(statement.parameters) { values in
-                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
-            }
-            guard ok == 1 else { throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: statement.sql) }
-            owed += 1
+        let sent = sendEach(statements)
+        owed += sent
+        if sent < statements.count {
+            throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: statements[sent].sql)
         }
         guard PQsendFlushRequest(handle) == 1, PQflush(handle) == 0 else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: "COMMIT")
@@ -268,7 +265,7 @@ public final class PostgresConnection {
     private func sendQueued() throws {
         guard !queue.isEmpty else { return settleOwed() }
         queueGeneration += 1
-        if Self.pipelineMode {
+        if Self.pipelines {
             let statements = queue
             queue = []
             return try runPipeline(statements)
@@ -292,6 +289,17 @@ public final class PostgresConnection {
         }
     }
 
+    /// Sends `statements` in pipeline mode, unprepared, until libpq refuses one; how many it sent.
+    private func sendEach(_ statements: [Queued]) -> Int {
+        for (index, statement) in statements.enumerated() {
+            let ok = withParameterPointers(statement.parameters) { values in
+                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+            }
+            guard ok == 1 else { return index }
+        }
+        return statements.count
+    }
+
     /// Runs `statements` and then, when `last` names one, the statement `send` sends, whose
     /// answers `read` takes row by row, in libpq's pipeline mode: everything is sent, then one
     /// Sync, then each answer is read in order (first those owed). Throws the first failure.
@@ -301,14 +309,7 @@ public final class PostgresConnection {
         guard owed > 0 || PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(sqlState: nil, message: Self.oneLine(PQerrorMessage(handle)), context: statements.first?.sql ?? "")
         }
-        var sent = 0
-        for statement in statements {
-            let ok = withParameterPointers(statement.parameters) { values in
-                PQsendQueryParams(handle, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
-            }
-            guard ok == 1 else { break }
-            sent += 1
-        }
+        let sent = sendEach(statements)
         let lastSent = sent == statements.count && context != nil && send() == 1
         let synced = PQpipelineSync(handle) == 1
         var failure: (any Error)?
@@ -374,7 +375,7 @@ public final class PostgresConnection {
                 return PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
             }
         }
-        if (!queue.isEmpty || owed > 0) && Self.pipelineMode {
+        if (!queue.isEmpty || owed > 0) && Self.pipelines {
             queueGeneration += 1
             var changed = 0
             var wanted = true
@@ -537,7 +538,7 @@ public final class PostgresConnection {
         let inTransaction =
             PQstatus(handle) == CONNECTION_OK && (PQtransactionStatus(handle) == PQTRANS_INTRANS || !queue.isEmpty)
         do {
-            if Self.pipelineMode {
+            if Self.pipelines {
                 for statement in statements + ["COMMIT"] { enqueue(statement) }
                 try sendQueued()
             } else {
