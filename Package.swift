@@ -23,9 +23,9 @@ import PackageDescription
 ///
 /// It links the Swift runtime and Foundation statically: resolving their symbols at every start
 /// was most of a short command's time (a static binary starts in about a third of it). It then
-/// needs only libc, libstdc++, SQLite and libcurl (which URLSession runs on), and libpq when a
-/// server is named. Apple platforms ship
-/// the runtime in the system, so there it is linked as usual.
+/// needs libc, libstdc++, SQLite, libmicrohttpd and libcrypto at start; libcurl (which URLSession
+/// runs on) when a replica syncs, through the `CCurl` loader; and libpq when a server is named.
+/// Apple platforms ship the runtime in the system, so there it is linked as usual.
 ///
 /// Where glibc is 2.36 or later it is linked by lld with packed relative relocations (DT_RELR):
 /// the static runtime's 75,000 pointers to relocate then take 14 KB of table, not 1.8 MB that
@@ -38,9 +38,8 @@ let staticallyLinkedCommand: [LinkerSetting] = {
     let packedRelocations = loaderTakesPackedRelocations ? ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"] : []
     // The Foundation archives refer to each other: one group lets the linker resolve them in any order.
     let group = ["-Xlinker", "--start-group"] + foundation.flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"]
-    // URLSession (a replica's sync) runs on libcurl, the system's.
-    let curl = ["-Xlinker", "-lcurl"]
-    return [.unsafeFlags(["-static-stdlib"] + packedRelocations + group + curl, .when(platforms: [.linux]))]
+    // URLSession (a replica's sync) runs on libcurl, which `CCurl` loads when first called.
+    return [.unsafeFlags(["-static-stdlib"] + packedRelocations + group, .when(platforms: [.linux]))]
 }()
 
 let package = Package(
@@ -145,8 +144,15 @@ let package = Package(
         // The command-line interface, as a library so that its pieces can be unit-tested.
         .target(
             name: "SectionCLI", dependencies: ["CommandLineSupport", "Repository", "RepositoryPostgres", "Transfer", "HTTPServer", "SyncService"]),
+        // libcurl for the command's static Foundation: the functions URLSession calls, defined
+        // under libcurl's names, open the system's libcurl (dlopen) on the first call, so that a
+        // command that does not sync starts without it and the ~30 libraries it needs. Only the
+        // command links it; its declarations are libcurl.so.4's stable ABI.
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
-        .executableTarget(name: "sectionctl", dependencies: ["SectionCLI"], linkerSettings: staticallyLinkedCommand),
+        .executableTarget(
+            name: "sectionctl", dependencies: ["SectionCLI", .target(name: "CCurl", condition: .when(platforms: [.linux]))],
+            linkerSettings: staticallyLinkedCommand),
         // What the test targets share: temporary directories, fresh databases, seeded randomness,
         // random edits, the changeset checks and a fake table view (Tests/TestSupport's folders).
         .target(

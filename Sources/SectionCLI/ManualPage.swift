@@ -39,6 +39,10 @@ extension ManualPage {
             "SECTIONCTL_LIBPQ_PIPELINE",
             "0 sends a server one statement with parameters a round trip, as with a libpq older than 14, rather than several together in libpq's pipeline mode (for a proxy in front of the server that mishandles pipelined statements)."
         ),
+        (
+            "SECTIONCTL_LIBCURL",
+            "The file of libcurl, which a replica's sync runs on (Linux), when it is not where the system's loader finds libcurl.so.4. It is loaded only when a replica syncs or is cloned; other commands never need it."
+        ),
         ("XDG_DATA_HOME", "Where the default database lives: $XDG_DATA_HOME/sectionctl/sections.db (an absolute path; else ~/.local/share)."),
         ("NO_COLOR", "When set, output at a terminal has no colour."),
     ]

@@ -76,7 +76,8 @@ private func errorLine(_ result: RunResult) -> String {
 
     #if os(Linux)
         /// The dynamic loader's own record (`LD_DEBUG=files`) of what a command on a file maps: SQLite,
-        /// never libpq; a command on a server maps libpq once it is named.
+        /// never libpq, nor libcurl (which only a replica's sync loads); a command on a server maps
+        /// libpq once it is named.
         @Test func aCommandOnAFileDoesNotLoadLibpq() throws {
             let cli = try Sectionctl()
             let traced = ["LD_DEBUG": "files"]
@@ -85,6 +86,7 @@ private func errorLine(_ result: RunResult) -> String {
                 #expect(result.status == 0, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains("file=libsqlite3") || arguments == ["--version"], "the trace is there: \(result.stderr.prefix(300))")
                 #expect(!result.stderr.contains("libpq"), "\(arguments) loaded libpq")
+                #expect(!result.stderr.contains("libcurl"), "\(arguments) loaded libcurl")
             }
             let server = try cli.run(["--db", "host=\(cli.directory.path)/no-server-here dbname=team", "show"], environment: traced, database: false)
             #expect(server.status == 75 && server.stderr.contains("file=libpq.so.5"), "\(server.stderr.suffix(300))")

@@ -249,6 +249,28 @@ struct ReplicaCommandTests {
         #expect(try team.replicaStatus()["pending"] as? Int == 0)
     }
 
+    #if os(Linux)
+        /// The command loads libcurl, which its sync runs on, on the first call (`CCurl`): without
+        /// it a sync is refused by name in one line and the replica keeps its edits; with it, the
+        /// loader's trace shows it mapped, and the edits go through.
+        @Test func withoutLibcurlASyncIsRefusedByNameAndKeepsItsEdits() throws {
+            let team = try team()
+            #expect(try team.onReplica(["row", "add", "0", "Offline"]).status == 0)
+            let missing = team.server.directory.appendingPathComponent("no-libcurl-here.so").path
+            let refused = try team.server.run(["--db", team.replica, "sync"], environment: ["SECTIONCTL_LIBCURL": missing], database: false)
+            #expect(refused.status == 1, "a missing client library is no reason to try again: \(refused.stderr)")
+            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stdout.isEmpty, "\(refused.stderr)")
+            #expect(refused.stderr.hasPrefix("sectionctl: error: cannot load libcurl from SECTIONCTL_LIBCURL=\(missing) ("), "\(refused.stderr)")
+            #expect(try team.replicaStatus()["pending"] as? Int == 1)
+            #expect(!(try team.server.run(["show"]).stdout.contains("Offline")))
+            #expect(try team.onReplica(["check"]).status == 0)
+            let synced = try team.server.run(["--db", team.replica, "sync"], environment: ["LD_DEBUG": "files"], database: false)
+            #expect(synced.status == 0 && synced.stderr.contains("file=libcurl.so.4"), "\(synced.stderr.suffix(300))")
+            #expect(try team.server.run(["show"]).stdout.contains("Offline"))
+            #expect(try team.replicaStatus()["pending"] as? Int == 0)
+        }
+    #endif
+
     @Test func aReplicaWhoseTokenOrAddressWasTamperedWithSendsNothing() throws {
         let team = try team()
         #expect(try team.onReplica(["row", "add", "0", "Offline"]).status == 0)
