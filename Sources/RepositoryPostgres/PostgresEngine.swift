@@ -361,6 +361,33 @@ package final class PostgresEngine: Database {
             """, section, index, row: { ($0.int64(0), $0.int64(1), RowContent($0, from: 2)) })
     }
 
+    /// One statement: the section found through the list's rank structure, joined with its row
+    /// found through the section's.
+    package func rankedSectionAndRow(at sectionIndex: Int, row rowIndex: Int?, inList list: Int64) throws -> (
+        section: SectionRecord, row: (id: Int64, position: Int64, content: RowContent)?
+    )? {
+        guard sectionIndex >= 0 else { return nil }
+        return try queryFirst(
+            """
+            SELECT s.id, s.title, s.empty_text, s.row_count, s.position, r.id, r.position, r.kind, r.title, r.value
+            FROM (
+                SELECT \(SectionRecord.columns) FROM sections
+                WHERE list_id = ? AND position >= (SELECT section_position FROM sectionctl.section_rank_at(?, ?))
+                ORDER BY position LIMIT 1
+            ) AS s
+            LEFT JOIN LATERAL (
+                SELECT r.id, r.position, \(RowContent.columns)
+                FROM sectionctl.rank_row_at(s.id, coalesce(?::bigint, s.row_count - 1)) AS found JOIN rows AS r ON r.id = found.row_id
+            ) AS r ON true
+            """, list, list, sectionIndex, rowIndex.map(Int64.init),
+            row: { row in
+                (
+                    SectionRecord(row, index: sectionIndex),
+                    row.isNull(5) ? nil : (row.int64(5), row.int64(6), RowContent(row, from: 7))
+                )
+            })
+    }
+
     package func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row] {
         guard index >= 0, limit > 0 else { return [] }
         return try query(

@@ -60,6 +60,14 @@ package protocol StorageEngine: AnyObject {
     /// finds it (one round trip on a server).
     func rankedRowWithContent(at index: Int, inSection section: Int64) throws -> (id: Int64, position: Int64, content: RowContent)?
 
+    /// The section at 0-based `sectionIndex` of `list` and its row at 0-based `rowIndex` (`nil`:
+    /// its last row) with the row's content, each as `rankedItem(at:of:in:)` finds it: one
+    /// round trip on a server, where a path's two lookups would be two. `nil` when the list has
+    /// no section there; the row `nil` when the section has no row there.
+    func rankedSectionAndRow(at sectionIndex: Int, row rowIndex: Int?, inList list: Int64) throws -> (
+        section: SectionRecord, row: (id: Int64, position: Int64, content: RowContent)?
+    )?
+
     /// Up to `limit` rows of `section` in order, from its row at 0-based `index` on, that row
     /// found as `rankedItem(at:of:in:)` finds it (one round trip on a server); empty when it
     /// finds none.

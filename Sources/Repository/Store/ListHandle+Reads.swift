@@ -238,7 +238,21 @@ extension ListHandle {
         return try readList(atVersion: expected) { db, record in
             var section: SectionRecord
             var firstRow: Int
+            // A one-row window at a section's index: the section and its row in one lookup (one
+            // round trip on a server).
+            var prefetched: [Row]? = nil
             switch start {
+            case .path(.index(let sectionIndex), .index(let index)) where limit == 1 && index >= 0:
+                if let both = try db.rankedSectionAndRow(at: sectionIndex, row: index, inList: record.id) {
+                    section = both.section
+                    prefetched = both.row.map { [Row(id: RowID($0.id), content: $0.content)] }
+                } else {
+                    section = try db.section(.index(sectionIndex), in: record)
+                }
+                guard index <= section.rowCount else {
+                    throw RepositoryError.rowIndexOutOfRange(index, section: section.index, valid: 0...section.rowCount)
+                }
+                firstRow = index
             case .path(let sectionRef, .index(let index)):
                 section = try db.section(sectionRef, in: record)
                 guard index >= 0 && index <= section.rowCount else {
@@ -255,8 +269,9 @@ extension ListHandle {
             while true {
                 var rows: [Row] = []
                 if remaining > 0 && firstRow < section.rowCount {
-                    rows = try db.rows(of: section, from: firstRow, limit: remaining)
+                    rows = try prefetched ?? db.rows(of: section, from: firstRow, limit: remaining)
                 }
+                prefetched = nil
                 window.parts.append(ListWindow.Part(section: section.info, firstRow: firstRow, rows: rows))
                 remaining -= rows.count
                 guard remaining > 0, let next = try db.section(after: section, in: record) else { break }

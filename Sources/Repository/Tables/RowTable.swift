@@ -45,13 +45,21 @@ extension Database {
         var rowIndex: Int?
         switch ref {
         case .path(let sectionRef, let place):
-            section = try self.section(sectionRef, in: list)
-            let index: Int
-            switch place {
-            case .index(let value): index = value
-            case .end: index = section.rowCount - 1
+            var requested: Int? = nil
+            if case .index(let value) = place { requested = value }
+            // A section by index is found with its row, in one round trip on a server; any other
+            // way, or none there (to be said as usual), on its own first.
+            var found: (id: Int64, position: Int64, content: RowContent)? = nil
+            if case .index(let sectionIndex) = sectionRef, let both = try rankedSectionAndRow(at: sectionIndex, row: requested, inList: list.id) {
+                section = both.section
+                found = both.row
+            } else {
+                section = try self.section(sectionRef, in: list)
             }
-            if index >= 0, index < section.rowCount, let (id, position, content) = try rankedRowWithContent(at: index, inSection: section.id) {
+            let index = requested ?? (section.rowCount - 1)
+            if index >= 0, index < section.rowCount,
+                let (id, position, content) = try found ?? rankedRowWithContent(at: index, inSection: section.id)
+            {
                 return RowRecord(
                     id: id, section: section, path: RowPath(section: section.index, row: index), position: position, content: content)
             }

@@ -68,6 +68,9 @@ struct ReadTests {
                 let located = try store.list("default").row(at: path)
                 #expect(located.row == row && located.section.id == section.id, "seed \(seed): row at \(path)")
                 #expect(try store.list("default").path(ofRow: row.id) == path, "seed \(seed): path of #\(row.id)")
+                // A one-row window finds its section and row in one lookup (`rankedSectionAndRow`).
+                let one = try store.list("default").window(from: path, limit: 1)
+                #expect(one.located.map(\.row) == [row] && one.located.map(\.path) == [path], "seed \(seed): window at \(path)")
             }
         }
         for _ in 0..<100 {
@@ -97,6 +100,9 @@ struct ReadTests {
         #expect(window.located.map(\.path) == [RowPath(section: 2, row: 0)])
         #expect(window.parts[1].section.footer(editing: window.isEditing) == "No Data")
         #expect(window.parts[0].section.footer(editing: window.isEditing) == nil)
+        // One row from the end of a section: the next section's first, past an empty one.
+        let one = try store.list("default").window(from: RowPath(section: 0, row: 1), limit: 1)
+        #expect(one.parts.map(\.section.title) == ["A", "Empty", "C"] && one.located.map(\.row.title) == ["c"])
     }
 
     @Test(arguments: Backend.all) func windowsAndLookupsRefuseWhatIsOutsideTheList(backend: Backend) throws {

@@ -15,6 +15,15 @@ extension SQLiteEngine {
         return try row(ofSection: section, from: low, to: high, offset: remaining)
     }
 
+    /// A file's two lookups cost no round trip: the section's, then its row's.
+    package func rankedSectionAndRow(at sectionIndex: Int, row rowIndex: Int?, inList list: Int64) throws -> (
+        section: SectionRecord, row: (id: Int64, position: Int64, content: RowContent)?
+    )? {
+        guard let section = try rankedSectionRecords(inList: list, from: sectionIndex, limit: 1).first else { return nil }
+        let index = rowIndex ?? (section.rowCount - 1)
+        return (section, index < section.rowCount ? try rankedRowWithContent(at: index, inSection: section.id) : nil)
+    }
+
     package func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row] {
         guard limit > 0, let (_, position) = try rankedItem(at: index, of: section, in: .rows) else { return [] }
         return try rows(ofSection: section, fromPosition: position, limit: limit)
