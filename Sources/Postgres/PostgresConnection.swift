@@ -155,7 +155,36 @@ public final class PostgresConnection {
     }
 
     deinit {
+        readOwedBeforeClosing(within: .seconds(1))
         PQfinish(handle)
+    }
+
+    /// Reads the answers still owed to a read's `COMMIT` sent without waiting, for at most
+    /// `limit`, before the connection closes: a client that closes before they arrive makes the
+    /// server log that it lost the client ("could not send data to client") for every read. The
+    /// transaction has ended either way; a server that does not answer in time is left to
+    /// notice the close.
+    private func readOwedBeforeClosing(within limit: Duration) {
+        guard owed > 0 else { return }
+        let deadline = ContinuousClock.now + limit
+        let socket = PQsocket(handle)
+        for _ in 0..<owed {
+            // The answer of one statement: its result, then the end of its results.
+            var ended = false
+            while !ended {
+                while PQisBusy(handle) == 1 {
+                    let left = deadline - .now
+                    guard left > .zero, socket >= 0 else { return }
+                    let (seconds, attoseconds) = left.components
+                    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&descriptor, 1, Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 1000)))
+                    if ready < 0 && errno != EINTR { return }
+                    if PQconsumeInput(handle) == 0 { return }
+                }
+                if let result = PQgetResult(handle) { PQclear(result) } else { ended = true }
+            }
+        }
+        owed = 0
     }
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, … as text (`nil` is NULL).

@@ -54,6 +54,42 @@ struct ServerTests {
         (["export"], ""),
     ]
 
+    /// A read's `COMMIT` goes without a wait, and the process ends right after it: the
+    /// connection reads its answer before closing, so the server never finds the client gone
+    /// mid-answer ("could not send data to client"), which it would log for every read. On a
+    /// cluster of the test's own, whose log no other test writes to, through a relay that adds
+    /// 50 ms each way, so that the answer always comes after the process would have ended.
+    @Test func readsLeaveNothingInTheServersLog() throws {
+        let cluster = try ThrowawayCluster()
+        try cluster.connect().execute(script: "CREATE DATABASE reads")
+        let cli = try Sectionctl()
+        let uri = cluster.uri(of: "reads")
+        for step in [["init"], ["section", "add", "S"], ["row", "add", "0", "a"], ["row", "add", "0", "b"]] {
+            let result = try cli.run(["--db", uri] + step, database: false)
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+        }
+        let proxy = try SocketProxy(serverDirectory: cluster.directory.url.path)
+        proxy.delay = .milliseconds(50)
+        let relayed = uri.replacingOccurrences(of: "host=\(cluster.directory.url.path)", with: "host=\(proxy.directory)")
+        #expect(relayed != uri)
+        let logURL = URL(fileURLWithPath: cluster.directory.path("server.log"))
+        let before = try Data(contentsOf: logURL).count
+        for step in [
+            ["row", "get", "0:1"], ["show"], ["--json", "row", "get", "#1"], ["show", "--from", "0:1", "--limit", "1"], ["changes", "--since", "1"],
+        ] {
+            let result = try cli.run(["--db", relayed] + step, database: false)
+            #expect(result.status == 0, "\(step): \(result.stderr)")
+        }
+        // Every backend of those commands has ended, and so has logged whatever it would.
+        let admin = try cluster.connect()
+        #expect(
+            try waitUntil {
+                try admin.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = 'reads'").int64(0, 0) == 0
+            })
+        let logged = String(decoding: try Data(contentsOf: logURL).dropFirst(before), as: UTF8.self)
+        #expect(!logged.contains("could not send data to client") && !logged.contains("connection to client lost"), "\(logged)")
+    }
+
     /// The tour, on a file and on a server; on the server also without pipeline mode, as with
     /// a libpq older than 14 (one statement a round trip).
     @Test(arguments: [true, false]) func everyCommandSaysTheSameOnAServerAsOnAFile(pipelined: Bool) throws {

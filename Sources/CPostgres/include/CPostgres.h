@@ -135,6 +135,7 @@ typedef struct _PQconninfoOption {
     X(int, PQsetSingleRowMode, (PGconn *conn), (conn)) \
     X(PGresult *, PQgetResult, (PGconn *conn), (conn)) \
     X(int, PQconsumeInput, (PGconn *conn), (conn)) \
+    X(int, PQisBusy, (PGconn *conn), (conn)) \
     X(int, PQflush, (PGconn *conn), (conn)) \
     X(PGnotify *, PQnotifies, (PGconn *conn), (conn)) \
     X(int, PQputCopyData, (PGconn *conn, const char *buffer, int nbytes), (conn, buffer, nbytes)) \
