@@ -88,7 +88,10 @@ let package = Package(
         // server is named, not linked, so that a process that opens only files starts without it
         // and the ~20 libraries it needs. Its declarations are libpq's stable ABI, kept in the
         // target's header and checked against the system's <libpq-fe.h> by `.ci/libpq-abi`.
-        .target(name: "CPostgres", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CPostgres", dependencies: ["CLibraryLoader"]),
+        // What the loaders of libraries opened on first use (libpq, libcurl) share: which file
+        // to open, and the one line that says why none would.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // A thin layer over libpq: connections, parameterised statements, transactions,
         // notifications.
         .target(name: "Postgres", dependencies: ["CPostgres"]),
@@ -148,7 +151,7 @@ let package = Package(
         // under libcurl's names, open the system's libcurl (dlopen) on the first call, so that a
         // command that does not sync starts without it and the ~30 libraries it needs. Only the
         // command links it; its declarations are libcurl.so.4's stable ABI.
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"]),
         // The command links the Swift runtime statically on Linux (`staticallyLinkedCommand`).
         .executableTarget(
             name: "sectionctl", dependencies: ["SectionCLI", .target(name: "CCurl", condition: .when(platforms: [.linux]))],

@@ -2,7 +2,8 @@
 
 #if defined(__linux__)
 
-#include <dlfcn.h>
+#include "CLibraryLoader.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,50 +62,24 @@ static int loaded;
 static char failure[768];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* dlerror()'s text on one line, at most `size` bytes with the NUL. */
-static void copy_line(char *to, size_t size, const char *text) {
-    size_t n = 0;
-    for (; text && text[n] && n + 1 < size; n++) to[n] = (text[n] == '\n' || text[n] == '\r') ? ' ' : text[n];
-    to[n] = '\0';
-}
-
 static void load(void) {
-    void *library = NULL;
-    char first[512] = "";
-    const char *chosen = getenv("SECTIONCTL_LIBCURL");
-    if (chosen && *chosen) {
-        library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            copy_line(first, sizeof first, dlerror());
-            snprintf(failure, sizeof failure, "cannot load libcurl from SECTIONCTL_LIBCURL=%s (%s)", chosen, first);
-            return;
-        }
-    } else {
-        /* Debian's libcurl4 (OpenSSL), then its GnuTLS build, which has the same ABI. */
-        static const char *const candidates[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
-        for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !library; i++) {
-            library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-            if (!library && i == 0) copy_line(first, sizeof first, dlerror());
-        }
-        if (!library) {
-            snprintf(failure, sizeof failure,
-                     "cannot load libcurl, which a replica's sync runs on (%s): install it (Debian: apt install "
-                     "libcurl4), or name its file in SECTIONCTL_LIBCURL",
-                     first);
-            return;
-        }
+    /* Debian's libcurl4 (OpenSSL), then its GnuTLS build, which has the same ABI. */
+    static const char *const candidates[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
+    const clibrary_description libcurl = {
+        .name = "libcurl",
+        .purpose = "which a replica's sync runs on",
+        .install = "Debian: apt install libcurl4",
+        .variable = "SECTIONCTL_LIBCURL",
+        .candidates = candidates,
+        .candidate_count = sizeof candidates / sizeof *candidates,
+    };
+    void *library = clibrary_open(&libcurl, failure, sizeof failure);
+    if (!library) return;
+#define CCURL_RESOLVE(name)                                                                                        \
+    if (!clibrary_resolve(library, &libcurl, #name, &functions.name, "libcurl 7.62 or later", failure, sizeof failure)) { \
+        memset(&functions, 0, sizeof functions);                                                                   \
+        return;                                                                                                    \
     }
-#define CCURL_RESOLVE(name)                                                                                  \
-    do {                                                                                                     \
-        void *symbol = dlsym(library, #name);                                                                \
-        if (!symbol) {                                                                                       \
-            snprintf(failure, sizeof failure, "the libcurl this process loaded lacks %s: it needs libcurl 7.62 or later", #name); \
-            dlclose(library);                                                                                \
-            memset(&functions, 0, sizeof functions);                                                         \
-            return;                                                                                          \
-        }                                                                                                    \
-        memcpy(&functions.name, &symbol, sizeof symbol);                                                     \
-    } while (0);
 #define CCURL_RESOLVE_X(ret, name, params, args) CCURL_RESOLVE(name)
 #define CCURL_RESOLVE_VOID(name, params, args) CCURL_RESOLVE(name)
     CCURL_FUNCTIONS(CCURL_RESOLVE_X, CCURL_RESOLVE_VOID)

@@ -1,5 +1,7 @@
 #include "CPostgres.h"
 
+#include "CLibraryLoader.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,48 +29,22 @@ static const char *const candidates[] = {
 #endif
 };
 
-/* dlerror()'s text on one line, at most `size` bytes with the NUL. */
-static void copy_line(char *to, size_t size, const char *text) {
-    size_t n = 0;
-    for (; text && text[n] && n + 1 < size; n++) to[n] = (text[n] == '\n' || text[n] == '\r') ? ' ' : text[n];
-    to[n] = '\0';
-}
-
 static void load(void) {
-    void *library = NULL;
-    char first[512] = "";
-    const char *chosen = getenv("SECTIONCTL_LIBPQ");
-    if (chosen && *chosen) {
-        library = dlopen(chosen, RTLD_NOW | RTLD_LOCAL);
-        if (!library) {
-            copy_line(first, sizeof first, dlerror());
-            snprintf(failure, sizeof failure, "cannot load libpq from SECTIONCTL_LIBPQ=%s (%s)", chosen, first);
-            return;
-        }
-    } else {
-        for (size_t i = 0; i < sizeof candidates / sizeof *candidates && !library; i++) {
-            library = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-            if (!library && i == 0) copy_line(first, sizeof first, dlerror());
-        }
-        if (!library) {
-            snprintf(failure, sizeof failure,
-                     "cannot load libpq, the PostgreSQL client library (%s): install it (Debian: apt install libpq5; "
-                     "macOS: brew install libpq), or name its file in SECTIONCTL_LIBPQ",
-                     first);
-            return;
-        }
+    const clibrary_description libpq = {
+        .name = "libpq",
+        .purpose = "the PostgreSQL client library",
+        .install = "Debian: apt install libpq5; macOS: brew install libpq",
+        .variable = "SECTIONCTL_LIBPQ",
+        .candidates = candidates,
+        .candidate_count = sizeof candidates / sizeof *candidates,
+    };
+    void *library = clibrary_open(&libpq, failure, sizeof failure);
+    if (!library) return;
+#define CPOSTGRES_RESOLVE(name)                                                                                   \
+    if (!clibrary_resolve(library, &libpq, #name, &functions.name, "libpq 10 or later", failure, sizeof failure)) { \
+        memset(&functions, 0, sizeof functions);                                                                  \
+        return;                                                                                                   \
     }
-#define CPOSTGRES_RESOLVE(name)                                                                              \
-    do {                                                                                                     \
-        void *symbol = dlsym(library, #name);                                                                \
-        if (!symbol) {                                                                                       \
-            snprintf(failure, sizeof failure, "the libpq this process loaded lacks %s: it needs libpq 10 or later", #name); \
-            dlclose(library);                                                                                \
-            memset(&functions, 0, sizeof functions);                                                         \
-            return;                                                                                          \
-        }                                                                                                    \
-        memcpy(&functions.name, &symbol, sizeof symbol);                                                     \
-    } while (0);
 #define CPOSTGRES_RESOLVE_X(ret, name, params, args) CPOSTGRES_RESOLVE(name)
 #define CPOSTGRES_RESOLVE_VOID(name, params, args) CPOSTGRES_RESOLVE(name)
     CPOSTGRES_FUNCTIONS(CPOSTGRES_RESOLVE_X, CPOSTGRES_RESOLVE_VOID)

@@ -68,6 +68,16 @@ private func errorLine(_ result: RunResult) -> String {
             #expect(errorLine(result).contains("cannot load libpq from SECTIONCTL_LIBPQ=\(missing)"), "\(result.stderr)")
             #expect(!result.stderr.contains("Secret"), "\(result.stderr)")
         }
+        // A library that loads but is not libpq (SQLite's, which every build has): its missing
+        // function is named.
+        #if os(Linux)
+            let other = try cli.run(
+                ["--db", "postgresql://ada@127.0.0.1:1/team", "show"], environment: ["SECTIONCTL_LIBPQ": "libsqlite3.so.0"], database: false)
+            #expect(other.status == 1 && other.stderr.split(separator: "\n").count == 1, "\(other.stderr)")
+            #expect(
+                errorLine(other).contains("the libpq this process loaded lacks PQ") && errorLine(other).contains("it needs libpq 10 or later"),
+                "\(other.stderr)")
+        #endif
         // The same process environment, a file: libpq is never asked for.
         let file = try cli.run(["--db", "./tasks.db", "init"], environment: environment, database: false)
         #expect(file.status == 0, "\(file.stderr)")

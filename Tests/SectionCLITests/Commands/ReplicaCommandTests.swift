@@ -261,6 +261,13 @@ struct ReplicaCommandTests {
             #expect(refused.status == 1, "a missing client library is no reason to try again: \(refused.stderr)")
             #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stdout.isEmpty, "\(refused.stderr)")
             #expect(refused.stderr.hasPrefix("sectionctl: error: cannot load libcurl from SECTIONCTL_LIBCURL=\(missing) ("), "\(refused.stderr)")
+            // A library that loads but is not libcurl: its missing function is named.
+            let other = try team.server.run(
+                ["--db", team.replica, "sync"], environment: ["SECTIONCTL_LIBCURL": "libsqlite3.so.0"], database: false)
+            #expect(other.status == 1 && other.stderr.split(separator: "\n").count == 1, "\(other.stderr)")
+            #expect(
+                other.stderr.hasPrefix("sectionctl: error: the libcurl this process loaded lacks curl_")
+                    && other.stderr.contains("it needs libcurl 7.62 or later"), "\(other.stderr)")
             #expect(try team.replicaStatus()["pending"] as? Int == 1)
             #expect(!(try team.server.run(["show"]).stdout.contains("Offline")))
             #expect(try team.onReplica(["check"]).status == 0)
