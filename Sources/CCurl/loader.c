@@ -92,11 +92,6 @@ int ccurl_load(void) {
     return loaded;
 }
 
-const char *ccurl_load_error(void) {
-    pthread_once(&once, load);
-    return failure;
-}
-
 /* URLSession has no way to hear that libcurl is missing: the command says so and stops, before
  * the sync has sent anything. Whatever it had begun in its file is rolled back as after any exit;
  * `_exit` runs no destructors under the threads still running. */
@@ -155,7 +150,5 @@ int curl_easy_getinfo(void *handle, int info, ...) {
 #else
 
 int ccurl_load(void) { return 1; }
-
-const char *ccurl_load_error(void) { return ""; }
 
 #endif

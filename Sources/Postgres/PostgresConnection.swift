@@ -168,21 +168,13 @@ public final class PostgresConnection {
         guard owed > 0 else { return }
         let deadline = ContinuousClock.now + limit
         let socket = PQsocket(handle)
-        for _ in 0..<owed {
-            // The answer of one statement: its result, then the end of its results.
-            var ended = false
-            while !ended {
-                while PQisBusy(handle) == 1 {
-                    let left = deadline - .now
-                    guard left > .zero, socket >= 0 else { return }
-                    let (seconds, attoseconds) = left.components
-                    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                    let ready = poll(&descriptor, 1, Int32(min(seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1, 1000)))
-                    if ready < 0 && errno != EINTR { return }
-                    if PQconsumeInput(handle) == 0 { return }
-                }
-                if let result = PQgetResult(handle) { PQclear(result) } else { ended = true }
+        // Each statement's answer is its results, then a null that ends them.
+        var ended = 0
+        while ended < owed {
+            while PQisBusy(handle) == 1 {
+                guard socket >= 0, Self.wait(for: socket, events: Int16(POLLIN), until: deadline), PQconsumeInput(handle) == 1 else { return }
             }
+            if let result = PQgetResult(handle) { PQclear(result) } else { ended += 1 }
         }
         owed = 0
     }

@@ -20,12 +20,10 @@
 extern "C" {
 #endif
 
-/* Opens libcurl if it is not open yet: 1 when it is, 0 when it cannot be (`ccurl_load_error()`
- * says why). Safe to call from any thread, any number of times. */
+/* Opens libcurl if it is not open yet: 1 when it is, 0 when it cannot be. Each libcurl function
+ * the loader defines calls it first, and stops the command with the reason when it is 0. Safe
+ * to call from any thread, any number of times. */
 int ccurl_load(void);
-
-/* Why libcurl could not be loaded: an empty string when it was. */
-const char *ccurl_load_error(void);
 
 #ifdef __cplusplus
 }

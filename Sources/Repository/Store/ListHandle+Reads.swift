@@ -242,19 +242,15 @@ extension ListHandle {
             // round trip on a server).
             var prefetched: [Row]? = nil
             switch start {
-            case .path(.index(let sectionIndex), .index(let index)) where limit == 1 && index >= 0:
-                if let both = try db.rankedSectionAndRow(at: sectionIndex, row: index, inList: record.id) {
+            case .path(let sectionRef, .index(let index)):
+                if case .index(let sectionIndex) = sectionRef, limit == 1, index >= 0,
+                    let both = try db.rankedSectionAndRow(at: sectionIndex, row: index, inList: record.id)
+                {
                     section = both.section
                     prefetched = both.row.map { [Row(id: RowID($0.id), content: $0.content)] }
                 } else {
-                    section = try db.section(.index(sectionIndex), in: record)
+                    section = try db.section(sectionRef, in: record)
                 }
-                guard index <= section.rowCount else {
-                    throw RepositoryError.rowIndexOutOfRange(index, section: section.index, valid: 0...section.rowCount)
-                }
-                firstRow = index
-            case .path(let sectionRef, .index(let index)):
-                section = try db.section(sectionRef, in: record)
                 guard index >= 0 && index <= section.rowCount else {
                     throw RepositoryError.rowIndexOutOfRange(index, section: section.index, valid: 0...section.rowCount)
                 }

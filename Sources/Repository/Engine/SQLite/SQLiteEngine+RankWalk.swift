@@ -21,7 +21,7 @@ extension SQLiteEngine {
     )? {
         guard let section = try rankedSectionRecords(inList: list, from: sectionIndex, limit: 1).first else { return nil }
         let index = rowIndex ?? (section.rowCount - 1)
-        return (section, index < section.rowCount ? try rankedRowWithContent(at: index, inSection: section.id) : nil)
+        return (section, index >= 0 && index < section.rowCount ? try rankedRowWithContent(at: index, inSection: section.id) : nil)
     }
 
     package func rankedRows(ofSection section: Int64, from index: Int, limit: Int) throws -> [Row] {
